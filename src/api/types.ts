@@ -1,0 +1,113 @@
+/**
+ * What the server knows about one resource type of one group/version: names, scope, schema,
+ * table columns, field selectors and the per-kind strategy. Built-in kinds and CRDs are both
+ * described this way; the generic registry owns keys, conflicts and hooks.
+ */
+import type { Schema } from '../schema/types.ts';
+import type { FieldError } from './field-errors.ts';
+
+/** An API object as decoded JSON. Registry code treats it as a plain, mutable tree it owns. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string | null;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: Record<string, unknown>[];
+  managedFields?: ManagedFieldsEntry[];
+  [field: string]: unknown;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+/** One column of the server-side Table rendering. */
+export interface TableColumn {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  readonly format?: string;
+  readonly description: string;
+  /** 0 shows by default; 1 shows with `-o wide`. */
+  readonly priority: number;
+  /** The cell for one object (strings, numbers, booleans; ages already rendered like `5m`). */
+  cell(obj: KubeObject, now: Date): unknown;
+}
+
+/** Per-kind behaviour. Every hook may mutate the object it is given and nothing else. */
+export interface ResourceStrategy {
+  /** On create, before validation: set defaults the kind needs, clear status when the kind has a status subresource. */
+  prepareForCreate?(obj: KubeObject): void;
+  /** On update of the main resource, before validation. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Kind-specific validation of a new object (metadata is validated generically). */
+  validate?(obj: KubeObject): FieldError[];
+  /** Kind-specific validation of an update (immutable fields and the like). */
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Non-fatal warnings returned as `Warning` headers. */
+  warnings?(obj: KubeObject, old?: KubeObject): string[];
+}
+
+/** Converts between the served representation and the one kept in storage (for kinds served in two groups). */
+export interface StorageConversion {
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
+}
+
+export type NameValidation = 'dns1123-subdomain' | 'dns1123-label' | 'path-segment';
+
+export interface ResourceType {
+  readonly group: string;
+  readonly version: string;
+  /** Lowercase plural used in URLs, e.g. `configmaps`. */
+  readonly resource: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  /** The object schema (apiVersion, kind, metadata, and the kind's own fields). */
+  readonly schema: Schema;
+  /** Whether the kind has a `status` subresource. */
+  readonly hasStatus: boolean;
+  readonly nameValidation: NameValidation;
+  /** Columns beyond the default Name; when empty the default Name / Created At table is served. */
+  readonly tableColumns: readonly TableColumn[];
+  /** Field selector labels beyond `metadata.name` and `metadata.namespace`, each with its value getter. */
+  readonly fieldSelectors: Readonly<Record<string, (obj: KubeObject) => string>>;
+  readonly strategy: ResourceStrategy;
+  /** Key prefix in the store, ending with `/`, e.g. `/registry/configmaps/`. Kinds that share storage share it. */
+  readonly storagePrefix: string;
+  readonly storageConversion?: StorageConversion;
+}
+
+/** `v1` for the core group, `group/version` otherwise. */
+export function apiVersionOf(rt: Pick<ResourceType, 'group' | 'version'>): string {
+  return rt.group ? `${rt.group}/${rt.version}` : rt.version;
+}
+
+/** `ConfigMap` for the core group, `Role.rbac.authorization.k8s.io` otherwise (as in Invalid messages). */
+export function qualifiedKind(rt: Pick<ResourceType, 'group' | 'kind'>): string {
+  return rt.group ? `${rt.kind}.${rt.group}` : rt.kind;
+}

@@ -1,0 +1,69 @@
+/**
+ * Types shared by the authentication steps. Each step looks at one kind of credential and
+ * answers with an AuthnOutcome; union.ts composes the steps into the gate.
+ */
+import type { ApiError } from '../api/status-errors.ts';
+
+/** Who made a request. Opaque to everything before authorization. */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * The subset of Node's `tls.PeerCertificate` / `DetailedPeerCertificate` the gate reads. Node
+ * returns `{}` when the client sent no certificate; that counts as no certificate here.
+ */
+export interface PeerCertificateInfo {
+  readonly subject?: { readonly CN?: string | readonly string[]; readonly O?: string | readonly string[] };
+  /** The DER encoding; when present, the chain is verified here against the client CAs. */
+  readonly raw?: Uint8Array;
+  /** The next certificate of the presented chain (`getPeerCertificate(true)`); self-signed ones point at themselves. */
+  readonly issuerCertificate?: PeerCertificateInfo;
+}
+
+/** What the gate reads from a request: headers and the TLS peer. */
+export interface AuthRequest {
+  /** Header names lowercase, as Node gives them. */
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  readonly peerCertificate?: PeerCertificateInfo | null;
+  /** `socket.authorized`: the TLS layer verified the peer chain. Used only when `raw` is missing. */
+  readonly peerAuthorized: boolean;
+}
+
+/** One step's answer: a user, "not my kind of credential", or a credential of its kind that is bad. */
+export type AuthnOutcome =
+  | { readonly kind: 'authenticated'; readonly user: UserInfo }
+  | { readonly kind: 'no-credentials' }
+  | { readonly kind: 'rejected'; readonly reason: string };
+
+/** One authentication step over the whole request. */
+export interface RequestAuthenticator {
+  readonly name: string;
+  authenticate(req: AuthRequest): Promise<AuthnOutcome>;
+}
+
+/** One authentication step over a bearer token. */
+export interface TokenAuthenticator {
+  readonly name: string;
+  /** `no-credentials` means this step does not know the token; another step may. */
+  authenticateToken(token: string): Promise<AuthnOutcome>;
+}
+
+/** The gate's answer for one request. */
+export type AuthResult =
+  | { readonly ok: true; readonly user: UserInfo }
+  | { readonly ok: false; readonly error: ApiError; /** Why, for the log; never sent to the client. */ readonly reason: string };
+
+/** The authentication gate. Asynchronous because token steps (webhooks, JWT) may be. */
+export interface Authenticator {
+  authenticate(req: AuthRequest): Promise<AuthResult>;
+}
+
+export const ANONYMOUS_USER = 'system:anonymous';
+export const ALL_UNAUTHENTICATED = 'system:unauthenticated';
+export const ALL_AUTHENTICATED = 'system:authenticated';
+/** The extra key under which the credential's fingerprint is recorded (for audit). */
+export const CREDENTIAL_ID_KEY = 'authentication.kubernetes.io/credential-id';

@@ -1,0 +1,73 @@
+/**
+ * The authentication gate assembled from its steps, in the order kube-apiserver uses: client
+ * certificate, then bearer tokens; the first step that authenticates decides; any rejection
+ * (an unknown bearer token, a certificate that does not verify) fails the request with 401;
+ * a request no step claimed is anonymous when that is enabled, else 401.
+ */
+import { errors } from '../api/status-errors.ts';
+import { anonymousUser } from './anonymous.ts';
+import { createBearerTokenAuthenticator } from './bearer-token.ts';
+import { createTokenFileAuthenticator, loadTokenFile } from './token-file.ts';
+import {
+  ALL_AUTHENTICATED,
+  ALL_UNAUTHENTICATED,
+  type AuthRequest,
+  type AuthResult,
+  type Authenticator,
+  type RequestAuthenticator,
+  type TokenAuthenticator,
+  type UserInfo,
+} from './types.ts';
+import { createX509Authenticator } from './x509.ts';
+
+export interface AuthenticatorOptions {
+  /** PEM bundles of client CAs (contents, not paths). Absent or empty: no certificate authentication. */
+  readonly clientCa?: readonly string[];
+  /** Path of a static token CSV file, read once now; a bad file throws. */
+  readonly tokenFile?: string;
+  /** Treat requests without credentials as system:anonymous. */
+  readonly anonymous: boolean;
+  /** Further token steps (service accounts, webhooks), tried after the token file. */
+  readonly tokenAuthenticators?: readonly TokenAuthenticator[];
+  /** Receives non-fatal findings such as duplicate tokens. */
+  readonly warn?: (message: string) => void;
+}
+
+/** Builds the gate from flags-level options. Throws when the token file cannot be read or parsed. */
+export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
+  const steps: RequestAuthenticator[] = [];
+  if (opts.clientCa && opts.clientCa.length > 0) steps.push(createX509Authenticator({ clientCa: opts.clientCa }));
+  const tokenSteps: TokenAuthenticator[] = [];
+  if (opts.tokenFile !== undefined) {
+    const { users, warnings } = loadTokenFile(opts.tokenFile);
+    for (const w of warnings) opts.warn?.(w);
+    tokenSteps.push(createTokenFileAuthenticator(users));
+  }
+  tokenSteps.push(...(opts.tokenAuthenticators ?? []));
+  // Even with no token steps a bearer token must be looked at: it is invalid, hence 401, not anonymous.
+  steps.push(createBearerTokenAuthenticator(tokenSteps));
+  return composeAuthenticators(steps, { anonymous: opts.anonymous });
+}
+
+/** Composes request steps in the given order into the gate (see the file comment for the rules). */
+export function composeAuthenticators(steps: readonly RequestAuthenticator[], opts: { readonly anonymous: boolean }): Authenticator {
+  return {
+    async authenticate(req: AuthRequest): Promise<AuthResult> {
+      const reasons: string[] = [];
+      for (const step of steps) {
+        const outcome = await step.authenticate(req);
+        if (outcome.kind === 'authenticated') return { ok: true, user: withAuthenticatedGroup(outcome.user) };
+        if (outcome.kind === 'rejected') reasons.push(`${step.name}: ${outcome.reason}`);
+      }
+      if (reasons.length > 0) return { ok: false, error: errors.unauthorized(), reason: reasons.join('; ') };
+      if (opts.anonymous) return { ok: true, user: anonymousUser };
+      return { ok: false, error: errors.unauthorized(), reason: 'no credentials and anonymous access is disabled' };
+    },
+  };
+}
+
+/** Adds system:authenticated unless the user already carries it or system:unauthenticated, as kube does. */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.groups.includes(ALL_AUTHENTICATED) || user.groups.includes(ALL_UNAUTHENTICATED)) return user;
+  return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
+}

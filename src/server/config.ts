@@ -1,0 +1,275 @@
+/**
+ * Command-line configuration of the server. Flag names follow kube-apiserver where it has the
+ * same setting; the syntax follows Go's pflag: `--flag=value` or `--flag value`, booleans as
+ * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
+ */
+import { isIP } from 'node:net';
+
+export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
+
+export interface ServerConfig {
+  /** HTTPS port; 0 asks the OS for a free one. */
+  readonly securePort: number;
+  readonly bindAddress: string;
+  /** Serving certificate and key; both or neither. Neither: generated into the data dir. */
+  readonly tlsCertFile?: string;
+  readonly tlsPrivateKeyFile?: string;
+  /** PEM bundle of authorities whose client certificates are accepted. */
+  readonly clientCaFile?: string;
+  /** Static bearer tokens, CSV `token,user,uid,"group1,group2"`. */
+  readonly tokenAuthFile?: string;
+  readonly etcdServers: readonly string[];
+  /** How long /readyz fails before the listener closes on shutdown, in milliseconds. */
+  readonly shutdownDelayMs: number;
+  readonly anonymousAuth: boolean;
+  readonly dataDir: string;
+  readonly storageBackend: StorageBackend;
+  /** How long past revisions stay readable (watch from an old resourceVersion, continue tokens), in milliseconds. */
+  readonly historyMs: number;
+}
+
+/** A command line that cannot be parsed; the message names the offending flag or value. */
+export class FlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice';
+
+interface FlagSpec {
+  readonly name: string;
+  readonly kind: FlagKind;
+  /** Shown in --help; absent when the flag has no default. */
+  readonly defaultText?: string;
+  readonly help: string;
+}
+
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
+  { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
+  { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
+  { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
+  { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
+  { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
+  { name: 'secure-port', kind: 'int', defaultText: '6443', help: 'Port to serve HTTPS on; 0 picks a free port.' },
+  { name: 'shutdown-delay-duration', kind: 'duration', defaultText: '0s', help: 'On shutdown, time during which /readyz fails while requests are still served.' },
+  { name: 'storage-backend', kind: 'string', defaultText: 'sqlite', help: 'Where objects are stored: sqlite (in the data dir), etcd or memory.' },
+  { name: 'tls-cert-file', kind: 'string', help: 'PEM serving certificate (with intermediates); generated into the data dir when absent.' },
+  { name: 'tls-private-key-file', kind: 'string', help: 'PEM private key matching --tls-cert-file.' },
+  { name: 'token-auth-file', kind: 'string', help: 'CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
+];
+
+const FLAGS_BY_NAME = new Map(FLAGS.map((f) => [f.name, f]));
+
+type RawValue = string | number | boolean | readonly string[];
+
+/**
+ * Parses kube-gateway's command line (without the node and script arguments). Returns the
+ * configuration, or `{ help }` when --help or -h was given. Throws FlagError on any bad input.
+ */
+export function parseFlags(argv: readonly string[]): ServerConfig | { readonly help: string } {
+  const raw = new Map<string, RawValue>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h') {
+      raw.set('help', true);
+      continue;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
+      throw new FlagError(`kube-gateway does not take any arguments, got ${JSON.stringify(arg)}`);
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const spec = FLAGS_BY_NAME.get(name);
+    if (spec === undefined) throw new FlagError(`unknown flag: --${name}`);
+
+    let text: string;
+    if (eq !== -1) {
+      text = arg.slice(eq + 1);
+    } else if (spec.kind === 'bool') {
+      // A bare boolean never consumes the next argument, as in pflag.
+      text = 'true';
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new FlagError(`flag needs an argument: --${name}`);
+      text = next;
+      i++;
+    }
+    const value = convert(spec, text);
+    const previous = raw.get(name);
+    // Slice flags accumulate across repetitions; every other flag keeps its last value.
+    raw.set(name, spec.kind === 'stringSlice' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
+  }
+  if (raw.get('help') === true) return { help: usage() };
+  return buildConfig(raw);
+}
+
+/** The --help text: a usage line, then every flag on one line with its type and default. */
+export function usage(): string {
+  const rows = FLAGS.map((f) => {
+    const left = `      --${f.name}${typeName(f.kind)}`;
+    const def = f.defaultText !== undefined && f.kind !== 'bool' ? ` (default ${f.defaultText})` : f.defaultText === 'true' ? ' (default true)' : '';
+    return { left, right: f.help + def };
+  });
+  const width = Math.max(...rows.map((r) => r.left.length)) + 3;
+  return ['Usage:', '  kube-gateway [flags]', '', 'Flags:', ...rows.map((r) => r.left.padEnd(width) + r.right), ''].join('\n');
+}
+
+function typeName(kind: FlagKind): string {
+  switch (kind) {
+    case 'bool':
+      return '';
+    case 'int':
+      return ' int';
+    case 'duration':
+      return ' duration';
+    case 'stringSlice':
+      return ' strings';
+    case 'string':
+      return ' string';
+  }
+}
+
+function convert(spec: FlagSpec, text: string): RawValue {
+  const invalid = (why: string) => new FlagError(`invalid argument ${JSON.stringify(text)} for "--${spec.name}" flag: ${why}`);
+  switch (spec.kind) {
+    case 'string':
+      return text;
+    case 'stringSlice':
+      return text === '' ? [] : text.split(',');
+    case 'bool': {
+      const b = parseGoBool(text);
+      if (b === undefined) throw invalid(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
+      return b;
+    }
+    case 'int': {
+      if (!/^[+-]?\d+$/.test(text)) throw invalid(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+      const n = Number(text);
+      if (!Number.isSafeInteger(n)) throw invalid(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`);
+      return n;
+    }
+    case 'duration':
+      try {
+        return parseGoDuration(text);
+      } catch (err) {
+        throw invalid((err as Error).message);
+      }
+  }
+}
+
+/** Go's strconv.ParseBool: 1, t, T, TRUE, true, True and their false counterparts. */
+function parseGoBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  return undefined;
+}
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  'µs': 1e-3, // U+00B5 micro sign
+  'μs': 1e-3, // U+03BC Greek mu
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * Parses a Go duration (`300ms`, `1.5h`, `2h45m`, `-1m30s`, `0`) into milliseconds. Throws with
+ * Go's wording (`time: invalid duration "x"`, `time: missing unit ...`, `time: unknown unit ...`).
+ */
+export function parseGoDuration(text: string): number {
+  const quoted = JSON.stringify(text);
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest[0] === '-') sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  if (rest === '') throw new Error(`time: invalid duration ${quoted}`);
+  let total = 0;
+  while (rest !== '') {
+    const number = /^(\d*)(?:\.(\d*))?/.exec(rest)!;
+    const [whole = '', intPart = '', fracPart] = number;
+    // At least one digit on one side of the point.
+    if (intPart === '' && (fracPart ?? '') === '') throw new Error(`time: invalid duration ${quoted}`);
+    rest = rest.slice(whole.length);
+    const unitMatch = /^[^\d.]+/.exec(rest);
+    if (unitMatch === null) throw new Error(`time: missing unit in duration ${quoted}`);
+    const unit = unitMatch[0];
+    const scale = DURATION_UNITS_MS[unit];
+    if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
+    rest = rest.slice(unit.length);
+    total += Number(`${intPart || '0'}.${fracPart || '0'}`) * scale;
+  }
+  // Go durations are int64 nanoseconds: about 292 years.
+  if (total > 9_223_372_036_854) throw new Error(`time: invalid duration ${quoted}`);
+  return sign * total;
+}
+
+function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
+  const str = (name: string): string | undefined => raw.get(name) as string | undefined;
+  const nonNegativeDuration = (name: string, fallback: number): number => {
+    const ms = (raw.get(name) as number | undefined) ?? fallback;
+    if (ms < 0) throw new FlagError(`--${name} can not be a negative value`);
+    return ms;
+  };
+
+  const securePort = (raw.get('secure-port') as number | undefined) ?? 6443;
+  if (securePort < 0 || securePort > 65535) {
+    throw new FlagError(`--secure-port ${securePort} must be between 0 and 65535, inclusive. 0 picks a free port.`);
+  }
+
+  const bindAddress = str('bind-address') ?? '127.0.0.1';
+  if (isIP(bindAddress) === 0) throw new FlagError(`invalid argument ${JSON.stringify(bindAddress)} for "--bind-address" flag: invalid IP address`);
+
+  const tlsCertFile = nonEmpty(str('tls-cert-file'));
+  const tlsPrivateKeyFile = nonEmpty(str('tls-private-key-file'));
+  if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) {
+    throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+
+  const etcdServers = ((raw.get('etcd-servers') as readonly string[] | undefined) ?? []).map((s) => s.trim()).filter((s) => s !== '');
+  const backendText = str('storage-backend');
+  let storageBackend: StorageBackend;
+  if (backendText === undefined) {
+    storageBackend = etcdServers.length > 0 ? 'etcd' : 'sqlite';
+  } else if (backendText === 'sqlite' || backendText === 'etcd' || backendText === 'memory') {
+    storageBackend = backendText;
+  } else {
+    throw new FlagError(`invalid argument ${JSON.stringify(backendText)} for "--storage-backend" flag: must be one of sqlite, etcd, memory`);
+  }
+  if (storageBackend === 'etcd' && etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
+
+  const historyMs = nonNegativeDuration('history-duration', 5 * 60_000);
+  if (historyMs === 0) throw new FlagError('--history-duration must be greater than 0');
+
+  const config: ServerConfig = {
+    securePort,
+    bindAddress,
+    ...(tlsCertFile !== undefined ? { tlsCertFile } : {}),
+    ...(tlsPrivateKeyFile !== undefined ? { tlsPrivateKeyFile } : {}),
+    ...optional('clientCaFile', nonEmpty(str('client-ca-file'))),
+    ...optional('tokenAuthFile', nonEmpty(str('token-auth-file'))),
+    etcdServers: Object.freeze(etcdServers),
+    shutdownDelayMs: nonNegativeDuration('shutdown-delay-duration', 0),
+    anonymousAuth: (raw.get('anonymous-auth') as boolean | undefined) ?? true,
+    dataDir: nonEmpty(str('data-dir')) ?? './data',
+    storageBackend,
+    historyMs,
+  };
+  return Object.freeze(config);
+}
+
+function nonEmpty(s: string | undefined): string | undefined {
+  return s === undefined || s === '' ? undefined : s;
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}

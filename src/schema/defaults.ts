@@ -1,0 +1,67 @@
+/**
+ * Structural defaulting as apiextensions does it: first nulls that the schema does not allow
+ * (and has no default for) are dropped, then absent properties, and nulls in non-nullable
+ * places, get deep copies of their `default`, recursing into properties, additionalProperties
+ * and items.
+ */
+import type { Schema } from './types.ts';
+import { isPlainObject } from './walk.ts';
+
+/** Applies schema defaults to `obj` in place (null pruning first, then defaulting); returns the same object. */
+export function applyDefaults<T>(obj: T, schema: Schema | undefined): T {
+  pruneNonNullableNulls(obj, schema);
+  defaultNode(obj, schema);
+  return obj;
+}
+
+/** Removes (in place) object fields whose value is null where the field's schema is neither nullable nor defaulted. */
+export function pruneNonNullableNulls(x: unknown, s: Schema | undefined): void {
+  if (!s) return;
+  if (Array.isArray(x)) {
+    for (const v of x) pruneNonNullableNulls(v, s.items);
+    return;
+  }
+  if (!isPlainObject(x)) return;
+  for (const k of Object.keys(x)) {
+    const prop = propertySchema(s, k);
+    if (!prop) continue;
+    const v = x[k];
+    if (v === null) {
+      if (!prop.nullable && prop.default === undefined) delete x[k];
+    } else {
+      pruneNonNullableNulls(v, prop);
+    }
+  }
+}
+
+function propertySchema(s: Schema, key: string): Schema | undefined {
+  if (s.properties && Object.prototype.hasOwnProperty.call(s.properties, key)) return s.properties[key];
+  return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+}
+
+function needsDefault(v: unknown, s: Schema): boolean {
+  return s.default !== undefined && (v === undefined || (v === null && !s.nullable));
+}
+
+function defaultNode(x: unknown, s: Schema | undefined): void {
+  if (!s) return;
+  if (Array.isArray(x)) {
+    const items = s.items;
+    if (!items) return;
+    for (let i = 0; i < x.length; i++) {
+      if (needsDefault(x[i], items)) x[i] = structuredClone(items.default);
+      defaultNode(x[i], items);
+    }
+    return;
+  }
+  if (!isPlainObject(x)) return;
+  for (const [k, prop] of Object.entries(s.properties ?? {})) {
+    if (needsDefault(Object.hasOwn(x, k) ? x[k] : undefined, prop)) x[k] = structuredClone(prop.default);
+  }
+  for (const k of Object.keys(x)) {
+    const prop = propertySchema(s, k);
+    if (!prop) continue;
+    if (needsDefault(x[k], prop)) x[k] = structuredClone(prop.default);
+    defaultNode(x[k], prop);
+  }
+}

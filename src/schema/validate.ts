@@ -23,7 +23,7 @@ interface Ctx {
   readonly brackets: boolean;
 }
 
-/** Where a node sits: `field` is the reported field path, `name` the schema-relative name used inside messages. */
+/** Where a node sits: `field` is the reported field path, `name` the dotted path kube-openapi prints inside messages. */
 interface At {
   readonly field: string;
   readonly name: string;
@@ -35,7 +35,7 @@ const INT32_MAX = 2147483647;
 /** Validates a decoded JSON value against a structural schema and returns every field error found (empty when valid). */
 export function validateAgainstSchema(value: unknown, schema: Schema, rootPath = '', options: ValidateOptions = {}): FieldError[] {
   const ctx: Ctx = { errs: [], rootPath, brackets: (options.mapKeyPaths ?? 'brackets') === 'brackets' };
-  validateNode(value, schema, { field: rootPath, name: '' }, ctx);
+  validateNode(value, schema, { field: rootPath, name: rootPath }, ctx);
   return ctx.errs;
 }
 

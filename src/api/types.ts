@@ -64,6 +64,8 @@ export interface ResourceStrategy {
   validate?(obj: KubeObject): FieldError[];
   /** Kind-specific validation of an update (immutable fields and the like). */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** On the first delete of an object that has finalizers (e.g. a namespace turns Terminating). */
+  prepareForDelete?(obj: KubeObject): void;
   /** Non-fatal warnings returned as `Warning` headers. */
   warnings?(obj: KubeObject, old?: KubeObject): string[];
 }

@@ -1,0 +1,43 @@
+/**
+ * Label and field selectors of a list or watch, combined into one predicate over served objects.
+ */
+import type { KubeObject, ResourceType } from '../api/types.ts';
+import { parseLabelSelector } from './label-selector.ts';
+import { parseFieldSelector, validateFieldSelector } from './field-selector.ts';
+
+export interface ObjectFilter {
+  /** True when the filter selects everything (no selectors): lets lists skip evaluation. */
+  readonly always: boolean;
+  /** Whether any selector was given (remainingItemCount is omitted then). */
+  matches(obj: KubeObject): boolean;
+}
+
+export const selectEverything: ObjectFilter = { always: true, matches: () => true };
+
+/** The field getter for a resource type: metadata.name, metadata.namespace and the kind's own fields. */
+export function fieldGetter(rt: ResourceType): (obj: KubeObject, field: string) => string | undefined {
+  return (obj, field) => {
+    if (field === 'metadata.name') return obj.metadata?.name ?? '';
+    if (field === 'metadata.namespace') return obj.metadata?.namespace ?? '';
+    const get = rt.fieldSelectors[field];
+    return get ? get(obj) : undefined;
+  };
+}
+
+/** Builds the filter; throws 400 for unparsable selectors or unsupported field labels. */
+export function buildObjectFilter(rt: ResourceType, labelSelector: string, fieldSelector: string): ObjectFilter {
+  const labels = labelSelector.trim() === '' ? null : parseLabelSelector(labelSelector);
+  const fields = fieldSelector.trim() === '' ? null : parseFieldSelector(fieldSelector);
+  const own = Object.keys(rt.fieldSelectors);
+  if (fields) validateFieldSelector(fields, ['metadata.name', 'metadata.namespace', ...own], own.length > 0 ? 'field-label-not-supported' : 'not-a-known-field-selector');
+  if ((!labels || labels.empty) && (!fields || fields.requirements.length === 0)) return selectEverything;
+  const get = fieldGetter(rt);
+  return {
+    always: false,
+    matches(obj) {
+      if (labels && !labels.matches(obj.metadata?.labels)) return false;
+      if (fields && !fields.matches((f) => get(obj, f))) return false;
+      return true;
+    },
+  };
+}

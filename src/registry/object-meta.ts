@@ -1,0 +1,88 @@
+/**
+ * Server-set metadata: names from generateName, uids, timestamps, generation. Pure helpers the
+ * generic store calls at fixed points of create and update.
+ */
+import { randomUUID, randomInt } from 'node:crypto';
+import type { KubeObject, ObjectMeta } from '../api/types.ts';
+
+// The alphabet kube-apiserver uses for generated name suffixes: no vowels, no confusable digits.
+const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+const maxGeneratedNameLength = 63;
+
+/** `prefix` + 5 random characters, the prefix trimmed so the result fits in 63 characters. */
+export function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += nameAlphabet[randomInt(nameAlphabet.length)];
+  const room = maxGeneratedNameLength - suffix.length;
+  return (prefix.length > room ? prefix.slice(0, room) : prefix) + suffix;
+}
+
+/** RFC 3339 with second precision, as metav1.Time serializes. */
+export function nowRfc3339(now: Date = new Date()): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Fields clients may not set on create; the server owns them. */
+export function resetServerOwnedMetaForCreate(meta: ObjectMeta, now: Date): void {
+  meta.uid = randomUUID();
+  meta.creationTimestamp = nowRfc3339(now);
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.resourceVersion;
+  delete meta.selfLink;
+  meta.generation = 1;
+}
+
+/** Keeps the server-owned metadata of `old` on an updated object (clients cannot change them). */
+export function carryServerOwnedMetaOnUpdate(meta: ObjectMeta, old: ObjectMeta): void {
+  meta.uid = old.uid;
+  meta.creationTimestamp = old.creationTimestamp;
+  if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
+  meta.generation = old.generation ?? 1;
+  delete meta.selfLink;
+}
+
+/** Removes empty label/annotation/finalizer collections as Go's omitempty would on the wire. */
+export function normalizeEmptyMeta(meta: ObjectMeta): void {
+  for (const f of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const) {
+    const v = meta[f] as unknown;
+    if (v === null || (Array.isArray(v) && v.length === 0) || (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)) {
+      delete meta[f];
+    }
+  }
+  if (meta.generateName === '') delete meta.generateName;
+  if (meta.namespace === '') delete meta.namespace;
+}
+
+export function metaOf(obj: KubeObject): ObjectMeta {
+  if (!obj.metadata || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) obj.metadata = {};
+  return obj.metadata;
+}
+
+/** Deep copy of a JSON tree (objects from the cache are shared and must never be mutated). */
+export function cloneObject<T>(v: T): T {
+  return structuredClone(v);
+}
+
+/** Compares two JSON trees for equality, ignoring key order. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ak = Object.keys(a as object);
+  const bk = Object.keys(b as object);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}

@@ -1,0 +1,464 @@
+/**
+ * The generic REST store: the verbs over storage for one resource type. It owns keys,
+ * optimistic concurrency, the create/update/delete pipelines, deletion with finalizers, dry run
+ * and the read semantics of lists; per-kind behaviour comes from the ResourceType's strategy,
+ * and admission from the hooks it is given. Storage errors become API errors here, at one boundary.
+ */
+import type { Store, KeyValue } from '../storage/types.ts';
+import { isStorageError, StorageError } from '../storage/types.ts';
+import type { WatchCache, CachedEntry } from '../storage/watch-cache.ts';
+import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
+import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
+import type { FieldError } from '../api/field-errors.ts';
+import { cloneObject, generateName, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { encodeContinue } from './continue-token.ts';
+import type { ListQuery } from './list-options.ts';
+import type { ObjectFilter } from './object-filter.ts';
+
+/** A decoded object plus its memoized encodings; lists and gets return these. */
+export type Entry = Pick<CachedEntry<KubeObject>, 'key' | 'value' | 'modRevision' | 'createRevision' | 'encode'>;
+
+/** Everything a write needs to know about who asks and how. */
+export interface WriteContext {
+  readonly dryRun: boolean;
+  /** Warnings for `Warning` headers; the store appends to it. */
+  readonly warnings: string[];
+  readonly now: Date;
+  /** The field manager recorded in managedFields for this write. */
+  readonly manager?: string;
+  /** `status` for status writes, empty for the main resource. */
+  readonly subresource?: string;
+  /** Server-side apply already computed managedFields; the update tracker must not run. */
+  readonly skipManagedFields?: boolean;
+}
+
+/** Checks that run on writes, in this order, before persistence (admission lives here). */
+export interface WriteHooks {
+  /** Mutating stage: may change the object (managed fields, admission mutation). */
+  mutate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
+  /** Validating stage: throws ApiError to reject. */
+  validate?(op: 'create' | 'update' | 'delete', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
+}
+
+export interface ListOutcome {
+  readonly entries: readonly Entry[];
+  readonly resourceVersion: string;
+  readonly continueToken?: string;
+  readonly remainingItemCount?: number;
+}
+
+export interface DeleteOptions {
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly propagationPolicy?: string;
+  readonly orphanDependents?: boolean;
+}
+
+export type DeleteOutcome =
+  | { readonly kind: 'deleted'; readonly object: KubeObject }
+  | { readonly kind: 'terminating'; readonly object: KubeObject };
+
+/** Validates and persists objects of one type; see the file comment. */
+export class ResourceStore {
+  readonly gr: GroupResource;
+
+  constructor(
+    readonly rt: ResourceType,
+    private readonly store: Store,
+    readonly cache: WatchCache<KubeObject>,
+    private readonly hooks: WriteHooks,
+    private readonly validateGeneric: (obj: KubeObject, old: KubeObject | null) => FieldError[],
+  ) {
+    this.gr = { group: rt.group, resource: rt.resource };
+  }
+
+  /** The store key of one object. */
+  key(namespace: string, name: string): string {
+    return this.rt.namespaced ? `${this.rt.storagePrefix}${namespace}/${name}` : `${this.rt.storagePrefix}${name}`;
+  }
+
+  /** The key prefix a list covers (one namespace, or all). */
+  listPrefix(namespace: string): string {
+    return this.rt.namespaced && namespace ? `${this.rt.storagePrefix}${namespace}/` : this.rt.storagePrefix;
+  }
+
+  /** The served form of a stored object (converted for kinds that share storage). */
+  served(obj: KubeObject): KubeObject {
+    return this.rt.storageConversion ? this.rt.storageConversion.fromStorage(obj) : obj;
+  }
+
+  /** The encoding key for memoized bytes: objects shared between kinds encode per kind. */
+  get formatKey(): string {
+    return this.rt.storageConversion ? `json@${apiVersionOf(this.rt)}` : 'json';
+  }
+
+  /** Memoized JSON of the served object. */
+  encodeJson(entry: Entry): Uint8Array {
+    return entry.encode(this.formatKey, (v) => Buffer.from(JSON.stringify(this.served(v))));
+  }
+
+  /** Get with the resourceVersion semantics of SPEC.md (unset: most recent; 0: any; n: not older than n). */
+  async get(namespace: string, name: string, resourceVersion: string): Promise<Entry> {
+    const key = this.key(namespace, name);
+    try {
+      if (resourceVersion === '') await this.cache.waitUntilFresh();
+      else if (resourceVersion !== '0') await this.cache.waitForRevision(Number(resourceVersion));
+    } catch (err) {
+      throw this.translate(err, name, { kind: 'get', revision: Number(resourceVersion) || 0 });
+    }
+    const entry = this.cache.get(key);
+    if (!entry) throw errors.notFound(this.gr, name);
+    this.assertReadable(entry);
+    return entry;
+  }
+
+  /** Lists with the read semantics of SPEC.md's list table, filtered, optionally paged. */
+  async list(namespace: string, q: ListQuery, filter: ObjectFilter): Promise<ListOutcome> {
+    const prefix = this.listPrefix(namespace);
+    const sem = q.semantics;
+    try {
+      if (sem.kind === 'exact' || sem.kind === 'continue') {
+        const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
+        const startKey = sem.kind === 'continue' ? prefix + sem.position.start : undefined;
+        try {
+          return await this.listFromStore(prefix, revision, startKey, q.limit, filter);
+        } catch (err) {
+          throw this.translate(err, '', { kind: sem.kind === 'continue' ? 'continue' : 'list', revision });
+        }
+      }
+      if (sem.kind === 'most-recent') await this.cache.waitUntilFresh();
+      else if (sem.kind === 'not-older-than') await this.cache.waitForRevision(sem.revision);
+    } catch (err) {
+      throw this.translate(err, '', { kind: 'list', revision: sem.kind === 'not-older-than' ? sem.revision : 0 });
+    }
+    const res = this.cache.list({
+      keyPrefix: prefix,
+      limit: q.limit > 0 ? q.limit : undefined,
+      filter: filter.always ? undefined : (e) => filter.matches(this.served(e.value)),
+    });
+    for (const e of res.entries) this.assertReadable(e);
+    const more = res.nextKey !== undefined;
+    return {
+      entries: res.entries,
+      resourceVersion: String(res.revision),
+      ...(more ? { continueToken: encodeContinue({ revision: res.revision, start: res.nextKey!.slice(prefix.length) }) } : {}),
+      ...(more && filter.always ? { remainingItemCount: res.remaining } : {}),
+    };
+  }
+
+  private async listFromStore(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter): Promise<ListOutcome> {
+    const out: Entry[] = [];
+    let start = startKey;
+    let nextKey: string | undefined;
+    let remaining = 0;
+    for (;;) {
+      // Unfiltered pages read exactly what is missing; filtered ones read ahead in chunks.
+      const chunk = limit > 0 ? (filter.always ? limit - out.length : Math.max(limit - out.length, 500)) : 0;
+      const page = await this.store.list(prefix, { revision, limit: chunk, startKey: start });
+      for (let i = 0; i < page.kvs.length; i++) {
+        const entry = detachedEntry(page.kvs[i]!);
+        this.assertReadable(entry);
+        if (filter.always || filter.matches(this.served(entry.value))) out.push(entry);
+        if (limit > 0 && out.length >= limit) {
+          remaining = page.kvs.length - 1 - i + page.remaining;
+          if (remaining > 0) nextKey = `${entry.key}\u0000`;
+          return this.listOutcome(out, prefix, revision, nextKey, remaining, filter);
+        }
+      }
+      if (page.remaining === 0 || page.kvs.length === 0 || limit === 0) break;
+      start = `${page.kvs[page.kvs.length - 1]!.key}\u0000`;
+    }
+    return this.listOutcome(out, prefix, revision, undefined, 0, filter);
+  }
+
+  private listOutcome(entries: Entry[], prefix: string, revision: number, nextKey: string | undefined, remaining: number, filter: ObjectFilter): ListOutcome {
+    return {
+      entries,
+      resourceVersion: String(revision),
+      ...(nextKey ? { continueToken: encodeContinue({ revision, start: nextKey.slice(prefix.length) }) } : {}),
+      ...(nextKey && filter.always ? { remainingItemCount: remaining } : {}),
+    };
+  }
+
+  /**
+   * Creates an object (already decoded, pruned and type-checked by the caller). Runs: server
+   * metadata -> strategy prepare -> mutating hooks -> validation -> validating hooks -> persist.
+   */
+  async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(input) : input;
+    const meta = metaOf(obj);
+    if (this.rt.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    resetServerOwnedMetaForCreate(meta, ctx.now);
+    this.rt.strategy.prepareForCreate?.(obj);
+    await this.hooks.mutate?.('create', obj, null, ctx);
+    normalizeEmptyMeta(meta);
+    this.validateOrThrow(obj, null);
+    await this.hooks.validate?.('create', obj, null, ctx);
+    if (ctx.dryRun) return this.served(obj);
+    try {
+      const kv = await this.store.create(this.key(namespace, meta.name!), encodeForStorage(obj));
+      meta.resourceVersion = String(kv.modRevision);
+      return this.served(obj);
+    } catch (err) {
+      throw this.translate(err, meta.name ?? '');
+    }
+  }
+
+  /**
+   * Guaranteed update: reads the current object, asks `tryUpdate` for the new one, and writes it
+   * with compare-and-swap, retrying `tryUpdate` on conflict unless `tryUpdate` pinned a
+   * resourceVersion (then a stale one is 409). `tryUpdate` may be called several times and must
+   * not mutate its argument. With `allowCreate`, a missing object is created (PUT, apply).
+   */
+  async update(
+    namespace: string,
+    name: string,
+    tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject,
+    ctx: WriteContext,
+    opts: { readonly allowCreate: boolean; readonly subresource: string },
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      let kv: KeyValue | null;
+      try {
+        kv = await this.store.get(key);
+      } catch (err) {
+        throw this.translate(err, name);
+      }
+      const current = kv ? decodeStored(kv) : null;
+      const currentServed = current ? this.served(current) : null;
+      if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
+      const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
+      const pinnedRv = proposed.metadata?.resourceVersion;
+      if (!current) {
+        if (pinnedRv) throw errors.notFound(this.gr, name);
+        metaOf(proposed).name = name;
+        const object = await this.create(namespace, proposed, ctx);
+        return { object, created: true };
+      }
+      if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);
+      const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
+      const meta = metaOf(obj);
+      carryServerOwnedMetaOnUpdate(meta, current.metadata ?? {});
+      if (this.rt.namespaced) meta.namespace = namespace;
+      if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
+      await this.hooks.mutate?.('update', obj, current, ctx);
+      normalizeEmptyMeta(meta);
+      bumpGeneration(obj, current);
+      this.validateOrThrow(obj, current);
+      await this.hooks.validate?.('update', obj, current, ctx);
+      // An update that changes nothing is not written (kube returns the object unchanged).
+      delete meta.resourceVersion;
+      const { resourceVersion: _rv, ...curMeta } = current.metadata ?? {};
+      if (jsonEqual({ ...obj, metadata: meta }, { ...current, metadata: curMeta })) {
+        meta.resourceVersion = String(kv!.modRevision);
+        return { object: this.served(obj), created: false };
+      }
+      if (ctx.dryRun) {
+        meta.resourceVersion = String(kv!.modRevision);
+        return { object: this.served(obj), created: false };
+      }
+      // A finalized, terminating object is removed instead of being written.
+      if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.needsNamespaceFinalization(obj)) {
+        try {
+          const deleted = await this.store.delete(key, kv!.modRevision);
+          meta.resourceVersion = String(deleted.modRevision);
+          return { object: this.served(obj), created: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;
+          throw this.translate(err, name);
+        }
+      }
+      try {
+        const written = await this.store.update(key, encodeForStorage(obj), kv!.modRevision);
+        meta.resourceVersion = String(written.modRevision);
+        return { object: this.served(obj), created: false };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;
+        if (isStorageError(err, 'Conflict')) throw errors.staleResourceVersion(this.gr, name);
+        throw this.translate(err, name);
+      }
+    }
+  }
+
+  /**
+   * Deletes one object: preconditions, then either marks it terminating (finalizers present)
+   * or removes it. A terminating object stays until its last finalizer is removed.
+   */
+  async delete(namespace: string, name: string, opts: DeleteOptions, ctx: WriteContext): Promise<DeleteOutcome> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      let kv: KeyValue | null;
+      try {
+        kv = await this.store.get(key);
+      } catch (err) {
+        throw this.translate(err, name);
+      }
+      if (!kv) throw errors.notFound(this.gr, name);
+      const current = decodeStored(kv);
+      const meta = metaOf(current);
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== meta.uid) {
+        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ''}`);
+      }
+      await this.hooks.validate?.('delete', current, current, ctx);
+      const finalizers = meta.finalizers ?? [];
+      const pendingFinalization = finalizers.length > 0 || this.needsNamespaceFinalization(current);
+      if (pendingFinalization) {
+        if (meta.deletionTimestamp) return { kind: 'terminating', object: this.served(current) };
+        const next = cloneObject(current);
+        const nmeta = metaOf(next);
+        nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        nmeta.deletionGracePeriodSeconds = 0;
+        this.rt.strategy.prepareForDelete?.(next);
+        if (ctx.dryRun) return { kind: 'terminating', object: this.served(next) };
+        delete nmeta.resourceVersion;
+        try {
+          const written = await this.store.update(key, encodeForStorage(next), kv.modRevision);
+          nmeta.resourceVersion = String(written.modRevision);
+          return { kind: 'terminating', object: this.served(next) };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict') && attempt < 20) continue;
+          throw this.translate(err, name);
+        }
+      }
+      if (ctx.dryRun) return { kind: 'deleted', object: this.served(current) };
+      try {
+        const deleted = await this.store.delete(key, kv.modRevision);
+        meta.resourceVersion = String(deleted.modRevision);
+        return { kind: 'deleted', object: this.served(current) };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && attempt < 20) continue;
+        if (isStorageError(err, 'NotFound')) throw errors.notFound(this.gr, name);
+        throw this.translate(err, name);
+      }
+    }
+  }
+
+  /** Removes an object that cannot be decoded, skipping finalizers and preconditions (unsafe delete). */
+  async deleteCorrupt(namespace: string, name: string): Promise<void> {
+    try {
+      await this.store.delete(this.key(namespace, name));
+    } catch (err) {
+      throw this.translate(err, name);
+    }
+  }
+
+  /** Namespaces carry their own finalizer list in spec.finalizers. */
+  private needsNamespaceFinalization(obj: KubeObject): boolean {
+    if (this.rt.group !== '' || this.rt.resource !== 'namespaces') return false;
+    const spec = obj.spec as { finalizers?: string[] } | undefined;
+    return (spec?.finalizers ?? []).length > 0;
+  }
+
+  private validateOrThrow(obj: KubeObject, old: KubeObject | null): void {
+    const errs = [...this.validateGeneric(obj, old)];
+    const served = this.served(obj);
+    const servedOld = old ? this.served(old) : null;
+    errs.push(...(servedOld ? this.rt.strategy.validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
+    if (errs.length > 0) {
+      throw errors.invalid(qualifiedKind(this.rt), this.rt.group, this.rt.kind, obj.metadata?.name ?? '', errs);
+    }
+  }
+
+  private assertReadable(entry: Entry): void {
+    const corrupt = (entry as { corrupt?: StorageError }).corrupt;
+    if (corrupt) throw this.translate(corrupt, entry.key.slice(entry.key.lastIndexOf('/') + 1));
+  }
+
+  /** Storage errors become API errors here and nowhere else. `read` says what kind of read failed, for the 410 text. */
+  translate(err: unknown, name: string, read?: { readonly kind: 'get' | 'list' | 'continue' | 'watch'; readonly revision?: number }): ApiError {
+    if (err instanceof ApiError) return err;
+    if (err instanceof StorageError) {
+      switch (err.code) {
+        case 'KeyExists':
+          return errors.alreadyExists(this.gr, name);
+        case 'NotFound':
+          return errors.notFound(this.gr, name);
+        case 'Conflict':
+          return errors.staleResourceVersion(this.gr, name);
+        case 'TooOld':
+          if (read?.kind === 'continue') {
+            return errors.expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+          }
+          if (read?.kind === 'list') return errors.expired('The resourceVersion for the provided list is too old.');
+          return errors.expired(`too old resource version: ${read?.revision ?? 0} (${err.revision ?? 0})`);
+        case 'TooLarge':
+          return errors.tooLargeResourceVersion(read?.revision ?? 0, err.revision ?? 0);
+        case 'Corrupt':
+          return errors.internal(`object "${err.key ?? name}" is corrupt and cannot be decoded: ${err.message}`);
+        case 'Unavailable':
+          return errors.serviceUnavailable(err.message);
+      }
+    }
+    return errors.internal(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Generation moves on when anything but metadata and status changes (kube's rule for most kinds). */
+function bumpGeneration(obj: KubeObject, old: KubeObject): void {
+  const strip = (o: KubeObject) => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  const meta = metaOf(obj);
+  const oldGen = old.metadata?.generation ?? 1;
+  meta.generation = jsonEqual(strip(obj), strip(old)) ? oldGen : oldGen + 1;
+}
+
+/** Stored bytes never carry the resourceVersion: it is the revision the store assigns. */
+export function encodeForStorage(obj: KubeObject): Uint8Array {
+  const meta = obj.metadata;
+  if (meta && 'resourceVersion' in meta) {
+    const { resourceVersion: _rv, ...rest } = meta;
+    return Buffer.from(JSON.stringify({ ...obj, metadata: rest }));
+  }
+  return Buffer.from(JSON.stringify(obj));
+}
+
+/** Decodes stored bytes and stamps the revision as resourceVersion; throws Corrupt on bad bytes. */
+export function decodeStored(kv: KeyValue): KubeObject {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength).toString('utf8'));
+  } catch (err) {
+    throw new StorageError('Corrupt', `data at key ${kv.key} is not valid JSON: ${(err as Error).message}`, kv.key);
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    throw new StorageError('Corrupt', `data at key ${kv.key} is not an object`, kv.key);
+  }
+  const o = obj as KubeObject;
+  metaOf(o).resourceVersion = String(kv.modRevision);
+  return o;
+}
+
+/** An entry read from the store rather than the cache: same interface, memoized locally. */
+function detachedEntry(kv: KeyValue): Entry {
+  let value: KubeObject | undefined;
+  let corrupt: StorageError | undefined;
+  try {
+    value = decodeStored(kv);
+  } catch (err) {
+    corrupt = err as StorageError;
+  }
+  const memo = new Map<string, Uint8Array>();
+  return {
+    key: kv.key,
+    value: value as KubeObject,
+    modRevision: kv.modRevision,
+    createRevision: kv.createRevision,
+    corrupt,
+    encode(format: string, encoder: (v: KubeObject) => Uint8Array): Uint8Array {
+      let b = memo.get(format);
+      if (!b) {
+        b = encoder(value as KubeObject);
+        memo.set(format, b);
+      }
+      return b;
+    },
+  } as Entry;
+}

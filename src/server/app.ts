@@ -1,0 +1,165 @@
+/**
+ * The front door: one Fastify app on one TLS port (HTTP/2 and HTTP/1.1), and the request
+ * pipeline assembled here, in order. Order matters: request info is parsed once, before
+ * authentication; authentication before authorization; authorization before any handler
+ * touches storage.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { errors, isApiError } from '../api/status-errors.ts';
+import type { Authenticator } from '../authn/types.ts';
+import { peerOfSocket } from '../authn/x509.ts';
+import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
+import type { ResourceCatalog } from './api-context.ts';
+import { sendError, sendValue } from './respond.ts';
+import type { RequestUser } from './user.ts';
+import type { HealthEndpoint } from './health.ts';
+import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
+import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
+import { handleWatch, WatchRegistry } from './handlers/watch.ts';
+import type { Authorizer } from '../authz/authorizer.ts';
+
+/** Kube-apiserver's default request body limit. */
+export const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+export interface FrontDoorOptions {
+  readonly tls: { readonly key: string; readonly cert: string; readonly clientCa?: string };
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  readonly catalog: ResourceCatalog;
+  readonly routes: NonResourceRoutes;
+  readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
+  readonly watches: WatchRegistry;
+  readonly logger?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    requestInfo: RequestInfo;
+    user: RequestUser;
+    searchParams: URLSearchParams;
+  }
+}
+
+/** Builds the Fastify app with the whole request pipeline; does not listen. */
+export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
+  // Typed as the default (HTTP/1) instance: handlers use only the compatible request/response surface.
+  const app = Fastify({
+    http2: true,
+    https: {
+      allowHTTP1: true,
+      key: opts.tls.key,
+      cert: opts.tls.cert,
+      ...(opts.tls.clientCa ? { ca: opts.tls.clientCa } : {}),
+      // Client certificates are asked for but checked by the authenticator, so that requests
+      // without one can still authenticate by token or as anonymous.
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
+    bodyLimit: maxRequestBodyBytes,
+    // Idle HTTP/2 sessions carry long, quiet watches: let the watch timeout end them instead.
+    http2SessionTimeout: 2 * 60 * 60 * 1000,
+    logger: opts.logger ? { level: 'warn' } : false,
+    disableRequestLogging: true,
+    return503OnClosing: false,
+    // Our own router works on the request info; Fastify only needs to reach the one handler.
+    ignoreTrailingSlash: true,
+    maxParamLength: 4096,
+  }) as unknown as FastifyInstance;
+
+  // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+
+  // 1. Request info, parsed once from method, path and query.
+  app.addHook('onRequest', async (req) => {
+    const url = new URL(req.url, 'https://localhost');
+    req.searchParams = url.searchParams;
+    req.requestInfo = parseRequestInfo(req.method, decodeURIComponentSafe(url.pathname), url.searchParams);
+  });
+
+  // 2. Authentication: client certificate, bearer token, or anonymous; a bad token is 401.
+  app.addHook('onRequest', async (req) => {
+    const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
+    const socket = raw.stream?.session?.socket ?? raw.socket;
+    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOfSocket(socket) });
+    if (!result.ok) throw result.error;
+    req.user = result.user;
+  });
+
+  // 3. Authorization of the request info (RBAC arrives later; the gate is already in place).
+  app.addHook('onRequest', async (req) => {
+    const decision = await opts.authorizer.authorize(req.user, req.requestInfo);
+    if (decision.allowed) return;
+    const info = req.requestInfo;
+    if (info.isResourceRequest) {
+      throw errors.forbidden({ group: info.apiGroup, resource: info.resource }, info.name, decision.reason);
+    }
+    throw errors.forbidden({ group: '', resource: '' }, '', decision.reason);
+  });
+
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, errors.pathNotFound()));
+
+  // 4. Routing: resource requests to their store, everything else to the non-resource routes.
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const info = req.requestInfo;
+    if (!info.isResourceRequest || info.resource === '') {
+      await handleNonResource(req, reply, info, opts.routes, opts.health);
+      return;
+    }
+    await routeResource(req, reply, info, opts);
+  };
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
+  return app;
+}
+
+function decodeURIComponentSafe(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
+}
+
+async function routeResource(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, opts: FrontDoorOptions): Promise<void> {
+  const served = opts.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
+  if (!served || info.extraParts.length > 0) throw errors.pathNotFound();
+  const { rt } = served;
+  if (info.subresource !== '' && !(info.subresource === 'status' && rt.hasStatus)) throw errors.pathNotFound();
+  const gr = { group: rt.group, resource: rt.resource };
+  // A cluster-scoped resource under /namespaces/<ns>/ does not exist (namespaces themselves excepted).
+  if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) throw errors.pathNotFound();
+  const namespace = rt.namespaced ? info.namespace : '';
+  const c: VerbContext = { req, reply, info: { ...info, namespace }, served, query: req.searchParams, user: req.user };
+  const statusOnly = info.subresource === 'status';
+  switch (info.verb) {
+    case 'get':
+      return info.name ? handleGet(c) : Promise.reject(errors.methodNotSupported(gr, 'get'));
+    case 'list':
+      if (statusOnly) throw errors.methodNotSupported(gr, 'list');
+      return handleList(c);
+    case 'watch':
+      if (statusOnly) throw errors.methodNotSupported(gr, 'watch');
+      return handleWatch(c, opts.watches);
+    case 'create':
+      if (info.name !== '' || (rt.namespaced && namespace === '')) throw errors.methodNotSupported(gr, 'create');
+      return handleCreate(c);
+    case 'update':
+      if (info.name === '') throw errors.methodNotSupported(gr, 'update');
+      return handleUpdate(c);
+    case 'patch':
+      if (info.name === '') throw errors.methodNotSupported(gr, 'patch');
+      return handlePatch(c);
+    case 'delete':
+      if (statusOnly) throw errors.methodNotSupported(gr, 'delete');
+      return handleDelete(c);
+    case 'deletecollection':
+      if (statusOnly || (rt.namespaced && namespace === '' && false)) throw errors.methodNotSupported(gr, 'deletecollection');
+      return handleDeleteCollection(c);
+    default:
+      throw errors.methodNotSupported(gr, String(info.verb));
+  }
+}
+
+export { isApiError, sendValue };

@@ -1,0 +1,70 @@
+/**
+ * Request bodies: decoding by Content-Type, and field validation (unknown and duplicate fields)
+ * with the Ignore / Warn / Strict modes of SPEC.md.
+ */
+import type { FastifyRequest } from 'fastify';
+import { errors } from '../../api/status-errors.ts';
+import type { KubeObject, ResourceType } from '../../api/types.ts';
+import { parseContentType, type BodyKind } from '../../codec/negotiate.ts';
+import { decodeJson } from '../../codec/json-decode.ts';
+import { decodeYaml } from '../../codec/yaml-decode.ts';
+import { pruneUnknownFields, formatUnknownFieldWarning, formatDuplicateFieldWarning } from '../../schema/prune.ts';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export interface DecodedBody {
+  readonly kind: BodyKind;
+  readonly value: unknown;
+  readonly duplicates: readonly string[];
+}
+
+/** Reads `fieldValidation`; anything but the three modes is 400. */
+export function fieldValidationMode(q: URLSearchParams): FieldValidation {
+  const v = q.get('fieldValidation') ?? '';
+  if (v === '') return 'Warn';
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw errors.badRequest(`fieldValidation parameter must be one of 'Ignore', 'Warn', or 'Strict', got ${JSON.stringify(v)}`);
+}
+
+/** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
+export function decodeBody(req: FastifyRequest, allowed: readonly BodyKind[]): DecodedBody {
+  const kind = parseContentType(String(req.headers['content-type'] ?? ''), allowed);
+  const raw = req.body as Buffer | undefined;
+  if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
+  const decoded = kind === 'yaml' || kind === 'apply-patch' ? decodeYaml(raw.toString('utf8')) : decodeJson(raw);
+  return { kind, value: decoded.value, duplicates: decoded.duplicates };
+}
+
+/** Expects an object body; 400 otherwise. */
+export function asObject(value: unknown): KubeObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw errors.badRequest(`Object 'Kind' is missing in '${JSON.stringify(value)}'`);
+  }
+  return value as KubeObject;
+}
+
+/**
+ * Drops unknown fields (mutates `obj`) and applies the field-validation mode to them and to the
+ * duplicates found while decoding: Strict throws one 400 naming all, Warn adds one warning each.
+ */
+export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[]): void {
+  const unknown = pruneUnknownFields(obj, rt.schema);
+  if (mode === 'Ignore') return;
+  const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates.map(formatDuplicateFieldWarning)];
+  if (messages.length === 0) return;
+  if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${messages.join(', ')}`);
+  warnings.push(...messages);
+}
+
+/** Checks apiVersion/kind of a body against the endpoint; fills them when absent. */
+export function checkTypeMeta(obj: KubeObject, rt: ResourceType): void {
+  const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== rt.kind) {
+    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${rt.kind})`);
+  }
+  obj.apiVersion = apiVersion;
+  obj.kind = rt.kind;
+}

@@ -1,0 +1,299 @@
+/**
+ * The verbs of a resource endpoint: get, list, create, update, patch, delete, deletecollection
+ * (watch lives in watch.ts). Each handler works on the parsed RequestInfo and the ResourceStore.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../api/status-errors.ts';
+import { apiVersionOf, type KubeObject } from '../../api/types.ts';
+import { fieldErr } from '../../api/field-errors.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import type { ServedResource } from '../api-context.ts';
+import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
+import { parseListQuery } from '../../registry/list-options.ts';
+import { buildObjectFilter } from '../../registry/object-filter.ts';
+import { cloneObject } from '../../registry/object-meta.ts';
+import { negotiateOutput, type OutputFormat } from '../../codec/negotiate.ts';
+import { toTable } from '../../codec/table.ts';
+import { addWarnings, sendBytes, sendValue } from '../respond.ts';
+import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
+import { applyPatchBody } from './patch.ts';
+import { managerFor } from './field-manager.ts';
+import type { RequestUser } from '../user.ts';
+
+export interface VerbContext {
+  readonly req: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly info: ResourceRequestInfo;
+  readonly served: ServedResource;
+  readonly query: URLSearchParams;
+  readonly user: RequestUser;
+}
+
+const objectFormats = ['json', 'yaml', 'table', 'partial-metadata'] as const;
+
+export function negotiate(c: VerbContext): OutputFormat {
+  const n = negotiateOutput(String(c.req.headers.accept ?? ''), objectFormats);
+  if (n instanceof Error) throw n;
+  return n;
+}
+
+function dryRunOf(q: URLSearchParams): boolean {
+  const all = q.getAll('dryRun');
+  if (all.length === 0) return false;
+  for (const v of all) {
+    if (v !== 'All' && v !== '') throw errors.invalid('DryRun', '', 'DryRun', '', [fieldErr.notSupported('dryRun', v, ['All'])]);
+  }
+  return true;
+}
+
+export function writeContext(c: VerbContext): WriteContext {
+  return { dryRun: dryRunOf(c.query), warnings: [], now: new Date(), manager: managerFor(c), subresource: c.info.subresource };
+}
+
+/** Sends one object in the negotiated format (memoized bytes for plain JSON). */
+function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: OutputFormat, entry?: Entry): void {
+  const { rt, store } = c.served;
+  if (fmt.kind === 'table') {
+    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject: includeObjectOf(c.query), now: new Date() }), fmt);
+  } else if (fmt.kind === 'partial-metadata') {
+    sendValue(c.req, c.reply, code, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, fmt);
+  } else if (fmt.kind === 'json' && entry && !fmt.pretty && !wantsPrettyQuery(c.query)) {
+    sendBytes(c.req, c.reply, code, Buffer.from(store.encodeJson(entry)), 'application/json');
+  } else {
+    sendValue(c.req, c.reply, code, obj, fmt);
+  }
+}
+
+function wantsPrettyQuery(q: URLSearchParams): boolean {
+  const p = q.get('pretty');
+  return p === '' || p === '1' || p === 'true';
+}
+
+function includeObjectOf(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
+  const v = q.get('includeObject');
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}
+
+export async function handleGet(c: VerbContext): Promise<void> {
+  const fmt = negotiate(c);
+  const entry = await c.served.store.get(c.info.namespace, c.info.name, c.query.get('resourceVersion') ?? '');
+  sendObject(c, 200, c.served.store.served(entry.value), fmt, entry);
+}
+
+export async function handleList(c: VerbContext): Promise<void> {
+  const { rt, store } = c.served;
+  const fmt = negotiate(c);
+  const q = parseListQuery(c.query);
+  const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
+  const out = await store.list(c.info.namespace, q, filter);
+  const listMeta = {
+    resourceVersion: out.resourceVersion,
+    ...(out.continueToken ? { continue: out.continueToken } : {}),
+    ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
+  };
+  if (fmt.kind === 'table') {
+    const objs = out.entries.map((e) => store.served(e.value));
+    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject: includeObjectOf(c.query), now: new Date(), listMeta }), fmt);
+    return;
+  }
+  if (fmt.kind === 'partial-metadata') {
+    const items = out.entries.map((e) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: store.served(e.value).metadata }));
+    sendValue(c.req, c.reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items }, fmt);
+    return;
+  }
+  if (fmt.kind === 'json' && !fmt.pretty && !wantsPrettyQuery(c.query)) {
+    // Splice the memoized bytes of every item: no object is serialized twice.
+    const head = `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(rt))},"metadata":${JSON.stringify(listMeta)},"items":[`;
+    const parts: Uint8Array[] = [Buffer.from(head)];
+    const comma = Buffer.from(',');
+    out.entries.forEach((e, i) => {
+      if (i > 0) parts.push(comma);
+      parts.push(store.encodeJson(e));
+    });
+    parts.push(Buffer.from(']}'));
+    sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
+    return;
+  }
+  const items = out.entries.map((e) => store.served(e.value));
+  sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt);
+}
+
+export async function handleCreate(c: VerbContext): Promise<void> {
+  const { rt, store } = c.served;
+  const fmt = negotiate(c);
+  const mode = fieldValidationMode(c.query);
+  const ctx = writeContext(c);
+  const body = decodeBody(c.req, ['json', 'yaml']);
+  const obj = asObject(body.value);
+  checkTypeMeta(obj, rt);
+  const meta = (obj.metadata ??= {});
+  if (rt.namespaced) {
+    if (meta.namespace && meta.namespace !== c.info.namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+  enforceFieldValidation(obj, rt, body.duplicates, mode, ctx.warnings);
+  if (c.info.name && meta.name && meta.name !== c.info.name) {
+    throw errors.badRequest('the name of the object does not match the name on the URL');
+  }
+  const created = await store.create(c.info.namespace, obj, ctx);
+  addWarnings(c.reply, ctx.warnings);
+  sendObject(c, 201, created, fmt);
+}
+
+export async function handleUpdate(c: VerbContext): Promise<void> {
+  const { rt, store } = c.served;
+  const fmt = negotiate(c);
+  const mode = fieldValidationMode(c.query);
+  const ctx = writeContext(c);
+  const body = decodeBody(c.req, ['json', 'yaml']);
+  const obj = asObject(body.value);
+  checkTypeMeta(obj, rt);
+  const meta = (obj.metadata ??= {});
+  if (meta.name !== undefined && meta.name !== c.info.name) {
+    throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${c.info.name})`);
+  }
+  if (rt.namespaced && meta.namespace && meta.namespace !== c.info.namespace) {
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  meta.name = c.info.name;
+  enforceFieldValidation(obj, rt, body.duplicates, mode, ctx.warnings);
+  const sub = c.info.subresource;
+  const result = await store.update(
+    c.info.namespace,
+    c.info.name,
+    (current) => {
+      const next = cloneObject(obj);
+      if (current) mergeSubresource(next, current, sub, rt.hasStatus);
+      return next;
+    },
+    ctx,
+    { allowCreate: false, subresource: sub },
+  );
+  addWarnings(c.reply, ctx.warnings);
+  sendObject(c, result.created ? 201 : 200, result.object, fmt);
+}
+
+/**
+ * Status writes change only status; main-resource writes keep the current status (for kinds
+ * with a status subresource). Mutates `next`.
+ */
+export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, hasStatus: boolean): void {
+  if (!hasStatus) return;
+  if (subresource === 'status') {
+    const status = next.status;
+    const rv = next.metadata?.resourceVersion;
+    for (const k of Object.keys(next)) delete next[k];
+    Object.assign(next, cloneObject(current));
+    if (status === undefined) delete next.status;
+    else next.status = status;
+    if (rv) next.metadata!.resourceVersion = rv;
+    else delete next.metadata!.resourceVersion;
+  } else {
+    if (current.status === undefined) delete next.status;
+    else next.status = cloneObject(current.status);
+  }
+}
+
+export async function handlePatch(c: VerbContext): Promise<void> {
+  const fmt = negotiate(c);
+  const ctx = writeContext(c);
+  const { object, created } = await applyPatchBody(c, ctx);
+  addWarnings(c.reply, ctx.warnings);
+  sendObject(c, created ? 201 : 200, object, fmt);
+}
+
+/** Reads DeleteOptions from the body (JSON/YAML) and the query. */
+function deleteOptionsOf(c: VerbContext): DeleteOptions & { ignoreStoreReadError: boolean } {
+  let body: Record<string, unknown> = {};
+  const raw = c.req.body as Buffer | undefined;
+  if (raw && raw.length > 0) body = asObject(decodeBody(c.req, ['json', 'yaml']).value) as Record<string, unknown>;
+  const pre = (body.preconditions ?? {}) as { uid?: string; resourceVersion?: string };
+  const propagationPolicy = (c.query.get('propagationPolicy') ?? (body.propagationPolicy as string | undefined)) || undefined;
+  if (propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {
+    throw errors.invalid('DeleteOptions.meta.k8s.io', 'meta.k8s.io', 'DeleteOptions', '', [
+      fieldErr.notSupported('propagationPolicy', propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']),
+    ]);
+  }
+  const gps = c.query.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  if (gps !== undefined && gps !== null && !Number.isInteger(Number(gps))) throw errors.badRequest(`invalid gracePeriodSeconds: ${String(gps)}`);
+  const ignore = c.query.get('ignoreStoreReadErrorWithClusterBreakingPotential') ?? body.ignoreStoreReadErrorWithClusterBreakingPotential;
+  const ignoreStoreReadError = ignore === true || ignore === 'true';
+  if (ignoreStoreReadError) {
+    const conflicting = [
+      dryRunOf(c.query) ? 'dryRun' : '',
+      gps !== undefined && gps !== null ? 'gracePeriodSeconds' : '',
+      body.orphanDependents !== undefined || c.query.get('orphanDependents') !== null ? 'orphanDependents' : '',
+      pre.uid || pre.resourceVersion ? 'preconditions' : '',
+      propagationPolicy ? 'propagationPolicy' : '',
+    ].filter((x) => x);
+    if (conflicting.length > 0) {
+      throw errors.invalid('DeleteOptions.meta.k8s.io', 'meta.k8s.io', 'DeleteOptions', '', conflicting.map((f) =>
+        fieldErr.invalid(f, undefined, 'cannot be set together with ignoreStoreReadErrorWithClusterBreakingPotential')));
+    }
+  }
+  return { preconditions: pre, propagationPolicy, ignoreStoreReadError };
+}
+
+export async function handleDelete(c: VerbContext): Promise<void> {
+  const { rt, store } = c.served;
+  const fmt = negotiate(c);
+  const ctx = writeContext(c);
+  const opts = deleteOptionsOf(c);
+  let outcome;
+  try {
+    outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
+  } catch (err) {
+    // The unsafe delete of an object that cannot be read: only when asked, only on corruption.
+    const corrupt = (err as { code?: number; message?: string }).code === 500 && /is corrupt/.test((err as Error).message);
+    if (opts.ignoreStoreReadError && corrupt) {
+      await store.deleteCorrupt(c.info.namespace, c.info.name);
+      sendValue(c.req, c.reply, 200, successStatus(rt.group, rt.resource, c.info.name, undefined), fmt);
+      return;
+    }
+    throw err;
+  }
+  addWarnings(c.reply, ctx.warnings);
+  if (outcome.kind === 'terminating') {
+    sendObject(c, 202, outcome.object, fmt);
+    return;
+  }
+  if (rt.resource === 'namespaces' && rt.group === '') {
+    sendObject(c, 200, outcome.object, fmt);
+    return;
+  }
+  sendValue(c.req, c.reply, 200, successStatus(rt.group, rt.resource, c.info.name, outcome.object.metadata?.uid), fmt);
+}
+
+function successStatus(group: string, resource: string, name: string, uid: string | undefined): object {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name, group, kind: resource, ...(uid ? { uid } : {}) },
+  };
+}
+
+export async function handleDeleteCollection(c: VerbContext): Promise<void> {
+  const { rt, store } = c.served;
+  const fmt = negotiate(c);
+  const ctx = writeContext(c);
+  const opts = deleteOptionsOf(c);
+  const q = parseListQuery(c.query);
+  const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
+  const listed = await store.list(c.info.namespace, { ...q, limit: 0 }, filter);
+  const items: KubeObject[] = [];
+  for (const e of listed.entries) {
+    const meta = e.value.metadata ?? {};
+    try {
+      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', { propagationPolicy: opts.propagationPolicy }, ctx);
+      items.push(outcome.object);
+    } catch (err) {
+      // Someone else deleted it meanwhile: that is the outcome we wanted.
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+  }
+  addWarnings(c.reply, ctx.warnings);
+  sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: { resourceVersion: listed.resourceVersion }, items }, fmt);
+}

@@ -1,0 +1,159 @@
+/**
+ * Watch: a chunked stream of `{type, object}` events, one per line. Served from the watch cache;
+ * each event's bytes are built once per encoding and shared by every watcher.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
+import { ApiError, errors, isApiError } from '../../api/status-errors.ts';
+import type { KubeObject } from '../../api/types.ts';
+import { isStorageError, type StorageError } from '../../storage/types.ts';
+import type { CacheEvent } from '../../storage/watch-cache.ts';
+import { parseWatchQuery } from '../../registry/list-options.ts';
+import { buildObjectFilter } from '../../registry/object-filter.ts';
+import { toTable } from '../../codec/table.ts';
+import { negotiate, type VerbContext } from './resource.ts';
+import type { Entry } from '../../registry/resource-store.ts';
+
+/** Live watches, so a graceful shutdown can end them cleanly. */
+export class WatchRegistry {
+  private readonly active = new Set<() => void>();
+  add(end: () => void): () => void {
+    this.active.add(end);
+    return () => this.active.delete(end);
+  }
+  endAll(): void {
+    for (const end of [...this.active]) end();
+  }
+  get size(): number {
+    return this.active.size;
+  }
+}
+
+// A watcher whose unsent output grows beyond this is too slow: it is closed (it will re-watch).
+const maxBufferedBytes = 16 * 1024 * 1024;
+const bookmarkIntervalMs = 10_000;
+// kube-apiserver's default watch lifetime is min-request-timeout (1800s), randomized up to 2x.
+const defaultTimeoutSeconds = 1800;
+
+type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
+  const { rt, store } = c.served;
+  const fmt = negotiate(c);
+  const q = parseWatchQuery(c.query);
+  let fieldSelector = q.fieldSelector;
+  if (c.info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${c.info.name}` : `metadata.name=${c.info.name}`;
+  const filter = buildObjectFilter(rt, q.labelSelector, fieldSelector);
+  const cache = store.cache;
+  const keyPrefix = store.listPrefix(c.info.namespace);
+  const rv = q.resourceVersion;
+  const sendInitial = q.sendInitialEvents ?? (rv === '' || rv === '0');
+
+  let startRevision: number;
+  let initial: Entry[] = [];
+  try {
+    if (rv === '') await cache.waitUntilFresh();
+    else if (rv !== '0' && sendInitial) await cache.waitForRevision(Number(rv));
+  } catch (err) {
+    throw store.translate(err, '', { kind: 'watch', revision: Number(rv) || 0 });
+  }
+  // Listing and subscribing happen in the same tick, so no event falls between them.
+  if (sendInitial) {
+    const listed = cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => filter.matches(store.served(e.value)) });
+    initial = listed.entries;
+    startRevision = listed.revision;
+  } else {
+    startRevision = rv === '' || rv === '0' ? cache.revision : Number(rv);
+  }
+
+  const isTable = fmt.kind === 'table';
+  const formatKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : store.formatKey;
+  const objectBytes = (entry: Entry): Uint8Array => {
+    if (!isTable) return store.encodeJson(entry);
+    return entry.encode(formatKey, (v) => Buffer.from(JSON.stringify(toTable([store.served(v)], rt, { includeObject: 'Metadata', now: new Date() }))));
+  };
+  const frame = (type: Frame, entry: Entry): Buffer =>
+    Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(entry), Buffer.from('}\n')]);
+
+  c.reply.hijack();
+  const res = c.reply.raw as ServerResponse | Http2ServerResponse;
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
+
+  let ended = false;
+  let lastSent = startRevision;
+  let synced = startRevision;
+  const timers: NodeJS.Timeout[] = [];
+  let handle: { close(): void } | undefined;
+  const write = (buf: Uint8Array): void => {
+    if (ended) return;
+    (res as ServerResponse).write(buf);
+    if (((res as ServerResponse).writableLength ?? 0) > maxBufferedBytes) end();
+  };
+  const bookmark = (revision: number, initialEnd: boolean): void => {
+    const annotations = initialEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
+    const body = `{"type":"BOOKMARK","object":{"kind":${JSON.stringify(rt.kind)},"apiVersion":${JSON.stringify(rt.group ? `${rt.group}/${rt.version}` : rt.version)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${annotations}}}}\n`;
+    write(Buffer.from(body));
+    lastSent = revision;
+  };
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    handle?.close();
+    for (const t of timers) clearTimeout(t);
+    unregister();
+    res.end();
+  };
+  const unregister = watches.add(end);
+  res.on('close', end);
+  (c.req.raw as NodeJS.EventEmitter).on('close', end);
+
+  for (const e of initial) write(frame('ADDED', e));
+  if (q.sendInitialEvents && q.allowWatchBookmarks) bookmark(startRevision, true);
+
+  const onEvent = (ev: CacheEvent<KubeObject>): void => {
+    const nowMatches = ev.type !== 'DELETED' && (filter.always || filter.matches(store.served(ev.entry.value)));
+    const prevMatched = ev.prev !== undefined && (filter.always || filter.matches(store.served(ev.prev.value)));
+    let type: Frame | undefined;
+    if (ev.type === 'ADDED') type = nowMatches ? 'ADDED' : undefined;
+    else if (ev.type === 'MODIFIED') type = nowMatches ? (prevMatched || ev.prev === undefined ? 'MODIFIED' : 'ADDED') : prevMatched ? 'DELETED' : undefined;
+    else type = filter.always || filter.matches(store.served(ev.entry.value)) ? 'DELETED' : undefined;
+    synced = ev.revision;
+    if (!type) return;
+    // The common case (the event's own type) shares one buffer across all watchers.
+    const bytes = type === ev.type ? ev.encode(`${formatKey}:frame`, () => frame(type!, ev.entry)) : frame(type, ev.entry);
+    write(bytes);
+    lastSent = ev.revision;
+  };
+  handle = cache.watch(
+    { fromRevision: startRevision, keyPrefix },
+    {
+      onEvent,
+      onProgress: (revision) => {
+        synced = Math.max(synced, revision);
+      },
+      onError: (err: StorageError) => {
+        write(Buffer.from(`{"type":"ERROR","object":${JSON.stringify(watchError(err).toStatus())}}\n`));
+        end();
+      },
+    },
+  );
+
+  if (q.allowWatchBookmarks) {
+    const tick = (): void => {
+      if (ended) return;
+      const rev = Math.max(synced, cache.revision);
+      if (rev > lastSent) bookmark(rev, false);
+      timers.push(setTimeout(tick, bookmarkIntervalMs).unref());
+    };
+    timers.push(setTimeout(tick, bookmarkIntervalMs).unref());
+  }
+  const timeout = q.timeoutSeconds ?? defaultTimeoutSeconds * (1 + Math.random());
+  timers.push(setTimeout(end, timeout * 1000).unref());
+}
+
+function watchError(err: unknown): ApiError {
+  if (isApiError(err)) return err;
+  if (isStorageError(err, 'TooOld')) return errors.expired(err.message);
+  return errors.internal(err instanceof Error ? err.message : String(err));
+}

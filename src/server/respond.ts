@@ -1,0 +1,77 @@
+/**
+ * Writing responses: objects, lists and Status errors, encoded per the negotiated media type,
+ * with `Warning` headers and gzip for large bodies. The one place bodies leave the server.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errors, isApiError } from '../api/status-errors.ts';
+import { negotiateOutput, type OutputFormat } from '../codec/negotiate.ts';
+import { encodeYaml } from '../codec/yaml-encode.ts';
+import { maybeGzip } from '../codec/compress.ts';
+
+/** Formats one warning the way kube-apiserver does: `299 - "text"`. */
+export function warningHeaderValue(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+export function addWarnings(reply: FastifyReply, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const existing = reply.getHeader('warning');
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
+  reply.header('warning', [...list, ...warnings.map(warningHeaderValue)]);
+}
+
+function wantsPretty(req: FastifyRequest): boolean {
+  const q = (req.query as Record<string, string | undefined>) ?? {};
+  const p = q.pretty;
+  if (p !== undefined) return p === '' || p === '1' || p === 'true';
+  const ua = String(req.headers['user-agent'] ?? '');
+  // kube-apiserver pretty-prints for interactive HTTP tools.
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/');
+}
+
+/** Serializes a JSON value for the chosen format. */
+export function encodeBody(value: unknown, format: OutputFormat, pretty: boolean): { body: Buffer; contentType: string } {
+  if (format.kind === 'yaml') return { body: Buffer.from(encodeYaml(value)), contentType: 'application/yaml' };
+  return { body: Buffer.from(pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value)), contentType: 'application/json' };
+}
+
+/** Sends a JSON value (object, list, table, discovery document) with the negotiated encoding. */
+export function sendValue(req: FastifyRequest, reply: FastifyReply, code: number, value: unknown, format?: OutputFormat): void {
+  const fmt = format ?? { kind: 'json', mediaType: 'application/json' };
+  const { body, contentType } = encodeBody(value, fmt, wantsPretty(req));
+  sendBytes(req, reply, code, body, contentType);
+}
+
+/** Sends pre-encoded bytes (memoized JSON), gzipped when large and accepted. */
+export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Buffer, contentType: string): void {
+  reply.code(code).header('content-type', contentType).header('cache-control', 'no-cache, private');
+  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
+  if (gz.encoding) reply.header('content-encoding', gz.encoding).header('vary', 'Accept-Encoding');
+  if (req.method === 'HEAD') {
+    reply.header('content-length', gz.body.length).send();
+    return;
+  }
+  reply.send(gz.body);
+}
+
+/** Sends any thrown error as a Status; unknown errors become 500 InternalError and are logged. */
+export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown): void {
+  const apiErr: ApiError = isApiError(err) ? err : toApiError(err);
+  if (apiErr.code >= 500 && !isApiError(err)) req.log.error({ err }, 'internal error');
+  for (const [k, v] of Object.entries(apiErr.headers ?? {})) reply.header(k, v);
+  let fmt: OutputFormat = { kind: 'json', mediaType: 'application/json' };
+  try {
+    const n = negotiateOutput(String(req.headers.accept ?? ''), ['json', 'yaml']);
+    if (!isApiError(n) && n.kind === 'yaml') fmt = n;
+  } catch {
+    // Errors are always sendable as JSON.
+  }
+  sendValue(req, reply, apiErr.code, apiErr.toStatus(), fmt);
+}
+
+function toApiError(err: unknown): ApiError {
+  const e = err as { statusCode?: number; code?: string; message?: string };
+  if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.requestEntityTooLarge(3 * 1024 * 1024);
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return errors.badRequest(e.message ?? 'bad request');
+  return errors.internal(e?.message ?? String(err));
+}

@@ -1,0 +1,123 @@
+/** core/v1 Event: a report of something that happened to an object; also the storage shape of events.k8s.io/v1. */
+import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
+import { objField, objectReferenceSchema, s, strField } from './common-schemas.ts';
+import { isZeroTime, validateEventCreate, validateEventUpdate } from './event-validation.ts';
+import { timestampSince } from './human-duration.ts';
+import { kindSchema } from './object-meta-schema.ts';
+import { nameColumn, stringColumn } from './table-columns.ts';
+
+export const eventSeriesSchema = s.object('Data about a series of events that keep occurring.', {
+  count: s.int32('Number of occurrences in this series up to the last heartbeat time.'),
+  lastObservedTime: s.microTime('Time of the last occurrence observed.'),
+});
+
+const eventSourceSchema = s.object('The component and host that reported an event.', {
+  component: s.string('Component from which the event is generated.'),
+  host: s.string('Node name on which the event is generated.'),
+});
+
+const schema = kindSchema(
+  'A report of an event somewhere in the cluster.',
+  {
+    involvedObject: objectReferenceSchema,
+    reason: s.string('Short, machine-understandable reason for the transition into the object’s current status.'),
+    message: s.string('Human-readable description of the status of this operation.'),
+    source: eventSourceSchema,
+    firstTimestamp: s.dateTime('When this event was first recorded.'),
+    lastTimestamp: s.dateTime('When this event last occurred.'),
+    count: s.int32('Number of times this event has occurred.'),
+    type: s.string('Type of this event (Normal, Warning); new types could be added.'),
+    eventTime: s.microTime('When this event was first observed.'),
+    series: eventSeriesSchema,
+    action: s.string('What action was taken or failed regarding the involved object.'),
+    related: objectReferenceSchema,
+    reportingComponent: s.string('Name of the controller that emitted this event, e.g. `kubernetes.io/kubelet`.', { default: '' }),
+    reportingInstance: s.string('ID of the controller instance, e.g. `kubelet-xyzf`.', { default: '' }),
+  },
+  ['metadata', 'involvedObject'],
+);
+
+function since(ts: unknown, now: Date): string {
+  return isZeroTime(ts) ? '<unknown>' : timestampSince(ts, now);
+}
+
+function firstSeen(ev: KubeObject, now: Date): string {
+  return isZeroTime(ev.firstTimestamp) ? since(ev.eventTime, now) : since(ev.firstTimestamp, now);
+}
+
+function lastSeen(ev: KubeObject, now: Date): string {
+  const series = objField(ev, 'series');
+  if (series) return since(series.lastObservedTime, now);
+  return isZeroTime(ev.lastTimestamp) ? firstSeen(ev, now) : since(ev.lastTimestamp, now);
+}
+
+function eventCount(ev: KubeObject): number {
+  const series = objField(ev, 'series');
+  if (series) return typeof series.count === 'number' ? series.count : 0;
+  // Singleton events of the new API carry no count.
+  return typeof ev.count === 'number' && ev.count !== 0 ? ev.count : 1;
+}
+
+function eventTarget(ev: KubeObject): string {
+  const kind = strField(ev, 'involvedObject', 'kind').toLowerCase();
+  const name = strField(ev, 'involvedObject', 'name');
+  return name ? `${kind}/${name}` : kind;
+}
+
+function eventSource(ev: KubeObject): string {
+  const component = strField(ev, 'source', 'component') || strField(ev, 'reportingComponent');
+  const instance = strField(ev, 'source', 'host') || strField(ev, 'reportingInstance');
+  return instance ? `${component}, ${instance}` : component;
+}
+
+/** kube's event printer columns; cells read the core/v1 shape. */
+export const eventTableColumns: readonly TableColumn[] = [
+  stringColumn('Last Seen', 'The time at which the most recent occurrence of this event was recorded.', lastSeen),
+  stringColumn('Type', 'Type of this event (Normal, Warning).', (ev) => strField(ev, 'type')),
+  stringColumn('Reason', 'A short, machine-understandable reason for the event.', (ev) => strField(ev, 'reason')),
+  stringColumn('Object', 'The object that this event is about.', eventTarget),
+  stringColumn('Subobject', 'The piece of the object this event is about.', (ev) => strField(ev, 'involvedObject', 'fieldPath'), 1),
+  stringColumn('Source', 'The component reporting this event.', eventSource, 1),
+  stringColumn('Message', 'A human-readable description of the status of this operation.', (ev) => strField(ev, 'message').trim()),
+  stringColumn('First Seen', 'The time at which the event was first recorded.', firstSeen, 1),
+  stringColumn('Count', 'The number of times this event has occurred.', eventCount, 1),
+  nameColumn(1),
+];
+
+/** Field selectors of core events, read from the core/v1 shape. */
+export const coreEventFieldSelectors: Readonly<Record<string, (obj: KubeObject) => string>> = {
+  'involvedObject.kind': (ev) => strField(ev, 'involvedObject', 'kind'),
+  'involvedObject.namespace': (ev) => strField(ev, 'involvedObject', 'namespace'),
+  'involvedObject.name': (ev) => strField(ev, 'involvedObject', 'name'),
+  'involvedObject.uid': (ev) => strField(ev, 'involvedObject', 'uid'),
+  'involvedObject.apiVersion': (ev) => strField(ev, 'involvedObject', 'apiVersion'),
+  'involvedObject.resourceVersion': (ev) => strField(ev, 'involvedObject', 'resourceVersion'),
+  'involvedObject.fieldPath': (ev) => strField(ev, 'involvedObject', 'fieldPath'),
+  reason: (ev) => strField(ev, 'reason'),
+  reportingComponent: (ev) => strField(ev, 'reportingComponent'),
+  source: (ev) => strField(ev, 'source', 'component') || strField(ev, 'reportingComponent'),
+  type: (ev) => strField(ev, 'type'),
+};
+
+export const eventType: ResourceType = {
+  group: '',
+  version: 'v1',
+  resource: 'events',
+  kind: 'Event',
+  listKind: 'EventList',
+  singular: 'event',
+  namespaced: true,
+  shortNames: ['ev'],
+  categories: [],
+  schema,
+  hasStatus: false,
+  // kube validates core events' names only with the generic path-segment rule.
+  nameValidation: 'path-segment',
+  tableColumns: eventTableColumns,
+  fieldSelectors: coreEventFieldSelectors,
+  strategy: {
+    validate: (obj) => validateEventCreate(obj, 'core'),
+    validateUpdate: (obj, old) => validateEventUpdate(obj, old, 'core'),
+  },
+  storagePrefix: '/registry/events/',
+};

@@ -1,0 +1,113 @@
+/** core/v1 Namespace: cluster-scoped, DNS-label names, `kubernetes` finalizer and Active phase on create. */
+import type { FieldError } from '../field-errors.ts';
+import { fieldErr } from '../field-errors.ts';
+import type { KubeObject, ResourceType } from '../types.ts';
+import { isQualifiedName } from '../validation/names.ts';
+import { arrField, objField, s, strField } from './common-schemas.ts';
+import { kindSchema } from './object-meta-schema.ts';
+import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
+
+/** The label kube keeps equal to the namespace's name. */
+export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
+export const FINALIZER_KUBERNETES = 'kubernetes';
+const STANDARD_FINALIZERS = new Set([FINALIZER_KUBERNETES, 'orphan', 'foregroundDeletion']);
+
+const namespaceConditionSchema = s.object(
+  'The state of one aspect of a namespace.',
+  {
+    type: s.string('Type of namespace controller condition.', { default: '' }),
+    status: s.string('Status of the condition: True, False or Unknown.', { default: '' }),
+    lastTransitionTime: s.dateTime('Last time the condition changed.'),
+    reason: s.string('Machine-readable reason for the last transition.'),
+    message: s.string('Human-readable message about the last transition.'),
+  },
+  { required: ['type', 'status'] },
+);
+
+const schema = kindSchema('A scope for names; objects in a namespace are deleted with it.', {
+  spec: s.object('What the namespace should be.', {
+    finalizers: s.atomicStrings('Values that must be empty before the namespace is removed from storage.'),
+  }),
+  status: s.object('What the namespace is.', {
+    phase: s.string('Active or Terminating.', { enum: ['Active', 'Terminating'] }),
+    conditions: {
+      type: 'array',
+      description: 'The latest observations of the namespace state.',
+      items: namespaceConditionSchema,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+      'x-kubernetes-patch-merge-key': 'type',
+      'x-kubernetes-patch-strategy': 'merge',
+    },
+  }),
+});
+
+/** Sets `kubernetes.io/metadata.name` to the name (call again once a generated name is known). */
+export function canonicalizeNamespace(obj: KubeObject): void {
+  const name = obj.metadata?.name;
+  if (!name) return;
+  obj.metadata = { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), [LABEL_METADATA_NAME]: name } };
+}
+
+function specOf(obj: KubeObject): Record<string, unknown> {
+  const spec = objField(obj, 'spec') ?? {};
+  obj.spec = spec;
+  return spec;
+}
+
+function validateSpecFinalizers(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of arrField(obj.spec, 'finalizers')) {
+    const name = typeof f === 'string' ? f : '';
+    for (const msg of isQualifiedName(name)) errs.push(fieldErr.invalid('spec.finalizers', name, msg));
+    if (!name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
+      errs.push(fieldErr.invalid('spec.finalizers', name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  }
+  return errs;
+}
+
+export const namespaceType: ResourceType = {
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  listKind: 'NamespaceList',
+  singular: 'namespace',
+  namespaced: false,
+  shortNames: ['ns'],
+  categories: [],
+  schema,
+  hasStatus: true,
+  nameValidation: 'dns1123-label',
+  tableColumns: [
+    nameColumn(),
+    stringColumn('Status', 'The status of the namespace', (obj) => strField(obj, 'status', 'phase')),
+    ageColumn,
+  ],
+  fieldSelectors: {
+    'status.phase': (obj) => strField(obj, 'status', 'phase'),
+    name: (obj) => obj.metadata?.name ?? '',
+  },
+  strategy: {
+    prepareForCreate(obj) {
+      obj.status = { phase: 'Active' };
+      const spec = specOf(obj);
+      const finalizers = arrField(spec, 'finalizers');
+      // Required on create only: the namespace controller removes it through the finalize subresource.
+      spec.finalizers = finalizers.includes(FINALIZER_KUBERNETES) ? finalizers : [...finalizers, FINALIZER_KUBERNETES];
+      canonicalizeNamespace(obj);
+    },
+    prepareForUpdate(obj, old) {
+      // Finalizers change only through /finalize and status only through /status.
+      const oldFinalizers = objField(old, 'spec')?.finalizers;
+      if (oldFinalizers !== undefined) specOf(obj).finalizers = oldFinalizers;
+      else if (objField(obj, 'spec')) delete specOf(obj).finalizers;
+      if (old.status !== undefined) obj.status = old.status;
+      else delete obj.status;
+      canonicalizeNamespace(obj);
+    },
+    validate: validateSpecFinalizers,
+  },
+  storagePrefix: '/registry/namespaces/',
+};

@@ -1,0 +1,45 @@
+/** core/v1 ServiceAccount: an identity for pods, with the secrets it may mount and pull with. */
+import type { ResourceType } from '../types.ts';
+import { arrField, localObjectReferenceSchema, objectReferenceSchema, s } from './common-schemas.ts';
+import { kindSchema } from './object-meta-schema.ts';
+import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
+
+const schema = kindSchema('An identity for processes that run in a pod.', {
+  secrets: {
+    type: 'array',
+    description: 'Secrets in the same namespace that pods running as this account may use.',
+    items: objectReferenceSchema,
+    'x-kubernetes-patch-merge-key': 'name',
+    'x-kubernetes-patch-strategy': 'merge',
+  },
+  imagePullSecrets: {
+    type: 'array',
+    description: 'Secrets in the same namespace used to pull images for pods running as this account.',
+    items: localObjectReferenceSchema,
+    'x-kubernetes-list-type': 'atomic',
+  },
+  automountServiceAccountToken: s.boolean('Whether pods running as this account get an API token mounted automatically.'),
+});
+
+export const serviceAccountType: ResourceType = {
+  group: '',
+  version: 'v1',
+  resource: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  listKind: 'ServiceAccountList',
+  singular: 'serviceaccount',
+  namespaced: true,
+  shortNames: ['sa'],
+  categories: [],
+  schema,
+  hasStatus: false,
+  nameValidation: 'dns1123-subdomain',
+  tableColumns: [
+    nameColumn(),
+    stringColumn('Secrets', 'Secrets pods running as this account may use.', (obj) => arrField(obj, 'secrets').length),
+    ageColumn,
+  ],
+  fieldSelectors: {},
+  strategy: {},
+  storagePrefix: '/registry/serviceaccounts/',
+};

@@ -1,0 +1,123 @@
+// The one module every caller uses for the expression language: compile once (cached by
+// expression and environment), evaluate many times under a cost budget, estimate worst-case cost.
+import type { Environment } from '@marcbachmann/cel-js';
+import { createKubernetesEngine } from './libraries.ts';
+import { instrument, withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE, type EngineNode } from './cost.ts';
+import { AuthorizerValue, type Authorizer } from './authorizer.ts';
+
+export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
+export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
+export { estimateCost, type CostEstimate } from './estimate.ts';
+export { parseQuantity, Quantity } from './quantity.ts';
+export { COST_LIMIT_MESSAGE } from './cost.ts';
+
+/** kube-apiserver's per-expression runtime budget for CRD rules and admission expressions. */
+export const PER_CALL_COST_LIMIT = 1_000_000;
+
+/** The variables an expression may name; values are bound at evaluation. */
+export interface CelEnvironment {
+  readonly variables: Readonly<Record<string, { readonly type: 'dyn' }>>;
+}
+
+export interface CompiledExpression {
+  readonly kind: 'compiled';
+  readonly expression: string;
+  /** @internal the engine's evaluator for this program. */
+  readonly run: (activation: Record<string, unknown>) => unknown;
+}
+
+export interface CompileError {
+  readonly kind: 'compileError';
+  readonly expression: string;
+  /** A message naming the problem, with a caret line under the offending position. */
+  readonly message: string;
+  /** 1-based line and column of the problem, when the engine reports one. */
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export type EvalResult =
+  | { readonly kind: 'value'; readonly value: unknown; readonly cost: number }
+  | { readonly kind: 'error'; readonly reason: 'CostLimitExceeded' | 'EvaluationError'; readonly message: string; readonly cost: number };
+
+export interface EvaluateOptions {
+  /** Maximum runtime cost; defaults to PER_CALL_COST_LIMIT. */
+  readonly costBudget?: number;
+}
+
+const engines = new Map<string, Environment>();
+const programs = new Map<string, CompiledExpression | CompileError>();
+const MAX_CACHED_PROGRAMS = 10_000;
+let base: Environment | undefined;
+
+function environmentKey(env: CelEnvironment): string {
+  return Object.keys(env.variables).sort().join(',');
+}
+
+function engineFor(env: CelEnvironment): Environment {
+  const key = environmentKey(env);
+  let engine = engines.get(key);
+  if (engine === undefined) {
+    base ??= createKubernetesEngine();
+    engine = base.clone({ unlistedVariablesAreDyn: false });
+    for (const name of Object.keys(env.variables)) {
+      engine.registerVariable(name, name === 'authorizer' ? 'kubernetes.authorization.Authorizer' : 'dyn');
+    }
+    engines.set(key, engine);
+  }
+  return engine;
+}
+
+function compileError(expression: string, error: unknown): CompileError {
+  const message = error instanceof Error ? error.message : String(error);
+  const node = (error as { node?: { pos?: number } }).node;
+  const offset = typeof node?.pos === 'number' ? node.pos : undefined;
+  if (offset === undefined) return { kind: 'compileError', expression, message };
+  const before = expression.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return { kind: 'compileError', expression, message, line, column };
+}
+
+/** Compiles (parses and type-checks) an expression, or returns the cached result for the same expression and environment. */
+export function compile(expression: string, env: CelEnvironment): CompiledExpression | CompileError {
+  const key = `${environmentKey(env)}\u0000${expression}`;
+  const cached = programs.get(key);
+  if (cached !== undefined) return cached;
+  let result: CompiledExpression | CompileError;
+  try {
+    const engine = engineFor(env);
+    const program = engine.parse(expression);
+    const checked = program.check();
+    if (!checked.valid) throw checked.error;
+    instrument(program.ast as unknown as EngineNode);
+    result = { kind: 'compiled', expression, run: (activation) => program(activation) };
+  } catch (error) {
+    result = compileError(expression, error);
+  }
+  if (programs.size >= MAX_CACHED_PROGRAMS) programs.clear();
+  programs.set(key, result);
+  return result;
+}
+
+export function isCompileError(c: CompiledExpression | CompileError): c is CompileError {
+  return c.kind === 'compileError';
+}
+
+/** Wraps an Authorizer as the value of the `authorizer` variable. */
+export function authorizerValue(authz: Authorizer): unknown {
+  return new AuthorizerValue(authz);
+}
+
+/** Evaluates a compiled expression against an activation (values already in CEL form, see toCelValue); never throws. */
+export function evaluate(compiled: CompiledExpression, activation: Record<string, unknown>, options: EvaluateOptions = {}): EvalResult {
+  const out = withCostBudget(options.costBudget ?? PER_CALL_COST_LIMIT, () => compiled.run(activation));
+  if (out.exceeded || out.error instanceof CostLimitExceeded) {
+    return { kind: 'error', reason: 'CostLimitExceeded', message: COST_LIMIT_MESSAGE, cost: out.cost };
+  }
+  if (out.error !== undefined) {
+    const message = out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error);
+    return { kind: 'error', reason: 'EvaluationError', message, cost: out.cost };
+  }
+  return { kind: 'value', value: out.result, cost: out.cost };
+}

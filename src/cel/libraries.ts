@@ -1,0 +1,203 @@
+// The Kubernetes CEL libraries (apiserver/pkg/cel/library) registered on the engine: lists, regex,
+// URLs, quantities, authorizer, the extended-strings functions the engine lacks, cross-type numeric
+// equality and the optional helpers. Function names and error texts follow kube-apiserver.
+import { Environment, Optional } from '@marcbachmann/cel-js';
+import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
+import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
+import { KubeUrl, parseKubeUrl } from './url.ts';
+import { celEquals } from './values.ts';
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+function compareScalars(a: unknown, b: unknown): number {
+  const x = a instanceof UnsignedInt ? a.value : a;
+  const y = b instanceof UnsignedInt ? b.value : b;
+  if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
+  if ((typeof x === 'bigint' || typeof x === 'number') && (typeof y === 'bigint' || typeof y === 'number')) {
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
+  if (x instanceof Quantity && y instanceof Quantity) return x.compare(y);
+  return fail('no such overload');
+}
+
+function registerLists(env: Environment): void {
+  env.registerFunction('list.isSorted(): bool', (l: unknown[]) => {
+    for (let i = 1; i < l.length; i++) if (compareScalars(l[i - 1], l[i]) > 0) return false;
+    return true;
+  });
+  env.registerFunction('list.sum(): dyn', (l: unknown[]) => {
+    if (l.length === 0) return 0n;
+    let acc = l[0];
+    for (const v of l.slice(1)) {
+      if (typeof acc === 'bigint' && typeof v === 'bigint') acc = acc + v;
+      else if (typeof acc === 'number' && typeof v === 'number') acc = acc + v;
+      else if (acc instanceof UnsignedInt && v instanceof UnsignedInt) acc = new UnsignedInt(acc.value + v.value);
+      else fail('no such overload');
+    }
+    return acc;
+  });
+  const extreme = (sign: number) => (l: unknown[]) => {
+    if (l.length === 0) fail('min called on empty list');
+    let best = l[0];
+    for (const v of l) if (compareScalars(v, best) * sign > 0) best = v;
+    return best;
+  };
+  env.registerFunction('list.min(): dyn', (l: unknown[]) => {
+    if (l.length === 0) fail('min called on empty list');
+    return extreme(-1)(l);
+  });
+  env.registerFunction('list.max(): dyn', (l: unknown[]) => {
+    if (l.length === 0) fail('max called on empty list');
+    return extreme(1)(l);
+  });
+  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((v) => celEquals(v, x))));
+  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => {
+    for (let i = l.length - 1; i >= 0; i--) if (celEquals(l[i], x)) return BigInt(i);
+    return -1n;
+  });
+}
+
+function compileRegex(pattern: string, flags = ''): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch {
+    return fail(`error parsing regexp: ${pattern}`);
+  }
+}
+
+function registerRegex(env: Environment): void {
+  env.registerFunction('string.find(string): string', (s: string, re: string) => compileRegex(re).exec(s)?.[0] ?? '');
+  const findAll = (s: string, re: string, limit: bigint) => {
+    if (limit === 0n) return [];
+    const out: string[] = [];
+    for (const m of s.matchAll(compileRegex(re, 'g'))) {
+      out.push(m[0]);
+      if (limit > 0n && BigInt(out.length) >= limit) break;
+    }
+    return out;
+  };
+  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => findAll(s, re, -1n));
+  env.registerFunction('string.findAll(string, int): list<string>', findAll);
+}
+
+function registerStrings(env: Environment): void {
+  env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+    const cps = [...s];
+    if (i < 0n || i > BigInt(cps.length)) fail(`index out of range: ${i}`);
+    return cps[Number(i)] ?? '';
+  });
+  const replace = (s: string, from: string, to: string, n: bigint) => {
+    if (n < 0n) return s.split(from).join(to);
+    let out = s;
+    let pos = 0;
+    for (let k = 0n; k < n; k++) {
+      const at = out.indexOf(from, pos);
+      if (at < 0) break;
+      out = out.slice(0, at) + to + out.slice(at + from.length);
+      pos = at + to.length + (from === '' ? 1 : 0);
+    }
+    return out;
+  };
+  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => replace(s, a, b, -1n));
+  env.registerFunction('string.replace(string, string, int): string', replace);
+  env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
+}
+
+function registerUrls(env: Environment): void {
+  env.registerType('kubernetes.URL', KubeUrl);
+  env.registerFunction('url(string): kubernetes.URL', (s: string) => parseKubeUrl(s) ?? fail(`URL parse error during conversion from string: parse "${s}": invalid URI for request`));
+  env.registerFunction('isURL(string): bool', (s: string) => parseKubeUrl(s) !== undefined);
+  env.registerFunction('kubernetes.URL.getScheme(): string', (u: KubeUrl) => u.scheme);
+  env.registerFunction('kubernetes.URL.getHost(): string', (u: KubeUrl) => u.host);
+  env.registerFunction('kubernetes.URL.getHostname(): string', (u: KubeUrl) => u.hostname);
+  env.registerFunction('kubernetes.URL.getPort(): string', (u: KubeUrl) => u.port);
+  env.registerFunction('kubernetes.URL.getEscapedPath(): string', (u: KubeUrl) => u.escapedPath);
+  env.registerFunction('kubernetes.URL.getQuery(): map<string, list<string>>', (u: KubeUrl) => u.query());
+}
+
+function toQuantity(v: Quantity | bigint): Quantity {
+  return typeof v === 'bigint' ? quantityFromInt(v) : v;
+}
+
+function registerQuantities(env: Environment): void {
+  env.registerType('kubernetes.Quantity', Quantity);
+  env.registerFunction('quantity(string): kubernetes.Quantity', (s: string) => parseQuantity(s) ?? fail('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\''));
+  env.registerFunction('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
+  env.registerFunction('kubernetes.Quantity.sign(): int', (q: Quantity) => BigInt(q.sign()));
+  env.registerFunction('kubernetes.Quantity.isInteger(): bool', (q: Quantity) => q.asInt64() !== undefined);
+  env.registerFunction('kubernetes.Quantity.asInteger(): int', (q: Quantity) => q.asInt64() ?? fail('cannot convert value to integer'));
+  env.registerFunction('kubernetes.Quantity.asApproximateFloat(): double', (q: Quantity) => q.asApproximateFloat());
+  for (const arg of ['kubernetes.Quantity', 'int']) {
+    env.registerFunction(`kubernetes.Quantity.add(${arg}): kubernetes.Quantity`, (q: Quantity, o: Quantity | bigint) => q.add(toQuantity(o)));
+    env.registerFunction(`kubernetes.Quantity.sub(${arg}): kubernetes.Quantity`, (q: Quantity, o: Quantity | bigint) => q.add(toQuantity(o).negate()));
+  }
+  env.registerFunction('kubernetes.Quantity.isLessThan(kubernetes.Quantity): bool', (a: Quantity, b: Quantity) => a.compare(b) < 0);
+  env.registerFunction('kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool', (a: Quantity, b: Quantity) => a.compare(b) > 0);
+  env.registerFunction('kubernetes.Quantity.compareTo(kubernetes.Quantity): int', (a: Quantity, b: Quantity) => BigInt(a.compare(b)));
+  env.registerOperator('kubernetes.Quantity == kubernetes.Quantity', (a: Quantity, b: Quantity) => a.compare(b) === 0);
+}
+
+function registerAuthorizer(env: Environment): void {
+  env.registerType('kubernetes.authorization.Authorizer', AuthorizerValue);
+  env.registerType('kubernetes.authorization.PathCheck', PathCheckValue);
+  env.registerType('kubernetes.authorization.GroupCheck', GroupCheckValue);
+  env.registerType('kubernetes.authorization.ResourceCheck', ResourceCheckValue);
+  env.registerType('kubernetes.authorization.Decision', DecisionValue);
+  const A = 'kubernetes.authorization.Authorizer';
+  const R = 'kubernetes.authorization.ResourceCheck';
+  env.registerFunction(`${A}.path(string): kubernetes.authorization.PathCheck`, (a: AuthorizerValue, p: string) => a.path(p));
+  env.registerFunction(`${A}.group(string): kubernetes.authorization.GroupCheck`, (a: AuthorizerValue, g: string) => a.group(g));
+  env.registerFunction(`${A}.serviceAccount(string, string): ${A}`, (a: AuthorizerValue, ns: string, n: string) => a.serviceAccount(ns, n));
+  env.registerFunction(`kubernetes.authorization.GroupCheck.resource(string): ${R}`, (g: GroupCheckValue, r: string) => g.resource(r));
+  env.registerFunction(`${R}.subresource(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ subresource: s }));
+  env.registerFunction(`${R}.namespace(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ namespace: s }));
+  env.registerFunction(`${R}.name(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ name: s }));
+  env.registerFunction(`${R}.check(string): kubernetes.authorization.Decision`, (r: ResourceCheckValue, verb: string) => r.check(verb));
+  env.registerFunction('kubernetes.authorization.PathCheck.check(string): kubernetes.authorization.Decision', (p: PathCheckValue, verb: string) => p.check(verb));
+  const D = 'kubernetes.authorization.Decision';
+  env.registerFunction(`${D}.allowed(): bool`, (d: DecisionValue) => d.decision === 'allow');
+  env.registerFunction(`${D}.reason(): string`, (d: DecisionValue) => d.reason);
+  env.registerFunction(`${D}.errored(): bool`, (d: DecisionValue) => d.error !== undefined);
+  env.registerFunction(`${D}.error(): string`, (d: DecisionValue) => d.error ?? '');
+}
+
+function isZeroValue(v: unknown): boolean {
+  if (v === null || v === false || v === '' || v === 0 || v === 0n) return true;
+  if (v instanceof UnsignedInt) return v.value === 0n;
+  if (Array.isArray(v) || v instanceof Uint8Array) return v.length === 0;
+  if (v instanceof Map) return v.size === 0;
+  if (typeof v === 'object' && v.constructor === Object) return Object.keys(v).length === 0;
+  return false;
+}
+
+function registerNumericEquality(env: Environment): void {
+  const u = (x: UnsignedInt) => x.value;
+  const pairs: Array<[string, string, (a: never, b: never) => boolean]> = [
+    ['int', 'double', (a: bigint, b: number) => Number(a) === b],
+    ['uint', 'double', (a: UnsignedInt, b: number) => Number(u(a)) === b],
+    ['int', 'uint', (a: bigint, b: UnsignedInt) => a === u(b)],
+  ];
+  for (const [l, r, eq] of pairs) {
+    // The engine derives != and the mirrored operand order from ==.
+    env.registerOperator(`${l} == ${r}`, eq as (a: unknown, b: unknown) => boolean);
+  }
+}
+
+/** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
+export function createKubernetesEngine(): Environment {
+  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+  registerNumericEquality(env);
+  registerLists(env);
+  registerRegex(env);
+  registerStrings(env);
+  registerUrls(env);
+  registerQuantities(env);
+  registerAuthorizer(env);
+  env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
+  return env;
+}
+

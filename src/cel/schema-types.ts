@@ -1,0 +1,123 @@
+// From OpenAPI schemas to CEL: property-name escaping, the CEL type of a schema, and the conversion
+// of a JSON value to the engine's values (int64 as bigint, formats to bytes/timestamp/duration).
+import type { Schema } from '../schema/types.ts';
+
+const CEL_RESERVED = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
+  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+]);
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The CEL field name of a property (kube-apiserver escaping), or undefined if it cannot be accessed. */
+export function escapePropertyName(name: string): string | undefined {
+  if (CEL_RESERVED.has(name)) return `__${name}__`;
+  const escaped = name.replace(/__|\.|-|\//g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
+  return IDENTIFIER.test(escaped) ? escaped : undefined;
+}
+
+/** The property name a CEL field name stands for (inverse of escapePropertyName). */
+export function unescapePropertyName(field: string): string {
+  const kw = /^__(.+)__$/.exec(field);
+  if (kw !== null && CEL_RESERVED.has(kw[1] ?? '')) return kw[1] ?? field;
+  return field.replace(/__(underscores|dot|dash|slash)__/g, (_m, w: string) => (w === 'underscores' ? '__' : w === 'dot' ? '.' : w === 'dash' ? '-' : '/'));
+}
+
+/** A CEL type description derived from a schema; size bounds feed the cost estimator. */
+export type CelType =
+  | { readonly kind: 'object'; readonly fields: Readonly<Record<string, CelType>>; readonly maxProperties?: number }
+  | { readonly kind: 'map'; readonly value: CelType; readonly maxProperties?: number }
+  | { readonly kind: 'list'; readonly element: CelType; readonly listType: 'atomic' | 'set' | 'map'; readonly maxItems?: number }
+  | { readonly kind: 'int' | 'double' | 'bool' | 'bytes' | 'timestamp' | 'duration' | 'dyn' | 'intOrString' }
+  | { readonly kind: 'string'; readonly maxLength?: number };
+
+/** The CEL type SPEC.md's mapping gives a schema. */
+export function celTypeFromSchema(schema: Schema): CelType {
+  if (schema['x-kubernetes-int-or-string'] === true) return { kind: 'intOrString' };
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined && schema.type === undefined) return { kind: 'dyn' };
+  switch (schema.type) {
+    case 'object': {
+      if (schema.properties !== undefined) {
+        const fields: Record<string, CelType> = {};
+        for (const [name, s] of Object.entries(schema.properties)) {
+          const f = escapePropertyName(name);
+          if (f !== undefined) fields[f] = celTypeFromSchema(s);
+        }
+        return { kind: 'object', fields, maxProperties: schema.maxProperties };
+      }
+      if (typeof schema.additionalProperties === 'object') {
+        return { kind: 'map', value: celTypeFromSchema(schema.additionalProperties), maxProperties: schema.maxProperties };
+      }
+      return { kind: 'map', value: { kind: 'dyn' }, maxProperties: schema.maxProperties };
+    }
+    case 'array':
+      return {
+        kind: 'list',
+        element: schema.items === undefined ? { kind: 'dyn' } : celTypeFromSchema(schema.items),
+        listType: schema['x-kubernetes-list-type'] ?? 'atomic',
+        maxItems: schema.maxItems,
+      };
+    case 'integer':
+      return { kind: 'int' };
+    case 'number':
+      return { kind: 'double' };
+    case 'boolean':
+      return { kind: 'bool' };
+    case 'string':
+      switch (schema.format) {
+        case 'byte': return { kind: 'bytes' };
+        case 'date': case 'date-time': case 'datetime': return { kind: 'timestamp' };
+        case 'duration': return { kind: 'duration' };
+        default: return { kind: 'string', maxLength: schema.maxLength };
+      }
+    default:
+      return { kind: 'dyn' };
+  }
+}
+
+function dynValue(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(dynValue);
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = dynValue(x);
+    return out;
+  }
+  return v;
+}
+
+/** Converts a JSON value to the engine's representation; objects with properties get escaped field names. */
+export function toCelValue(value: unknown, type: CelType = { kind: 'dyn' }): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type.kind) {
+    case 'int':
+      return typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value;
+    case 'double':
+      return value;
+    case 'intOrString':
+      return typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value;
+    case 'bytes':
+      return typeof value === 'string' ? new Uint8Array(Buffer.from(value, 'base64')) : value;
+    case 'timestamp':
+      return typeof value === 'string' ? new Date(value) : value;
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return value;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(value)) {
+        const f = escapePropertyName(k);
+        if (f === undefined) continue;
+        out[f] = toCelValue(x, type.fields[f] ?? { kind: 'dyn' });
+      }
+      return out;
+    }
+    case 'map': {
+      if (typeof value !== 'object' || Array.isArray(value)) return value;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(value)) out[k] = toCelValue(x, type.value);
+      return out;
+    }
+    case 'list':
+      return Array.isArray(value) ? value.map((x) => toCelValue(x, type.element)) : value;
+    default:
+      return dynValue(value);
+  }
+}

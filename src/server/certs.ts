@@ -169,27 +169,49 @@ export async function ensureCertificates(dataDir: string): Promise<ClusterCertif
   };
 }
 
-/** Creates a new self-signed CA (CN kube-gateway-ca, ten years). Pure: writes nothing. */
-export async function createCertificateAuthority(commonName = CA_COMMON_NAME): Promise<CertKeyPair> {
+/**
+ * Creates a new CA (ten years): self-signed, or an intermediate signed by `parent` (its lifetime
+ * then ends no later than the parent's). Pure: writes nothing.
+ */
+export async function createCertificateAuthority(commonName = CA_COMMON_NAME, parent?: CertificateAuthority): Promise<CertKeyPair> {
   const x509 = await loadX509();
   const keys = await generateKeyPair();
   const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+  const extensions: X509.Extension[] = [
+    new x509.BasicConstraintsExtension(true, undefined, true),
+    new x509.KeyUsagesExtension(
+      x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+      true,
+    ),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+  ];
+  const common = {
     serialNumber: randomSerial(),
-    name: [{ CN: [commonName] }],
     notBefore: new Date(now - BACKDATE_MS),
-    notAfter: new Date(now + CA_LIFETIME_MS),
     signingAlgorithm: SIGNING_ALGORITHM,
-    keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
+  };
+  let cert: X509.X509Certificate;
+  if (parent === undefined) {
+    cert = await x509.X509CertificateGenerator.createSelfSigned({
+      ...common,
+      name: [{ CN: [commonName] }],
+      notAfter: new Date(now + CA_LIFETIME_MS),
+      keys,
+      extensions,
+    });
+  } else {
+    const parentCert = new x509.X509Certificate(parent.caCert);
+    extensions.push(await x509.AuthorityKeyIdentifierExtension.create(parentCert.publicKey));
+    cert = await x509.X509CertificateGenerator.create({
+      ...common,
+      subject: [{ CN: [commonName] }],
+      issuer: parentCert.subject,
+      notAfter: new Date(Math.min(now + CA_LIFETIME_MS, parentCert.notAfter.getTime())),
+      signingKey: await importPrivateKeyPem(x509, parent.caKey),
+      publicKey: keys.publicKey,
+      extensions,
+    });
+  }
   return { cert: cert.toString('pem') + '\n', key: await exportPrivateKeyPem(x509, keys.privateKey) };
 }
 

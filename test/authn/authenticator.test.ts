@@ -162,6 +162,18 @@ describe('createAuthenticator with client certificates', () => {
     expect(result.ok && result.user.username).toBe('bundled');
   });
 
+  it('follows a presented intermediate CA up to a client CA, and refuses the leaf without it', async () => {
+    const intermediate = await createCertificateAuthority('team-ca', certs);
+    const user = await issueClientCertificate({ caCert: intermediate.cert, caKey: intermediate.key }, { commonName: 'via-intermediate' });
+    const authn = createAuthenticator({ clientCa: [certs.caCert], anonymous: true });
+    const leaf = peerOf(user.cert, { CN: 'via-intermediate' });
+    const withChain = { ...leaf, issuerCertificate: peerOf(intermediate.cert, { CN: 'team-ca' }) };
+    const ok = await authn.authenticate(request({}, withChain));
+    expect(ok.ok && ok.user.username).toBe('via-intermediate');
+    const reason = expectUnauthorized(await authn.authenticate(request({}, leaf, true)));
+    expect(reason).toContain('signed by unknown authority');
+  });
+
   it('refuses a certificate made for serving, not client authentication', async () => {
     const authn = createAuthenticator({ clientCa: [certs.caCert], anonymous: true });
     const reason = expectUnauthorized(

@@ -111,8 +111,6 @@ function body(ctx: PathContext, schemaName: string, media: readonly string[]): {
 }
 
 interface OpSpec {
-  /** The verb part of the operation id, e.g. `list` or `patch`. */
-  readonly verb: string;
   readonly action: string;
   readonly description: string;
   readonly params: readonly string[];
@@ -166,29 +164,29 @@ export function resourcePaths(ctx: PathContext): Record<string, Json> {
   const paths: Record<string, Json> = {};
 
   paths[collection] = {
-    get: withId({ verb: 'list', action: 'list', description: `list or watch objects of kind ${what}`, params: LIST_PARAMS, responses: responses(ctx, ok, ctx.listName, LIST_MEDIA), produces: LIST_MEDIA }, named(ctx, 'list', `${scope}${what}`)),
-    post: withId({ verb: 'create', action: 'post', description: `create a ${what}`, params: WRITE_PARAMS, body: body(ctx, ctx.kindName, MEDIA.slice(0, 2)), responses: responses(ctx, { '200': 'OK', '201': 'Created', '202': 'Accepted' }, ctx.kindName, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'create', `${scope}${what}`)),
-    delete: withId({ verb: 'delete', action: 'deletecollection', description: `delete collection of ${what}`, params: DELETE_COLLECTION_PARAMS, body: optionalBody(ctx), responses: responses(ctx, ok, STATUS, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'delete', `Collection${scope}${what}`)),
+    get: withId({ action: 'list', description: `list or watch objects of kind ${what}`, params: LIST_PARAMS, responses: responses(ctx, ok, ctx.listName, LIST_MEDIA), produces: LIST_MEDIA }, named(ctx, 'list', `${scope}${what}`)),
+    post: withId({ action: 'post', description: `create a ${what}`, params: WRITE_PARAMS, body: body(ctx, ctx.kindName, MEDIA.slice(0, 2)), responses: responses(ctx, { '200': 'OK', '201': 'Created', '202': 'Accepted' }, ctx.kindName, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'create', `${scope}${what}`)),
+    delete: withId({ action: 'deletecollection', description: `delete collection of ${what}`, params: DELETE_COLLECTION_PARAMS, body: optionalBody(ctx), responses: responses(ctx, ok, STATUS, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'delete', `Collection${scope}${what}`)),
     parameters: scopeParams(false),
   };
   paths[item] = {
-    get: withId({ verb: 'read', action: 'get', description: `read the specified ${what}`, params: [], responses: responses(ctx, ok, ctx.kindName, MEDIA), produces: MEDIA }, named(ctx, 'read', `${scope}${what}`)),
-    put: withId({ verb: 'replace', action: 'put', description: `replace the specified ${what}`, params: WRITE_PARAMS, body: body(ctx, ctx.kindName, MEDIA.slice(0, 2)), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'replace', `${scope}${what}`)),
-    delete: withId({ verb: 'delete', action: 'delete', description: `delete a ${what}`, params: DELETE_PARAMS, body: optionalBody(ctx), responses: responses(ctx, { '200': 'OK', '202': 'Accepted' }, STATUS, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'delete', `${scope}${what}`)),
-    patch: withId({ verb: 'patch', action: 'patch', description: `partially update the specified ${what}`, params: PATCH_PARAMS, body: body(ctx, PATCH, patchMedia), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: patchMedia, produces: MEDIA }, named(ctx, 'patch', `${scope}${what}`)),
+    get: withId({ action: 'get', description: `read the specified ${what}`, params: [], responses: responses(ctx, ok, ctx.kindName, MEDIA), produces: MEDIA }, named(ctx, 'read', `${scope}${what}`)),
+    put: withId({ action: 'put', description: `replace the specified ${what}`, params: WRITE_PARAMS, body: body(ctx, ctx.kindName, MEDIA.slice(0, 2)), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'replace', `${scope}${what}`)),
+    delete: withId({ action: 'delete', description: `delete a ${what}`, params: DELETE_PARAMS, body: optionalBody(ctx), responses: responses(ctx, { '200': 'OK', '202': 'Accepted' }, STATUS, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'delete', `${scope}${what}`)),
+    patch: withId({ action: 'patch', description: `partially update the specified ${what}`, params: PATCH_PARAMS, body: body(ctx, PATCH, patchMedia), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: patchMedia, produces: MEDIA }, named(ctx, 'patch', `${scope}${what}`)),
     parameters: scopeParams(true),
   };
   if (rt.hasStatus) {
     paths[`${item}/status`] = {
-      get: withId({ verb: 'read', action: 'get', description: `read status of the specified ${what}`, params: [], responses: responses(ctx, ok, ctx.kindName, MEDIA), produces: MEDIA }, named(ctx, 'read', `${scope}${what}Status`)),
-      put: withId({ verb: 'replace', action: 'put', description: `replace status of the specified ${what}`, params: WRITE_PARAMS, body: body(ctx, ctx.kindName, MEDIA.slice(0, 2)), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'replace', `${scope}${what}Status`)),
-      patch: withId({ verb: 'patch', action: 'patch', description: `partially update status of the specified ${what}`, params: PATCH_PARAMS, body: body(ctx, PATCH, patchMedia), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: patchMedia, produces: MEDIA }, named(ctx, 'patch', `${scope}${what}Status`)),
+      get: withId({ action: 'get', description: `read status of the specified ${what}`, params: [], responses: responses(ctx, ok, ctx.kindName, MEDIA), produces: MEDIA }, named(ctx, 'read', `${scope}${what}Status`)),
+      put: withId({ action: 'put', description: `replace status of the specified ${what}`, params: WRITE_PARAMS, body: body(ctx, ctx.kindName, MEDIA.slice(0, 2)), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: ['*/*'], produces: MEDIA }, named(ctx, 'replace', `${scope}${what}Status`)),
+      patch: withId({ action: 'patch', description: `partially update status of the specified ${what}`, params: PATCH_PARAMS, body: body(ctx, PATCH, patchMedia), responses: responses(ctx, { '200': 'OK', '201': 'Created' }, ctx.kindName, MEDIA), consumes: patchMedia, produces: MEDIA }, named(ctx, 'patch', `${scope}${what}Status`)),
       parameters: scopeParams(true),
     };
   }
   if (rt.namespaced) {
     paths[`${root}/${rt.resource}`] = {
-      get: withId({ verb: 'list', action: 'list', description: `list or watch objects of kind ${what}`, params: LIST_PARAMS, responses: responses(ctx, ok, ctx.listName, LIST_MEDIA), produces: LIST_MEDIA }, named(ctx, 'list', `${what}ForAllNamespaces`)),
+      get: withId({ action: 'list', description: `list or watch objects of kind ${what}`, params: LIST_PARAMS, responses: responses(ctx, ok, ctx.listName, LIST_MEDIA), produces: LIST_MEDIA }, named(ctx, 'list', `${what}ForAllNamespaces`)),
       parameters: [queryParam(ctx.doc, 'pretty')],
     };
   }

@@ -132,7 +132,7 @@ export function certificatePaths(dataDir: string): CertificatePaths {
 /**
  * Loads the CA, serving and admin certificates from `dataDir`, creating whatever is missing.
  * Existing files are reused; a missing CA regenerates everything (the old leaves would not chain
- * to it); a missing or nearly expired leaf is reissued from the existing CA.
+ * to it); a leaf that is missing, nearly expired or not signed by the CA is reissued from the CA.
  */
 export async function ensureCertificates(dataDir: string): Promise<ClusterCertificates> {
   await mkdir(dataDir, { recursive: true });
@@ -147,13 +147,13 @@ export async function ensureCertificates(dataDir: string): Promise<ClusterCertif
   const authority: CertificateAuthority = { caCert: ca.cert, caKey: ca.key };
 
   let server = freshCa ? undefined : await readPair(paths.serverCert, paths.serverKey);
-  if (server === undefined || needsRenewal(server.cert)) {
+  if (server === undefined || needsReissue(server.cert, ca.cert)) {
     server = await issueServingCertificate(authority);
     await writePair(paths.serverCert, paths.serverKey, server);
   }
 
   let admin = freshCa ? undefined : await readPair(paths.adminCert, paths.adminKey);
-  if (admin === undefined || needsRenewal(admin.cert)) {
+  if (admin === undefined || needsReissue(admin.cert, ca.cert)) {
     admin = await issueClientCertificate(authority, { commonName: 'admin', organizations: ['system:masters'] });
     await writePair(paths.adminCert, paths.adminKey, admin);
   }
@@ -300,9 +300,12 @@ function randomSerial(): string {
   return Buffer.from(bytes).toString('hex');
 }
 
-function needsRenewal(certPem: string): boolean {
+/** True when a leaf is unreadable, close to expiry, or no longer signed by the CA (say, ca.crt was replaced). */
+function needsReissue(certPem: string, caPem: string): boolean {
   try {
     const cert = new NodeX509Certificate(certPem);
+    const ca = new NodeX509Certificate(caPem);
+    if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return true;
     return Date.parse(cert.validTo) - Date.now() < RENEW_BEFORE_MS;
   } catch {
     return true;

@@ -1,11 +1,11 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureCertificates, issueClientCertificate, type ClusterCertificates } from '../../src/server/certs.ts';
+import { createCertificateAuthority, ensureCertificates, issueClientCertificate, type ClusterCertificates } from '../../src/server/certs.ts';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -110,6 +110,19 @@ describe('ensureCertificates', () => {
     expect(again.caCert).not.toBe(first.caCert);
     expect(again.serverCert).not.toBe(first.serverCert);
     expect(new X509Certificate(again.serverCert).verify(new X509Certificate(again.caCert).publicKey)).toBe(true);
+  });
+
+  it('reissues leaves that the CA in the data dir did not sign (the CA files were replaced)', async () => {
+    const before = await ensureCertificates(dataDir);
+    const replacement = await createCertificateAuthority();
+    writeFileSync(before.paths.caCert, replacement.cert);
+    writeFileSync(before.paths.caKey, replacement.key);
+    const after = await ensureCertificates(dataDir);
+    expect(after.caCert).toBe(replacement.cert);
+    const caKey = new X509Certificate(replacement.cert).publicKey;
+    expect(new X509Certificate(after.serverCert).verify(caKey)).toBe(true);
+    expect(new X509Certificate(after.adminCert).verify(caKey)).toBe(true);
+    expect(after.serverCert).not.toBe(before.serverCert);
   });
 });
 

@@ -3,18 +3,19 @@
  * kube-apiserver uses): first document only, duplicate keys reported (last wins) in kube's words,
  * alias expansion bounded (billion laughs) and nesting bounded, all failures ApiError 400.
  */
-import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Document, type Node as YamlNode } from 'yaml';
+import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import type { Document, DocumentOptions, Node as YamlNode, ParseOptions, SchemaOptions, Tags } from 'yaml';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
 import { DEFAULT_MAX_DEPTH, type DecodeOptions, type DecodeResult } from './json-decode.ts';
 
 /** Alias resolutions allowed per document; the `yaml` package weighs each by the size it expands to. */
 export const MAX_ALIAS_COUNT = 100;
 
-const parseOptions = {
-  version: '1.1' as const,
+const parseOptions: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
   uniqueKeys: false,
   // go-yaml v2 leaves timestamps and base-60 numbers as strings when decoding to JSON.
-  customTags: (tags: unknown[]) =>
+  customTags: (tags: Tags) =>
     tags.filter((t) => {
       const tag = t as { tag?: string; format?: string };
       return tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME';
@@ -49,7 +50,7 @@ export function decodeYaml(input: Uint8Array | string, opts: DecodeOptions = {})
     fail(`line ${line}: ${firstError.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '')}`);
   }
   const walk = inspect(doc.contents, lines, maxDepth);
-  if (walk === 'too-deep') fail('exceeded max depth');
+  if (walk === 'too-deep') return fail('exceeded max depth');
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });

@@ -95,7 +95,8 @@ function children(node: EngineNode): EngineNode[] {
     else if (x !== null && typeof x === 'object' && !(x instanceof Uint8Array) && x.constructor === Object) Object.values(x).forEach(visit);
   };
   visit(node.args);
-  const meta = node.meta;
+  const meta = node.meta as EngineNode['meta'] | undefined;
+  if (meta === undefined) return out;
   if (meta.macro !== undefined) out.push(meta.macro);
   if (meta.alternate !== undefined) out.push(meta.alternate);
   return out;
@@ -152,6 +153,7 @@ export function instrument(root: EngineNode): void {
     stack.push(...children(n));
   }
   for (const node of nodes) {
+    if ((node.meta as unknown) === undefined) continue;
     if (node.meta.macro !== undefined || FREE_OPS.has(node.op)) {
       node.evaluate = delegate(node);
       continue;
@@ -172,7 +174,7 @@ export function instrument(root: EngineNode): void {
   }
   // Second pass: calls priced by their inputs record those inputs around the already-charging nodes.
   for (const node of nodes) {
-    if (node.op !== 'rcall' || node.meta.macro !== undefined) continue;
+    if (node.op !== 'rcall' || (node.meta as unknown) === undefined || node.meta.macro !== undefined) continue;
     const priced = callPricing(node);
     if (priced === undefined) continue;
     const charged = node.evaluate;

@@ -38,7 +38,8 @@ export function maxLenError(length: number): string {
 /** kube's RegexError: the message, the examples, and the pattern used. */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${fmt}')`;
+  // Go appends "', " after each example and " or " before the next, hence the double space.
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
 /** `must be non-empty`. */

@@ -156,8 +156,9 @@ function reconcileAll(managers: Managers, root: TypeNode): Map<string, ManagerRe
 }
 
 /** Removes from `merged` what the applier owned before, no longer applies, and nobody else owns. */
-function prune(merged: unknown, managers: Managers, lastSet: FieldSet | undefined, root: TypeNode): unknown {
-  if (!lastSet || lastSet.isEmpty()) return merged;
+function prune(merged: unknown, managers: Managers, lastSet: FieldSet | undefined, configSet: FieldSet, root: TypeNode): unknown {
+  // Nothing was dropped when the applier still applies every path it applied before.
+  if (!lastSet || lastSet.difference(configSet).isEmpty()) return merged;
   const last = ensureNamedFieldsAreMembers(lastSet, root);
   const pruned = removeItems(merged, last, root) ?? {};
   let owned = new FieldSet();
@@ -190,7 +191,7 @@ function applyOnce(liveBody: KubeObject, applied: KubeObject, managers: Managers
   const prev = managers.get(applyId);
   const withApplier = new Map(managers);
   withApplier.set(applyId, { manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, subresource: env.sub, time: prev?.time, set: configSet });
-  const pruned = prune(merged, withApplier, prev?.set, root) as KubeObject;
+  const pruned = prune(merged, withApplier, prev?.set, configSet, root) as KubeObject;
   const r = moveOwnership(liveBody, pruned, withApplier, applyId, force, env);
   if (!r.ok) return r;
   const out = r.managers;

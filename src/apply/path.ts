@@ -24,8 +24,20 @@ export function keyElement(fields: readonly (readonly [string, unknown])[]): Pat
   return { kind: 'key', fields: sorted };
 }
 
+const serialized = new WeakMap<PathElement, string>();
+
 /** The FieldsV1 key of one element: `f:name`, `k:{"name":"a"}`, `v:"x"`, `i:0`. */
 export function serializeElement(pe: PathElement): string {
+  if (pe.kind === 'field') return `f:${pe.name}`;
+  let s = serialized.get(pe);
+  if (s === undefined) {
+    s = serializeUncached(pe);
+    serialized.set(pe, s);
+  }
+  return s;
+}
+
+function serializeUncached(pe: PathElement): string {
   switch (pe.kind) {
     case 'field':
       return `f:${pe.name}`;

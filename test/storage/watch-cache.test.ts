@@ -3,7 +3,7 @@ import { MemoryStore } from '../../src/storage/memory-store.ts';
 import { WatchCache } from '../../src/storage/watch-cache.ts';
 import type { CacheEvent, CacheWatchListener } from '../../src/storage/watch-cache.ts';
 import { StorageError } from '../../src/storage/types.ts';
-import type { KeyValue } from '../../src/storage/types.ts';
+import type { KeyValue, Store } from '../../src/storage/types.ts';
 
 interface Obj {
   readonly name: string;
@@ -238,5 +238,44 @@ describe('WatchCache', () => {
     const good = await store.create(`${P}ns1/good`, obj('good'));
     await cache.waitForRevision(good.modRevision);
     expect(cache.get(`${P}ns1/good`)?.value.name).toBe('good');
+  });
+});
+
+describe('WatchCache recovery', () => {
+  it('closes its watchers with the store error, then relists and serves again', async () => {
+    const store = new MemoryStore({ historyMs: false });
+    cleanups.push(() => store.close());
+    let failWatch: ((err: StorageError) => void) | undefined;
+    // The store as the cache sees it, with a way to fail its watch from outside.
+    const flaky: Store = {
+      backend: 'memory',
+      get: (k, o) => store.get(k, o),
+      list: (p, o) => store.list(p, o),
+      count: (p) => store.count(p),
+      create: (k, v) => store.create(k, v),
+      update: (k, v, r) => store.update(k, v, r),
+      delete: (k, r) => store.delete(k, r),
+      watch: (prefix, from, listener) => {
+        failWatch = (err) => listener.onError(err);
+        return store.watch(prefix, from, listener);
+      },
+      currentRevision: () => store.currentRevision(),
+      compactedRevision: () => store.compactedRevision(),
+      compact: (r) => store.compact(r),
+      healthCheck: () => store.healthCheck(),
+      close: () => store.close(),
+    };
+    await store.create(`${P}ns1/a`, obj('a'));
+    const cache = new WatchCache<Obj>({ store: flaky, prefix: P, decode });
+    cleanups.push(() => cache.stop());
+    await cache.start();
+    const r = rec();
+    cache.watch({ fromRevision: cache.revision }, r.listener);
+    failWatch!(new StorageError('TooOld', 'compacted'));
+    expect(r.errors.map((e) => e.code)).toEqual(['TooOld']);
+    const b = await store.create(`${P}ns1/b`, obj('b'));
+    await cache.waitForRevision(b.modRevision, 3000);
+    expect(cache.list().entries.map((e) => e.value.name)).toEqual(['a', 'b']);
+    expect(cache.watcherCount).toBe(0);
   });
 });

@@ -101,7 +101,8 @@ describe('validateObjectMetaUpdate', () => {
   });
 
   it('requires a resourceVersion and forbids decrementing generation', () => {
-    expect(msgs(validateObjectMetaUpdate({ ...old, resourceVersion: undefined, generation: 1 }, old))).toEqual([
+    expect(msgs(validateObjectMetaUpdate({ ...old, resourceVersion: undefined }, old))).toEqual([]);
+    expect(msgs(validateObjectMetaUpdate({ ...old, resourceVersion: undefined, generation: 1 }, old, 'metadata', { requireResourceVersion: true }))).toEqual([
       'metadata.resourceVersion: Invalid value: "": must be specified for an update',
       'metadata.generation: Invalid value: 1: must not be decremented',
     ]);

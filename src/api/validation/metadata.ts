@@ -50,8 +50,21 @@ export function validateObjectMeta(meta: ObjectMeta | undefined, opts: ObjectMet
   return errs;
 }
 
-/** Errors in the metadata of an update: immutable identity fields, resourceVersion, and the maps on the new object. */
-export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMeta: ObjectMeta | undefined, path = 'metadata'): FieldError[] {
+export interface ObjectMetaUpdateOptions {
+  /**
+   * Report an empty resourceVersion as kube does. kube's store copies the current resourceVersion into an
+   * unconditional update before validating; a store that drops it for unpinned updates leaves this off.
+   */
+  readonly requireResourceVersion?: boolean;
+}
+
+/** Errors in the metadata of an update: immutable identity fields, generation, and the maps on the new object. */
+export function validateObjectMetaUpdate(
+  newMeta: ObjectMeta | undefined,
+  oldMeta: ObjectMeta | undefined,
+  path = 'metadata',
+  opts: ObjectMetaUpdateOptions = {},
+): FieldError[] {
   const n = newMeta ?? {};
   const o = oldMeta ?? {};
   const errs: FieldError[] = [];
@@ -67,7 +80,7 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMet
       );
     }
   }
-  if (!n.resourceVersion) errs.push(fieldErr.invalid(fieldPath.child(path, 'resourceVersion'), n.resourceVersion ?? '', 'must be specified for an update'));
+  if (opts.requireResourceVersion && !n.resourceVersion) errs.push(fieldErr.invalid(fieldPath.child(path, 'resourceVersion'), n.resourceVersion ?? '', 'must be specified for an update'));
   if ((n.generation ?? 0) < (o.generation ?? 0)) {
     errs.push(fieldErr.invalid(fieldPath.child(path, 'generation'), n.generation ?? 0, 'must not be decremented'));
   }

@@ -188,6 +188,13 @@ describe('server-side apply: lists and maps', () => {
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers[name="app"].image');
   });
 
+  it('keeps the applied order of shared entries and the live place of the others', () => {
+    const c = (name: string) => ({ name, image: name });
+    const one = apply(null, deploy([c('a'), c('b'), c('c')]), 'x', T1, dctx('x', T1));
+    const two = apply(one, deploy([c('d'), c('c'), c('a')]), 'y', T2, dctx('y', T2));
+    expect((two.spec as any).template.spec.containers.map((e: { name: string }) => e.name)).toEqual(['b', 'd', 'c', 'a']);
+  });
+
   it('treats patch-merge-key lists without a list type as list-maps', () => {
     const one = apply(null, deploy([{ name: 'app', env: [{ name: 'A', value: '1' }] }]), 'a', T1, dctx('a', T1));
     const two = apply(one, deploy([{ name: 'app', env: [{ name: 'B', value: '2' }] }]), 'b', T2, dctx('b', T2));
@@ -244,6 +251,11 @@ describe('server-side apply: lists and maps', () => {
     expect(again.metadata!.managedFields).toEqual([applyEntry('a', T2, { 'f:spec': { 'f:selector': {} } }, 'apps/v1')]);
   });
 
+  it('leaves no entry for an applier that owns nothing', () => {
+    const out = apply(null, deploy([]), 'a', T1, dctx('a', T1));
+    expect(out.metadata!.managedFields).toBeUndefined();
+  });
+
   it('records an applied empty map as owned', () => {
     const out = apply(null, cm({}), 'a', T1);
     expect(out.metadata!.managedFields).toEqual([applyEntry('a', T1, { 'f:data': {} })]);
@@ -281,6 +293,31 @@ describe('update tracking', () => {
     const one = apply(null, cm({ a: '1', b: '2' }), 'a', T1);
     const two = trackUpdate(one, cm({ a: '1' }), ctx('editor', T2));
     expect(two.metadata!.managedFields).toEqual([applyEntry('a', T1, { 'f:data': { 'f:a': {} } })]);
+  });
+
+  it('merges the oldest of more than ten updaters into ancient-changes', () => {
+    let obj = trackUpdate(null, cm({ k0: '0' }), ctx('m0', '2024-01-01T00:00:00Z'));
+    for (let i = 1; i <= 10; i++) {
+      const data = { ...(obj.data as Record<string, string>), [`k${i}`]: String(i) };
+      obj = trackUpdate(obj, cm(data), ctx(`m${i}`, `2024-01-01T00:00:${String(i).padStart(2, '0')}Z`));
+    }
+    const entries = obj.metadata!.managedFields!;
+    expect(entries).toHaveLength(10);
+    expect(entries[0]).toEqual(updateEntry('ancient-changes', '2024-01-01T00:00:01Z', { 'f:data': { '.': {}, 'f:k0': {}, 'f:k1': {} } }));
+    expect(entries.slice(1).map((e) => e.manager)).toEqual(['m2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
+  });
+
+  it('names subresource updaters in conflicts', () => {
+    const one = apply(null, deploy([{ name: 'app' }]), 'a', T1, dctx('a', T1));
+    const two = trackUpdate(one, { ...one, spec: { ...(one.spec as object), replicas: 2 } }, {
+      schema: deploymentSchema(),
+      apiVersion: 'apps/v1',
+      manager: 'hpa',
+      subresource: 'scale',
+      now: T2,
+    });
+    const err = conflictOf(() => apply(two, { ...deploy([{ name: 'app' }]), spec: { replicas: 5 } }, 'a', T3, dctx('a', T3)));
+    expect(err.message).toBe('Apply failed with 1 conflict: conflict with "hpa" with subresource "scale" using apps/v1: .spec.replicas');
   });
 
   it('tracks status writes separately', () => {

@@ -109,3 +109,15 @@ describe('Secret', () => {
     expect(secretType.fieldSelectors.type!({ type: 'kubernetes.io/tls' })).toBe('kubernetes.io/tls');
   });
 });
+
+describe('core-group finalizer names', () => {
+  it('rejects unprefixed non-standard finalizers on core kinds, with an indexed path', () => {
+    const o: KubeObject = { metadata: { ...meta, finalizers: ['kubernetes', 'mine', 'example.com/mine'] }, data: {} };
+    expect((configMapType.strategy.validate?.(o) ?? []).map(fieldErrorString)).toEqual([
+      'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
+    ]);
+    expect((secretType.strategy.validateUpdate?.({ ...o, type: 'Opaque' }, { metadata: meta, type: 'Opaque' }) ?? []).map(fieldErrorString)).toEqual([
+      'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
+    ]);
+  });
+});

@@ -3,6 +3,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
+import { validateCoreFinalizerNames } from '../validation/metadata.ts';
 import { byteLength, isConfigMapKey } from '../validation/names.ts';
 import { objField, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -24,7 +25,7 @@ export function base64ByteLength(v: unknown): number {
 }
 
 function validateConfigMap(obj: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
+  const errs = validateCoreFinalizerNames(obj.metadata);
   const data = objField(obj, 'data') ?? {};
   const binary = objField(obj, 'binaryData') ?? {};
   let total = 0;

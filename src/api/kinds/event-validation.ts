@@ -6,7 +6,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr } from '../field-errors.ts';
 import type { KubeObject } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateImmutableField } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateImmutableField } from '../validation/metadata.ts';
 import { byteLength, isDns1123Subdomain, isQualifiedName } from '../validation/names.ts';
 import { objField, strField } from './common-schemas.ts';
 
@@ -75,6 +75,7 @@ function validateSeries(ev: KubeObject): FieldError[] {
 export function validateEventCreate(ev: KubeObject, api: EventApi): FieldError[] {
   const errs = validateLegacy(ev);
   if (api === 'core') return errs;
+  errs.push(...validateCoreFinalizerNames(ev.metadata));
   errs.push(...validateSeries(ev));
   if (isZeroTime(ev.eventTime)) errs.push(fieldErr.required('eventTime'));
   const type = strField(ev, 'type');
@@ -106,6 +107,7 @@ const IMMUTABLE_EVENT_FIELDS = [
 export function validateEventUpdate(ev: KubeObject, old: KubeObject, api: EventApi): FieldError[] {
   const errs = validateLegacy(ev);
   if (api === 'core') return errs;
+  errs.push(...validateCoreFinalizerNames(ev.metadata));
   if (!semanticEqual(ev.series, old.series)) errs.push(...validateSeries(ev));
   for (const f of IMMUTABLE_EVENT_FIELDS) errs.push(...validateImmutableField(ev[f], old[f], f));
   errs.push(...validateImmutableField(ev.reportingComponent, old.reportingComponent, 'reportingController'));

@@ -2,6 +2,7 @@
 import type { FieldError } from '../field-errors.ts';
 import { fieldErr } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
+import { isStandardFinalizerName, validateCoreFinalizerNames } from '../validation/metadata.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { arrField, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -10,7 +11,6 @@ import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 /** The label kube keeps equal to the namespace's name. */
 export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
 export const FINALIZER_KUBERNETES = 'kubernetes';
-const STANDARD_FINALIZERS = new Set([FINALIZER_KUBERNETES, 'orphan', 'foregroundDeletion']);
 
 const namespaceConditionSchema = s.object(
   'The state of one aspect of a namespace.',
@@ -55,12 +55,12 @@ function specOf(obj: KubeObject): Record<string, unknown> {
   return spec;
 }
 
-function validateSpecFinalizers(obj: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
+function validateNamespace(obj: KubeObject): FieldError[] {
+  const errs = validateCoreFinalizerNames(obj.metadata);
   for (const f of arrField(obj.spec, 'finalizers')) {
     const name = typeof f === 'string' ? f : '';
     for (const msg of isQualifiedName(name)) errs.push(fieldErr.invalid('spec.finalizers', name, msg));
-    if (!name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
+    if (!name.includes('/') && !isStandardFinalizerName(name)) {
       errs.push(fieldErr.invalid('spec.finalizers', name, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
   }
@@ -107,7 +107,8 @@ export const namespaceType: ResourceType = {
       else delete obj.status;
       canonicalizeNamespace(obj);
     },
-    validate: validateSpecFinalizers,
+    validate: validateNamespace,
+    validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
   },
   storagePrefix: '/registry/namespaces/',
 };

@@ -6,7 +6,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateImmutableField } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateImmutableField } from '../validation/metadata.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { IMMUTABLE_WHEN_SET_MSG, MAX_CONFIG_DATA_SIZE, base64ByteLength } from './configmap.ts';
 import { objField, s, strField } from './common-schemas.ts';
@@ -67,7 +67,7 @@ export function jsonObjectError(bytes: Buffer): string | undefined {
 }
 
 function validateSecret(obj: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
+  const errs = validateCoreFinalizerNames(obj.metadata);
   const data = objField(obj, 'data') ?? {};
   let total = 0;
   for (const [key, value] of Object.entries(data)) {

@@ -1,5 +1,6 @@
 /** core/v1 ServiceAccount: an identity for pods, with the secrets it may mount and pull with. */
 import type { ResourceType } from '../types.ts';
+import { validateCoreFinalizerNames } from '../validation/metadata.ts';
 import { arrField, localObjectReferenceSchema, objectReferenceSchema, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
@@ -40,6 +41,9 @@ export const serviceAccountType: ResourceType = {
     ageColumn,
   ],
   fieldSelectors: {},
-  strategy: {},
+  strategy: {
+    validate: (obj) => validateCoreFinalizerNames(obj.metadata),
+    validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
+  },
   storagePrefix: '/registry/serviceaccounts/',
 };

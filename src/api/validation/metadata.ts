@@ -132,6 +132,27 @@ export function validateFinalizers(finalizers: readonly string[] | undefined, pa
   return errs;
 }
 
+const STANDARD_FINALIZERS = new Set(['kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND]);
+
+/** Whether a finalizer name without a `/` prefix is one kube defines. */
+export function isStandardFinalizerName(name: string): boolean {
+  return STANDARD_FINALIZERS.has(name);
+}
+
+/**
+ * The extra finalizer rule of core-group kinds (core ValidateObjectMeta and ValidateObjectMetaUpdate):
+ * an unprefixed finalizer must be a standard one. Errors are indexed, `metadata.finalizers[0]`.
+ */
+export function validateCoreFinalizerNames(meta: ObjectMeta | undefined, path = 'metadata.finalizers'): FieldError[] {
+  const errs: FieldError[] = [];
+  (meta?.finalizers ?? []).forEach((f, i) => {
+    if (!f.includes('/') && !isStandardFinalizerName(f)) {
+      errs.push(fieldErr.invalid(fieldPath.index(path, i), f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
 /** Version, kind, name and uid are required in each owner reference; at most one controller. */
 export function validateOwnerReferences(refs: readonly Record<string, unknown>[] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];

@@ -126,7 +126,8 @@ function freshValue(pv: unknown, schema: Schema | undefined): unknown {
 function mergeListField(ov: unknown[], pv: unknown[], schema: Schema | undefined, isDeleteList: boolean, name: string): unknown[] {
   const meta = patchMeta(schema);
   if (meta.strategy === 'merge' || isDeleteList) return mergeList(ov, pv, itemsSchema(schema), meta.mergeKey, isDeleteList, name);
-  return pv;
+  // Replaced whole; kube would decode nulls inside to zero values, so they are resolved away here.
+  return freshValue(pv, schema) as unknown[];
 }
 
 /** The single element kind of the given lists; lists of lists are refused (422). */
@@ -151,8 +152,23 @@ function sameScalar(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-function findByKey(list: readonly unknown[], mergeKey: string, value: unknown): number {
-  return list.findIndex((el) => isJsonObject(el) && hasOwn(el, mergeKey) && sameScalar(el[mergeKey], value));
+/** What identifies an entry: its merge-key value for objects, the value itself for primitives. */
+function identity(item: unknown, mergeKey: string): unknown {
+  if (!mergeKey) return item;
+  return isJsonObject(item) && hasOwn(item, mergeKey) ? item[mergeKey] : undefined;
+}
+
+/** Position lookup of entries of `list` by identity (first occurrence wins), built once per list. */
+function positions(list: readonly unknown[], mergeKey: string): (item: unknown) => number {
+  const at = new Map<unknown, number>();
+  list.forEach((el, i) => {
+    const id = identity(el, mergeKey);
+    if (id !== undefined && !at.has(id)) at.set(id, i);
+  });
+  return (item) => {
+    const id = identity(item, mergeKey);
+    return id === undefined ? -1 : (at.get(id) ?? -1);
+  };
 }
 
 function mergeList(
@@ -169,9 +185,11 @@ function mergeList(
   let orderPatch = patch;
   let orderOriginal = original;
   if (kind !== 'object') {
-    if (isDeleteList) return original.filter((v) => !patch.some((p) => sameScalar(p, v)));
-    merged = [];
-    for (const v of [...original, ...patch]) if (!merged.some((m) => sameScalar(m, v))) merged.push(v);
+    if (isDeleteList) {
+      const doomed = new Set(patch);
+      return original.filter((v) => !doomed.has(v));
+    }
+    merged = [...new Set([...original, ...patch])];
     mergeKey = '';
   } else {
     if (!mergeKey) throw unconverted(`cannot merge lists without merge key for ${name}`);
@@ -179,12 +197,20 @@ function mergeList(
     orderOriginal = special.original;
     orderPatch = special.patch;
     merged = [...special.original];
+    const byKey = new Map<unknown, number>();
+    merged.forEach((el, i) => {
+      const id = identity(el, mergeKey);
+      if (id !== undefined && !byKey.has(id)) byKey.set(id, i);
+    });
     for (const pv of special.patch) {
       const el = pv as JsonObject;
       if (!hasOwn(el, mergeKey)) throw errNoMergeKey(el, mergeKey);
-      const at = findByKey(merged, mergeKey, el[mergeKey]);
-      if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, el, items);
-      else merged.push(mergeMap({}, el, items));
+      const at = byKey.get(el[mergeKey]);
+      if (at !== undefined) merged[at] = mergeMap(merged[at] as JsonObject, el, items);
+      else {
+        byKey.set(el[mergeKey], merged.length);
+        merged.push(mergeMap({}, el, items));
+      }
     }
   }
   const { inPatch, serverOnly } = partition(merged, orderPatch, mergeKey);
@@ -195,7 +221,7 @@ function mergeList(
 function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: string): { original: unknown[]; patch: unknown[] } {
   const plain: unknown[] = [];
   let replace = false;
-  let remaining = original;
+  const doomed = new Set<unknown>();
   for (const v of patch) {
     const el = v as JsonObject;
     if (!hasOwn(el, DIRECTIVE)) {
@@ -205,7 +231,7 @@ function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: s
     switch (el[DIRECTIVE]) {
       case 'delete':
         if (!hasOwn(el, mergeKey)) throw errNoMergeKey(el, mergeKey);
-        remaining = remaining.filter((o) => !(isJsonObject(o) && hasOwn(o, mergeKey) && sameScalar(o[mergeKey], el[mergeKey])));
+        doomed.add(el[mergeKey]);
         break;
       case 'replace':
         replace = true;
@@ -216,25 +242,21 @@ function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: s
         throw errBadPatchType(el[DIRECTIVE], el);
     }
   }
-  return replace ? { original: plain, patch: [] } : { original: remaining, patch: plain };
-}
-
-/** Position of `item` in `order`: by merge key for objects, by value for primitives; -1 if absent. */
-function indexIn(order: readonly unknown[], item: unknown, mergeKey: string): number {
-  if (!mergeKey) return order.findIndex((o) => sameScalar(o, item));
-  const key = (item as JsonObject)[mergeKey];
-  return findByKey(order, mergeKey, key);
+  if (replace) return { original: plain, patch: [] };
+  const remaining = doomed.size === 0 ? original : original.filter((o) => !(isJsonObject(o) && hasOwn(o, mergeKey) && doomed.has(o[mergeKey])));
+  return { original: remaining, patch: plain };
 }
 
 function partition(list: readonly unknown[], by: readonly unknown[], mergeKey: string): { inPatch: unknown[]; serverOnly: unknown[] } {
   const inPatch: unknown[] = [];
   const serverOnly: unknown[] = [];
+  const indexIn = positions(by, mergeKey);
   for (const v of list) {
     if (mergeKey) {
       if (!isJsonObject(v)) throw errBadArgType('map[string]interface {}', v);
       if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
     }
-    (indexIn(by, v, mergeKey) >= 0 ? inPatch : serverOnly).push(v);
+    (indexIn(v) >= 0 ? inPatch : serverOnly).push(v);
   }
   return { inPatch, serverOnly };
 }
@@ -247,7 +269,8 @@ function sortByOrder(list: readonly unknown[], order: readonly unknown[], mergeK
       if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
     }
   }
-  const ranked = list.map((v, i) => ({ v, i, at: indexIn(order, v, mergeKey) }));
+  const indexIn = positions(order, mergeKey);
+  const ranked = list.map((v, i) => ({ v, i, at: indexIn(v) }));
   ranked.sort((a, b) => {
     if (a.at >= 0 && b.at >= 0) return a.at - b.at || a.i - b.i;
     if (a.at >= 0) return -1;
@@ -270,6 +293,7 @@ function normalizeElementOrder(
 ): unknown[] {
   const right = sortByOrder(patchItems, patchOrder, mergeKey);
   const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const serverIndex = positions(serverOrder, mergeKey);
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -277,8 +301,8 @@ function normalizeElementOrder(
     if (i >= left.length) out.push(right[j++]);
     else if (j >= right.length) out.push(left[i++]);
     else {
-      const li = indexIn(serverOrder, left[i], mergeKey);
-      const ri = indexIn(serverOrder, right[j], mergeKey);
+      const li = serverIndex(left[i]);
+      const ri = serverIndex(right[j]);
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
       else out.push(right[j++]);
     }

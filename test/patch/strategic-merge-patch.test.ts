@@ -207,6 +207,11 @@ describe('strategic merge patch: merge semantics', () => {
     expect(apply(original, podSpec({ containers: [ctr('a', { args: ['3'] })] }))).toEqual(podSpec({ containers: [ctr('a', { args: ['3'] })] }));
   });
 
+  it('resolves nulls inside a replaced list (kube decodes them to zero values)', () => {
+    const original = podSpec({ tolerations: [{ key: 'a' }] });
+    expect(apply(original, podSpec({ tolerations: [{ key: 'b', value: null }] }))).toEqual(podSpec({ tolerations: [{ key: 'b' }] }));
+  });
+
   it('replaces maps whose strategy is replace', () => {
     const original = podSpec({ nodeSelector: { a: '1' } });
     expect(apply(original, podSpec({ nodeSelector: { b: '2' } }))).toEqual(podSpec({ nodeSelector: { b: '2' } }));

@@ -7,6 +7,11 @@ import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
 import { KubeUrl, parseKubeUrl } from './url.ts';
 import { celEquals } from './values.ts';
+import { formatString, quoteString } from './strings-ext.ts';
+import { registerComprehensionMacros } from './comprehensions.ts';
+
+/** The receiver of `strings.quote`; CEL namespaces are constants of their own type in the engine. */
+class StringsNamespace {}
 
 function fail(message: string): never {
   throw new Error(message);
@@ -105,6 +110,10 @@ function registerStrings(env: Environment): void {
   env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => replace(s, a, b, -1n));
   env.registerFunction('string.replace(string, string, int): string', replace);
   env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
+  env.registerFunction('string.format(list): string', (s: string, args: unknown[]) => formatString(s, args));
+  env.registerType('StringsNamespace', StringsNamespace);
+  env.registerConstant('strings', 'StringsNamespace', new StringsNamespace());
+  env.registerFunction('StringsNamespace.quote(string): string', (_ns: unknown, s: string) => quoteString(s));
 }
 
 function registerUrls(env: Environment): void {
@@ -197,6 +206,7 @@ export function createKubernetesEngine(): Environment {
   registerUrls(env);
   registerQuantities(env);
   registerAuthorizer(env);
+  registerComprehensionMacros(env);
   env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
   return env;
 }

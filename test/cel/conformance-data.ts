@@ -122,8 +122,10 @@ export function collectConformanceCases(root: SerializedSuite): { run: Conforman
         if (cv === undefined) bad = true;
         else bindings[name] = cv;
       }
-      const expected = o.value === undefined ? undefined : fromValueJson(o.value as { [k: string]: Json });
-      if (bad || (o.value !== undefined && expected === undefined)) {
+      // cel-spec SimpleTest: a case with no result matcher expects the bool value true.
+      const resultJson = o.value ?? (o.evalError === undefined && o.anyEvalErrors === undefined ? { boolValue: true } : undefined);
+      const expected = resultJson === undefined ? undefined : fromValueJson(resultJson as { [k: string]: Json });
+      if (bad || (resultJson !== undefined && expected === undefined)) {
         skipped.push({ id, reason: 'binding or result is a protobuf message (Timestamp/Duration/Any as a message value)' });
         continue;
       }
@@ -140,7 +142,7 @@ function skipReason(section: string, o: { [k: string]: Json }): string | undefin
   const sectionReason = SKIPPED_SECTIONS[section];
   if (sectionReason !== undefined) return sectionReason;
   if (o.checkOnly === true) return 'check-only case: asserts a type-checker outcome, not an evaluation';
-  if (o.value === undefined && o.evalError === undefined) return 'expects an unknown set or a typed result, not a value or error';
+  if (o.unknown !== undefined || o.anyUnknowns !== undefined || o.typedResult !== undefined) return 'expects an unknown set or a typed result, not a value or error';
   const text = JSON.stringify([o.expr, o.bindings ?? null, o.typeEnv ?? null, o.container ?? null]);
   if (PROTO_MARKERS.test(text)) return 'uses protobuf messages or a proto package container';
   return undefined;

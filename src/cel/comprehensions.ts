@@ -1,0 +1,238 @@
+// Macros the engine lacks, registered through its macro API (overloads taking `ast` arguments):
+// cel-go's two-variable comprehensions (ext/comprehensions: all, exists, existsOne, transformList,
+// transformMap, transformMapEntry) and the optional library's optMap/optFlatMap.
+// Each macro keeps its sub-expressions in `args` so cost instrumentation reaches them.
+import { Optional, type Environment } from '@marcbachmann/cel-js';
+
+// The engine's checker, evaluator, context and type objects, as far as these macros use them.
+interface CelType {
+  readonly kind: string;
+  readonly valueType?: CelType;
+  readonly keyType?: CelType;
+}
+interface Checker {
+  check(node: unknown, ctx: Ctx): CelType;
+  getType(name: string): CelType;
+  createError(code: string, message: string, node?: unknown): Error;
+  readonly registry: { getListType(t: CelType): CelType; getMapType(k: CelType, v: CelType): CelType };
+}
+interface Evaluator {
+  run(node: unknown, ctx: Ctx): unknown;
+}
+interface Ctx {
+  forkWithVariable(name: string, type: CelType): Ctx;
+  setIterValue(v: unknown, ev: Evaluator): Ctx;
+}
+interface AstNode {
+  readonly op: string;
+  readonly args: unknown;
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+function identifier(node: AstNode, what: string): string {
+  if (node.op === 'id' && typeof node.args === 'string') return node.args;
+  return fail(`${what} must be a simple name`);
+}
+
+type Kind = 'all' | 'exists' | 'existsOne' | 'transformList' | 'transformMap' | 'transformMapEntry';
+
+interface TwoVarMacro {
+  readonly kind: Kind;
+  readonly first: string;
+  readonly second: string;
+  /** [receiver, filter?, body]: the body is the predicate or the transform. */
+  readonly args: readonly AstNode[];
+  readonly hasFilter: boolean;
+  firstType?: CelType;
+  secondType?: CelType;
+  typeCheck(chk: Checker, m: TwoVarMacro, ctx: Ctx): CelType;
+  evaluate(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown;
+}
+
+function concrete(chk: Checker, t: CelType | undefined): CelType {
+  // An empty literal's element type is an unbound parameter; iterate it as dyn.
+  return t === undefined || t.kind === 'param' ? chk.getType('dyn') : t;
+}
+
+function iterationTypes(chk: Checker, t: CelType): [CelType, CelType] {
+  if (t.kind === 'list') return [chk.getType('int'), concrete(chk, t.valueType)];
+  if (t.kind === 'map') return [concrete(chk, t.keyType), concrete(chk, t.valueType)];
+  if (t.kind === 'dyn') return [chk.getType('dyn'), chk.getType('dyn')];
+  throw chk.createError('invalid_comprehension_range', `Expression of type '${String(t)}' cannot be range of a comprehension (must be list, map, or dynamic).`);
+}
+
+function requireBool(chk: Checker, node: AstNode, ctx: Ctx, what: string): void {
+  const t = chk.check(node, ctx);
+  if (String(t) !== 'bool' && t.kind !== 'dyn') throw chk.createError('invalid_macro_argument', `${what} must return bool, got '${String(t)}'`, node);
+}
+
+function typeCheckTwoVar(chk: Checker, m: TwoVarMacro, ctx: Ctx): CelType {
+  const [receiver, ...rest] = m.args as [AstNode, ...AstNode[]];
+  const [t1, t2] = iterationTypes(chk, chk.check(receiver, ctx));
+  m.firstType = t1;
+  m.secondType = t2;
+  const inner = ctx.forkWithVariable(m.first, t1).forkWithVariable(m.second, t2);
+  const body = rest[rest.length - 1] as AstNode;
+  if (m.hasFilter) requireBool(chk, rest[0] as AstNode, inner, `${m.kind} filter`);
+  if (m.kind === 'all' || m.kind === 'exists' || m.kind === 'existsOne') {
+    requireBool(chk, body, inner, `${m.kind} predicate`);
+    return chk.getType('bool');
+  }
+  const out = chk.check(body, inner);
+  if (m.kind === 'transformList') return chk.registry.getListType(out);
+  if (m.kind === 'transformMap') return chk.registry.getMapType(t1, out);
+  return chk.getType('map<dyn, dyn>');
+}
+
+function pairsOf(v: unknown): Array<[unknown, unknown]> {
+  if (Array.isArray(v)) return v.map((x, i) => [BigInt(i), x]);
+  if (v instanceof Map) return [...v.entries()];
+  if (v !== null && typeof v === 'object' && v.constructor === Object) return Object.entries(v);
+  return fail(`no such overload: comprehension over ${typeof v}`);
+}
+
+function entriesOf(v: unknown): Array<[unknown, unknown]> {
+  if (v instanceof Map) return [...v.entries()];
+  if (v !== null && typeof v === 'object' && v.constructor === Object) return Object.entries(v);
+  return fail('transformMapEntry must return a map');
+}
+
+function asBool(v: unknown): boolean {
+  return typeof v === 'boolean' ? v : fail('no such overload: predicate result is not bool');
+}
+
+function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
+  const [receiver, ...rest] = m.args as [AstNode, ...AstNode[]];
+  const pairs = pairsOf(ev.run(receiver, ctx));
+  const outer = ctx.forkWithVariable(m.first, m.firstType as CelType);
+  const inner = outer.forkWithVariable(m.second, m.secondType as CelType);
+  const body = rest[rest.length - 1] as AstNode;
+  const bind = (k: unknown, v: unknown): Ctx => {
+    outer.setIterValue(k, ev);
+    return inner.setIterValue(v, ev);
+  };
+  switch (m.kind) {
+    case 'all':
+    case 'exists': {
+      // Errors are absorbed when another element decides the result, as CEL's && and || do.
+      const decisive = m.kind === 'exists';
+      let error: unknown;
+      for (const [k, v] of pairs) {
+        try {
+          if (asBool(ev.run(body, bind(k, v))) === decisive) return decisive;
+        } catch (e) {
+          error ??= e;
+        }
+      }
+      if (error !== undefined) throw error;
+      return !decisive;
+    }
+    case 'existsOne': {
+      let count = 0;
+      for (const [k, v] of pairs) if (asBool(ev.run(body, bind(k, v)))) count++;
+      return count === 1;
+    }
+    case 'transformList': {
+      const out: unknown[] = [];
+      for (const [k, v] of pairs) {
+        const c = bind(k, v);
+        if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
+        out.push(ev.run(body, c));
+      }
+      return out;
+    }
+    default: {
+      const out = new Map<unknown, unknown>();
+      for (const [k, v] of pairs) {
+        const c = bind(k, v);
+        if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
+        const r = ev.run(body, c);
+        if (m.kind === 'transformMap') out.set(k, r);
+        else {
+          for (const [k2, v2] of entriesOf(r)) {
+            if (out.has(k2)) fail(`insert failed: key ${String(k2)} already exists`);
+            out.set(k2, v2);
+          }
+        }
+      }
+      return out;
+    }
+  }
+}
+
+function twoVarMacro(kind: Kind, hasFilter: boolean) {
+  return ({ args, receiver }: { args: AstNode[]; receiver: AstNode }): TwoVarMacro => ({
+    kind,
+    first: identifier(args[0] as AstNode, `${kind} first variable`),
+    second: identifier(args[1] as AstNode, `${kind} second variable`),
+    args: [receiver, ...args.slice(2)],
+    hasFilter,
+    typeCheck: typeCheckTwoVar,
+    evaluate: evaluateTwoVar,
+  });
+}
+
+interface OptMapMacro {
+  readonly flat: boolean;
+  readonly name: string;
+  /** [receiver, body] */
+  readonly args: readonly AstNode[];
+  valueType?: CelType;
+  typeCheck(chk: Checker, m: OptMapMacro, ctx: Ctx): CelType;
+  evaluate(ev: Evaluator, m: OptMapMacro, ctx: Ctx): unknown;
+}
+
+function typeCheckOptMap(chk: Checker, m: OptMapMacro, ctx: Ctx): CelType {
+  const [receiver, body] = m.args as [AstNode, AstNode];
+  const t = chk.check(receiver, ctx);
+  if (t.kind !== 'optional' && t.kind !== 'dyn') throw chk.createError('optional_expected', `optMap receiver must be optional, got '${String(t)}'`, receiver);
+  m.valueType = concrete(chk, t.valueType);
+  const out = chk.check(body, ctx.forkWithVariable(m.name, m.valueType));
+  if (m.flat) {
+    if (out.kind !== 'optional' && out.kind !== 'dyn') throw chk.createError('optional_expected', `optFlatMap function must return optional, got '${String(out)}'`, body);
+    return out.kind === 'dyn' ? chk.getType('optional<dyn>') : out;
+  }
+  // The engine names optional types by their value type; dyn keeps the checker permissive.
+  return chk.getType('optional<dyn>');
+}
+
+function evaluateOptMap(ev: Evaluator, m: OptMapMacro, ctx: Ctx): unknown {
+  const [receiver, body] = m.args as [AstNode, AstNode];
+  const opt = ev.run(receiver, ctx);
+  if (!(opt instanceof Optional)) return fail('optMap receiver must be optional');
+  if (!opt.hasValue()) return Optional.none();
+  const r = ev.run(body, ctx.forkWithVariable(m.name, m.valueType as CelType).setIterValue(opt.value(), ev));
+  if (!m.flat) return Optional.of(r);
+  return r instanceof Optional ? r : fail('optFlatMap function must return optional');
+}
+
+function optMapMacro(flat: boolean) {
+  return ({ args, receiver }: { args: AstNode[]; receiver: AstNode }): OptMapMacro => ({
+    flat,
+    name: identifier(args[0] as AstNode, flat ? 'optFlatMap variable' : 'optMap variable'),
+    args: [receiver, args[1] as AstNode],
+    typeCheck: typeCheckOptMap,
+    evaluate: evaluateOptMap,
+  });
+}
+
+/** Registers the two-variable comprehension macros and optMap/optFlatMap on an engine environment. */
+export function registerComprehensionMacros(env: Environment): void {
+  const reg = (signature: string, handler: unknown): void => {
+    env.registerFunction(signature, handler as (...a: unknown[]) => unknown);
+  };
+  reg('list.all(ast, ast, ast): bool', twoVarMacro('all', false));
+  reg('list.exists(ast, ast, ast): bool', twoVarMacro('exists', false));
+  reg('list.existsOne(ast, ast, ast): bool', twoVarMacro('existsOne', false));
+  reg('list.transformList(ast, ast, ast): list<dyn>', twoVarMacro('transformList', false));
+  reg('list.transformList(ast, ast, ast, ast): list<dyn>', twoVarMacro('transformList', true));
+  reg('map.transformMap(ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMap', false));
+  reg('map.transformMap(ast, ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMap', true));
+  reg('map.transformMapEntry(ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMapEntry', false));
+  reg('map.transformMapEntry(ast, ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMapEntry', true));
+  reg('optional.optMap(ast, ast): optional<dyn>', optMapMacro(false));
+  reg('optional.optFlatMap(ast, ast): optional<dyn>', optMapMacro(true));
+}

@@ -1,0 +1,204 @@
+// The cel-go strings extension functions the engine lacks: `string.format(list)` (clauses %s %d %f
+// %e %b %o %x %X with optional precision, %% for a literal percent) and `strings.quote(string)`.
+// Error texts follow cel-go's ext/formatting so callers see the same messages as kube-apiserver.
+import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+/** The CEL type name of a runtime value, as format errors name it. */
+export function celTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'null_type';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (v instanceof UnsignedInt) return 'uint';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (v instanceof Date) return 'google.protobuf.Timestamp';
+  if (v instanceof Duration) return 'google.protobuf.Duration';
+  if (Array.isArray(v)) return 'list';
+  if (isTypeValue(v)) return 'type';
+  if (v instanceof Map || (typeof v === 'object' && v.constructor === Object)) return 'map';
+  return (v as object).constructor?.name ?? 'unknown';
+}
+
+function isTypeValue(v: unknown): v is { readonly name: string } {
+  const ctor = (v as object).constructor?.name;
+  return ctor === 'Type' || ctor === 'TypeDeclaration';
+}
+
+function formatDouble(d: number): string {
+  if (Number.isNaN(d)) return 'NaN';
+  if (d === Infinity) return 'Infinity';
+  if (d === -Infinity) return '-Infinity';
+  return String(d);
+}
+
+/** RFC 3339 in UTC with the fractional second only when non-zero, as CEL's string(timestamp). */
+export function formatTimestamp(t: Date): string {
+  return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
+}
+
+function mapEntries(v: object): Array<[unknown, unknown]> {
+  return v instanceof Map ? [...v.entries()] : Object.entries(v);
+}
+
+/** The %s rendering of any CEL value; lists and maps render their members the same way. */
+export function formatAsString(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return formatDouble(v);
+  if (v instanceof UnsignedInt) return String(v.value);
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  if (v instanceof Date) return formatTimestamp(v);
+  if (v instanceof Duration) return v.toString();
+  if (Array.isArray(v)) return `[${v.map(formatAsString).join(', ')}]`;
+  if (isTypeValue(v)) return v.name === 'null' ? 'null_type' : v.name;
+  if (v instanceof Map || (typeof v === 'object' && v.constructor === Object)) {
+    const pairs = mapEntries(v).map(([k, x]) => [formatAsString(k), formatAsString(x)] as const);
+    pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return `{${pairs.map(([k, x]) => `${k}: ${x}`).join(', ')}}`;
+  }
+  return fail(`error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${celTypeName(v)}`);
+}
+
+function integerOf(v: unknown): bigint | undefined {
+  if (typeof v === 'bigint') return v;
+  if (v instanceof UnsignedInt) return v.value;
+  return undefined;
+}
+
+function nonFinite(v: unknown): string | undefined {
+  return typeof v === 'number' && !Number.isFinite(v) ? formatDouble(v) : undefined;
+}
+
+/** The exact decimal expansion of a finite double as [digits, scale]: value = digits / 10^scale. */
+function exactDecimal(d: number): [bigint, number] {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(d));
+  const bits = view.getBigUint64(0);
+  const exp = Number((bits >> 52n) & 0x7ffn);
+  const frac = bits & ((1n << 52n) - 1n);
+  const mantissa = exp === 0 ? frac : frac | (1n << 52n);
+  const e = (exp === 0 ? 1 : exp) - 1075;
+  if (e >= 0) return [mantissa << BigInt(e), 0];
+  return [mantissa * 5n ** BigInt(-e), -e];
+}
+
+/** Fixed-point with round-half-to-even on the exact binary value, as Go's %.Nf does. */
+function formatFixed(d: number, precision: number): string {
+  const [digits, scale] = exactDecimal(d);
+  let scaled: bigint;
+  if (scale <= precision) scaled = digits * 10n ** BigInt(precision - scale);
+  else {
+    const div = 10n ** BigInt(scale - precision);
+    scaled = digits / div;
+    const rem = (digits % div) * 2n;
+    if (rem > div || (rem === div && scaled % 2n === 1n)) scaled += 1n;
+  }
+  let text = scaled.toString().padStart(precision + 1, '0');
+  if (precision > 0) text = `${text.slice(0, -precision)}.${text.slice(-precision)}`;
+  return d < 0 ? `-${text}` : text;
+}
+
+function formatScientific(d: number, precision: number): string {
+  return d.toExponential(precision).replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
+function formatClause(verb: string, precision: number | undefined, arg: unknown): string {
+  switch (verb) {
+    case 's':
+      return formatAsString(arg);
+    case 'd': {
+      const n = integerOf(arg) ?? nonFinite(arg);
+      if (n === undefined) fail(`error during formatting: decimal clause can only be used on integers, was given ${celTypeName(arg)}`);
+      return String(n);
+    }
+    case 'f':
+    case 'e': {
+      const p = precision ?? 6;
+      const special = nonFinite(arg);
+      if (special !== undefined) return special;
+      const n = typeof arg === 'number' ? arg : integerOf(arg);
+      if (n === undefined) {
+        fail(`error during formatting: ${verb === 'f' ? 'fixed-point' : 'scientific'} clause can only be used on doubles, was given ${celTypeName(arg)}`);
+      }
+      return verb === 'f' ? formatFixed(Number(n), p) : formatScientific(Number(n), p);
+    }
+    case 'b': {
+      const n = typeof arg === 'boolean' ? (arg ? 1n : 0n) : integerOf(arg);
+      if (n === undefined) fail(`error during formatting: only integers and bools can be formatted as binary, was given ${celTypeName(arg)}`);
+      return n.toString(2);
+    }
+    case 'o': {
+      const n = integerOf(arg);
+      if (n === undefined) fail(`error during formatting: octal clause can only be used on integers, was given ${celTypeName(arg)}`);
+      return n.toString(8);
+    }
+    case 'x':
+    case 'X': {
+      const n = integerOf(arg);
+      let hex: string;
+      if (n !== undefined) hex = n.toString(16);
+      else if (typeof arg === 'string') hex = Buffer.from(arg, 'utf8').toString('hex');
+      else if (arg instanceof Uint8Array) hex = Buffer.from(arg).toString('hex');
+      else return fail(`error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given ${celTypeName(arg)}`);
+      return verb === 'X' ? hex.toUpperCase() : hex;
+    }
+    default:
+      return fail(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
+  }
+}
+
+/** Implements `string.format(list)`: substitutes each clause with the next argument. */
+export function formatString(template: string, args: readonly unknown[]): string {
+  let out = '';
+  let next = 0;
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if (c !== '%') {
+      out += c;
+      continue;
+    }
+    if (template[i + 1] === '%') {
+      out += '%';
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let precision: number | undefined;
+    if (template[j] === '.') {
+      const m = /^\d+/.exec(template.slice(j + 1));
+      if (m === null) fail('could not parse formatting clause: error while parsing precision: no digits');
+      precision = Number(m[0]);
+      j += 1 + m[0].length;
+    }
+    const verb = template[j];
+    if (verb === undefined) fail('could not parse formatting clause: unexpected end of string');
+    if (!'sdfebxXo'.includes(verb)) fail(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
+    if (next >= args.length) fail(`index ${next} out of range`);
+    out += formatClause(verb, precision, args[next++]);
+    i = j;
+  }
+  return out;
+}
+
+const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
+  '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"',
+};
+
+/** Implements `strings.quote(string)`: a double-quoted CEL string literal with escapes for control characters. */
+export function quoteString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const escaped = QUOTE_ESCAPES[ch];
+    if (escaped !== undefined) out += escaped;
+    else if (/\p{Cc}/u.test(ch)) out += `\\x${ch.codePointAt(0)!.toString(16).padStart(2, '0')}`;
+    else if (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff') out += '\ufffd';
+    else out += ch;
+  }
+  return `${out}"`;
+}

@@ -93,6 +93,8 @@ export interface ResourceType {
   readonly schema: Schema;
   /** Whether the kind has a `status` subresource. */
   readonly hasStatus: boolean;
+  /** Whether metadata.generation is kept (and bumped on spec changes); built-in kinds like ConfigMap have none. */
+  readonly tracksGeneration?: boolean;
   readonly nameValidation: NameValidation;
   /** Columns beyond the default Name; when empty the default Name / Created At table is served. */
   readonly tableColumns: readonly TableColumn[];

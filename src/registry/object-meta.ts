@@ -23,25 +23,37 @@ export function nowRfc3339(now: Date = new Date()): string {
 }
 
 /** Fields clients may not set on create; the server owns them. */
-export function resetServerOwnedMetaForCreate(meta: ObjectMeta, now: Date): void {
+export function resetServerOwnedMetaForCreate(meta: ObjectMeta, now: Date, tracksGeneration: boolean): void {
   meta.uid = randomUUID();
   meta.creationTimestamp = nowRfc3339(now);
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta.resourceVersion;
   delete meta.selfLink;
-  meta.generation = 1;
+  if (tracksGeneration) meta.generation = 1;
+  else delete meta.generation;
+}
+
+/** Puts kind, apiVersion and metadata first, as kube-apiserver serializes objects. Mutates and returns `obj`. */
+export function canonicalKeyOrder<T extends Record<string, unknown>>(obj: T): T {
+  const rest = Object.entries(obj).filter(([k]) => k !== 'kind' && k !== 'apiVersion' && k !== 'metadata');
+  const head: [string, unknown][] = [];
+  for (const k of ['kind', 'apiVersion', 'metadata']) if (k in obj) head.push([k, obj[k]]);
+  for (const k of Object.keys(obj)) delete obj[k];
+  for (const [k, v] of [...head, ...rest]) (obj as Record<string, unknown>)[k] = v;
+  return obj;
 }
 
 /** Keeps the server-owned metadata of `old` on an updated object (clients cannot change them). */
-export function carryServerOwnedMetaOnUpdate(meta: ObjectMeta, old: ObjectMeta): void {
+export function carryServerOwnedMetaOnUpdate(meta: ObjectMeta, old: ObjectMeta, tracksGeneration: boolean): void {
   meta.uid = old.uid;
   meta.creationTimestamp = old.creationTimestamp;
   if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
   else delete meta.deletionTimestamp;
   if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
   else delete meta.deletionGracePeriodSeconds;
-  meta.generation = old.generation ?? 1;
+  if (tracksGeneration) meta.generation = old.generation ?? 1;
+  else delete meta.generation;
   delete meta.selfLink;
 }
 

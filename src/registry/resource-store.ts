@@ -10,7 +10,7 @@ import type { WatchCache, CachedEntry } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
 import type { FieldError } from '../api/field-errors.ts';
-import { cloneObject, generateName, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { canonicalKeyOrder, cloneObject, generateName, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -189,19 +189,21 @@ export class ResourceStore {
     if (this.rt.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-    resetServerOwnedMetaForCreate(meta, ctx.now);
+    resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
     this.rt.strategy.prepareForCreate?.(obj);
     await this.hooks.mutate?.('create', obj, null, ctx);
-    normalizeEmptyMeta(meta);
+    // Hooks may replace the metadata object: read it again.
+    const finalMeta = metaOf(obj);
+    normalizeEmptyMeta(finalMeta);
     this.validateOrThrow(obj, null);
     await this.hooks.validate?.('create', obj, null, ctx);
     if (ctx.dryRun) return this.served(obj);
     try {
-      const kv = await this.store.create(this.key(namespace, meta.name!), encodeForStorage(obj));
-      meta.resourceVersion = String(kv.modRevision);
+      const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
+      finalMeta.resourceVersion = String(kv.modRevision);
       return this.served(obj);
     } catch (err) {
-      throw this.translate(err, meta.name ?? '');
+      throw this.translate(err, finalMeta.name ?? '');
     }
   }
 
@@ -239,13 +241,14 @@ export class ResourceStore {
       }
       if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
-      const meta = metaOf(obj);
-      carryServerOwnedMetaOnUpdate(meta, current.metadata ?? {});
-      if (this.rt.namespaced) meta.namespace = namespace;
+      carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
+      if (this.rt.namespaced) metaOf(obj).namespace = namespace;
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
       await this.hooks.mutate?.('update', obj, current, ctx);
+      // Hooks may replace the metadata object: read it after them.
+      const meta = metaOf(obj);
       normalizeEmptyMeta(meta);
-      bumpGeneration(obj, current);
+      if (this.rt.tracksGeneration) bumpGeneration(obj, current);
       this.validateOrThrow(obj, current);
       await this.hooks.validate?.('update', obj, current, ctx);
       // An update that changes nothing is not written (kube returns the object unchanged).
@@ -412,6 +415,7 @@ function bumpGeneration(obj: KubeObject, old: KubeObject): void {
 
 /** Stored bytes never carry the resourceVersion: it is the revision the store assigns. */
 export function encodeForStorage(obj: KubeObject): Uint8Array {
+  canonicalKeyOrder(obj);
   const meta = obj.metadata;
   if (meta && 'resourceVersion' in meta) {
     const { resourceVersion: _rv, ...rest } = meta;

@@ -18,6 +18,7 @@ import { validateAgainstSchema } from '../schema/validate.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import { ResourceStore, decodeStored, type WriteHooks } from '../registry/resource-store.ts';
 import { trackUpdate } from '../apply/index.ts';
+import { applyContextFor } from '../registry/apply-context.ts';
 import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
@@ -91,13 +92,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
       mutate: (op, obj, old, ctx) => {
         applyDefaults(obj, rt.schema);
         if (ctx.skipManagedFields) return;
-        const tracked = trackUpdate(old, obj, {
-          schema: rt.schema,
-          apiVersion: apiVersionOf(rt),
-          manager: ctx.manager ?? 'unknown',
-          subresource: ctx.subresource || undefined,
-          now: nowRfc3339(ctx.now),
-        });
+        const tracked = trackUpdate(old, obj, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
         obj.metadata = tracked.metadata;
       },
       validate: async (op, obj) => {
@@ -105,8 +100,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
-      ...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation }),
-      ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : []),
+      ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);

@@ -59,11 +59,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // Idle HTTP/2 sessions carry long, quiet watches: let the watch timeout end them instead.
     http2SessionTimeout: 2 * 60 * 60 * 1000,
     logger: opts.logger ? { level: 'warn' } : false,
-    disableRequestLogging: true,
     return503OnClosing: false,
     // Our own router works on the request info; Fastify only needs to reach the one handler.
-    ignoreTrailingSlash: true,
-    maxParamLength: 4096,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   }) as unknown as FastifyInstance;
 
   // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.

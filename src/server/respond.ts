@@ -4,7 +4,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors, isApiError } from '../api/status-errors.ts';
-import { negotiateOutput, type OutputFormat } from '../codec/negotiate.ts';
+import { negotiateOutput, type Negotiated } from '../codec/negotiate.ts';
+
+export type OutputFormat = Pick<Negotiated, 'serializer' | 'pretty'>;
+const plainJson: OutputFormat = { serializer: 'json', pretty: false };
 import { encodeYaml } from '../codec/yaml-encode.ts';
 import { maybeGzip } from '../codec/compress.ts';
 
@@ -20,38 +23,28 @@ export function addWarnings(reply: FastifyReply, warnings: readonly string[]): v
   reply.header('warning', [...list, ...warnings.map(warningHeaderValue)]);
 }
 
-function wantsPretty(req: FastifyRequest): boolean {
-  const q = (req.query as Record<string, string | undefined>) ?? {};
-  const p = q.pretty;
-  if (p !== undefined) return p === '' || p === '1' || p === 'true';
-  const ua = String(req.headers['user-agent'] ?? '');
-  // kube-apiserver pretty-prints for interactive HTTP tools.
-  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/');
-}
-
 /** Serializes a JSON value for the chosen format. */
-export function encodeBody(value: unknown, format: OutputFormat, pretty: boolean): { body: Buffer; contentType: string } {
-  if (format.kind === 'yaml') return { body: Buffer.from(encodeYaml(value)), contentType: 'application/yaml' };
-  return { body: Buffer.from(pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value)), contentType: 'application/json' };
+export function encodeBody(value: unknown, format: OutputFormat): { body: Buffer; contentType: string } {
+  if (format.serializer === 'yaml') return { body: Buffer.from(encodeYaml(value)), contentType: 'application/yaml' };
+  return { body: Buffer.from(format.pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value)), contentType: 'application/json' };
 }
 
 /** Sends a JSON value (object, list, table, discovery document) with the negotiated encoding. */
 export function sendValue(req: FastifyRequest, reply: FastifyReply, code: number, value: unknown, format?: OutputFormat): void {
-  const fmt = format ?? { kind: 'json', mediaType: 'application/json' };
-  const { body, contentType } = encodeBody(value, fmt, wantsPretty(req));
+  const { body, contentType } = encodeBody(value, format ?? plainJson);
   sendBytes(req, reply, code, body, contentType);
 }
 
 /** Sends pre-encoded bytes (memoized JSON), gzipped when large and accepted. */
-export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Buffer, contentType: string): void {
+export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Uint8Array, contentType: string): void {
   reply.code(code).header('content-type', contentType).header('cache-control', 'no-cache, private');
   const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
-  if (gz.encoding) reply.header('content-encoding', gz.encoding).header('vary', 'Accept-Encoding');
+  for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   if (req.method === 'HEAD') {
     reply.header('content-length', gz.body.length).send();
     return;
   }
-  reply.send(gz.body);
+  reply.send(Buffer.from(gz.body.buffer, gz.body.byteOffset, gz.body.byteLength));
 }
 
 /** Sends any thrown error as a Status; unknown errors become 500 InternalError and are logged. */
@@ -59,10 +52,11 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
   const apiErr: ApiError = isApiError(err) ? err : toApiError(err);
   if (apiErr.code >= 500 && !isApiError(err)) req.log.error({ err }, 'internal error');
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) reply.header(k, v);
-  let fmt: OutputFormat = { kind: 'json', mediaType: 'application/json' };
+  let fmt: OutputFormat = plainJson;
   try {
-    const n = negotiateOutput(String(req.headers.accept ?? ''), ['json', 'yaml']);
-    if (!isApiError(n) && n.kind === 'yaml') fmt = n;
+    const q = req.searchParams?.get('pretty');
+    fmt = negotiateOutput({ accept: String(req.headers.accept ?? ''), prettyQuery: q, userAgent: String(req.headers['user-agent'] ?? '') });
+    if (fmt.serializer !== 'yaml') fmt = { serializer: 'json', pretty: fmt.pretty };
   } catch {
     // Errors are always sendable as JSON.
   }

@@ -107,6 +107,10 @@ export const namespaceType: ResourceType = {
       else delete obj.status;
       canonicalizeNamespace(obj);
     },
+    prepareForDelete(obj) {
+      // The first delete turns the namespace Terminating; the namespace controller empties it.
+      obj.status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), phase: 'Terminating' };
+    },
     validate: validateNamespace,
     validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
   },

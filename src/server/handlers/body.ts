@@ -8,13 +8,14 @@ import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { parseContentType, type BodyKind } from '../../codec/negotiate.ts';
 import { decodeJson } from '../../codec/json-decode.ts';
 import { decodeYaml } from '../../codec/yaml-decode.ts';
-import { pruneUnknownFields, formatUnknownFieldWarning, formatDuplicateFieldWarning } from '../../schema/prune.ts';
+import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export interface DecodedBody {
   readonly kind: BodyKind;
   readonly value: unknown;
+  /** kube's strict-decoding messages for repeated keys (`duplicate field "metadata.name"`). */
   readonly duplicates: readonly string[];
 }
 
@@ -27,12 +28,13 @@ export function fieldValidationMode(q: URLSearchParams): FieldValidation {
 }
 
 /** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
-export function decodeBody(req: FastifyRequest, allowed: readonly BodyKind[]): DecodedBody {
-  const kind = parseContentType(String(req.headers['content-type'] ?? ''), allowed);
+export function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', expectedKind?: string): DecodedBody {
+  const ct = req.headers['content-type'];
+  const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers: ['json', 'yaml'] });
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
-  const decoded = kind === 'yaml' || kind === 'apply-patch' ? decodeYaml(raw.toString('utf8')) : decodeJson(raw);
-  return { kind, value: decoded.value, duplicates: decoded.duplicates };
+  const decoded = kind === 'yaml' || kind === 'apply-patch' ? decodeYaml(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
+  return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
 
 /** Expects an object body; 400 otherwise. */
@@ -50,9 +52,9 @@ export function asObject(value: unknown): KubeObject {
 export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[]): void {
   const unknown = pruneUnknownFields(obj, rt.schema);
   if (mode === 'Ignore') return;
-  const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates.map(formatDuplicateFieldWarning)];
+  const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates];
   if (messages.length === 0) return;
-  if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${messages.join(', ')}`);
+  if (mode === 'Strict') throw errors.badRequest(formatStrictDecodingError(messages));
   warnings.push(...messages);
 }
 

@@ -12,21 +12,23 @@ import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
 import { mergeSubresource, type VerbContext } from './resource.ts';
-import { nowRfc3339 } from '../../registry/object-meta.ts';
-import { apiVersionOf } from '../../api/types.ts';
+import { applyContextFor } from '../../registry/apply-context.ts';
+import { fieldErr } from '../../api/field-errors.ts';
 import { managerFor } from './field-manager.ts';
 
 /** Applies the PATCH body in `c` and writes the result; returns the stored object. */
 export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
   const { rt, store } = c.served;
   const mode = fieldValidationMode(c.query);
-  const body = decodeBody(c.req, ['json-patch', 'merge-patch', 'strategic-merge-patch', 'apply-patch']);
+  const body = decodeBody(c.req, 'patch', rt.kind);
   const sub = c.info.subresource;
   const isApply = body.kind === 'apply-patch';
   let applied: KubeObject | null = null;
   if (isApply) {
     const manager = c.query.get('fieldManager') ?? '';
-    if (manager === '') throw errors.badRequest('PATCH requests with apply content type require fieldManager');
+    if (manager === '') {
+      throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
+    }
     applied = asObject(body.value);
     if (applied.metadata && 'managedFields' in applied.metadata && applied.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
@@ -45,13 +47,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
-  const applyCtx = {
-    schema: rt.schema,
-    apiVersion: apiVersionOf(rt),
-    manager: isApply ? c.query.get('fieldManager')! : managerFor(c),
-    subresource: sub || undefined,
-    now: nowRfc3339(ctx.now),
-  };
+  const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
   const writeCtx: WriteContext = { ...ctx, manager: applyCtx.manager, subresource: sub, skipManagedFields: isApply };
 
   return store.update(

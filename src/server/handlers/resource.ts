@@ -12,7 +12,7 @@ import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource
 import { parseListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { negotiateOutput, type OutputFormat } from '../../codec/negotiate.ts';
+import { negotiateOutput, type Negotiated } from '../../codec/negotiate.ts';
 import { toTable } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
@@ -29,12 +29,14 @@ export interface VerbContext {
   readonly user: RequestUser;
 }
 
-const objectFormats = ['json', 'yaml', 'table', 'partial-metadata'] as const;
-
-export function negotiate(c: VerbContext): OutputFormat {
-  const n = negotiateOutput(String(c.req.headers.accept ?? ''), objectFormats);
-  if (n instanceof Error) throw n;
-  return n;
+/** The response representation the Accept header asks for (406 when none fits). */
+export function negotiate(c: VerbContext): Negotiated {
+  return negotiateOutput({
+    accept: String(c.req.headers.accept ?? ''),
+    offer: { table: true },
+    prettyQuery: c.query.get('pretty'),
+    userAgent: String(c.req.headers['user-agent'] ?? ''),
+  });
 }
 
 function dryRunOf(q: URLSearchParams): boolean {
@@ -51,22 +53,17 @@ export function writeContext(c: VerbContext): WriteContext {
 }
 
 /** Sends one object in the negotiated format (memoized bytes for plain JSON). */
-function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: OutputFormat, entry?: Entry): void {
+function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiated, entry?: Entry): void {
   const { rt, store } = c.served;
   if (fmt.kind === 'table') {
     sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject: includeObjectOf(c.query), now: new Date() }), fmt);
-  } else if (fmt.kind === 'partial-metadata') {
+  } else if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
     sendValue(c.req, c.reply, code, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, fmt);
-  } else if (fmt.kind === 'json' && entry && !fmt.pretty && !wantsPrettyQuery(c.query)) {
+  } else if (fmt.kind === 'json' && entry && !fmt.pretty) {
     sendBytes(c.req, c.reply, code, Buffer.from(store.encodeJson(entry)), 'application/json');
   } else {
     sendValue(c.req, c.reply, code, obj, fmt);
   }
-}
-
-function wantsPrettyQuery(q: URLSearchParams): boolean {
-  const p = q.get('pretty');
-  return p === '' || p === '1' || p === 'true';
 }
 
 function includeObjectOf(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
@@ -96,12 +93,12 @@ export async function handleList(c: VerbContext): Promise<void> {
     sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject: includeObjectOf(c.query), now: new Date(), listMeta }), fmt);
     return;
   }
-  if (fmt.kind === 'partial-metadata') {
+  if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
     const items = out.entries.map((e) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: store.served(e.value).metadata }));
     sendValue(c.req, c.reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items }, fmt);
     return;
   }
-  if (fmt.kind === 'json' && !fmt.pretty && !wantsPrettyQuery(c.query)) {
+  if (fmt.kind === 'json' && !fmt.pretty) {
     // Splice the memoized bytes of every item: no object is serialized twice.
     const head = `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(rt))},"metadata":${JSON.stringify(listMeta)},"items":[`;
     const parts: Uint8Array[] = [Buffer.from(head)];
@@ -123,7 +120,7 @@ export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const mode = fieldValidationMode(c.query);
   const ctx = writeContext(c);
-  const body = decodeBody(c.req, ['json', 'yaml']);
+  const body = decodeBody(c.req, 'body', rt.kind);
   const obj = asObject(body.value);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
@@ -146,7 +143,7 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const mode = fieldValidationMode(c.query);
   const ctx = writeContext(c);
-  const body = decodeBody(c.req, ['json', 'yaml']);
+  const body = decodeBody(c.req, 'body', rt.kind);
   const obj = asObject(body.value);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
@@ -207,7 +204,7 @@ export async function handlePatch(c: VerbContext): Promise<void> {
 function deleteOptionsOf(c: VerbContext): DeleteOptions & { ignoreStoreReadError: boolean } {
   let body: Record<string, unknown> = {};
   const raw = c.req.body as Buffer | undefined;
-  if (raw && raw.length > 0) body = asObject(decodeBody(c.req, ['json', 'yaml']).value) as Record<string, unknown>;
+  if (raw && raw.length > 0) body = asObject(decodeBody(c.req, 'body', 'DeleteOptions').value) as Record<string, unknown>;
   const pre = (body.preconditions ?? {}) as { uid?: string; resourceVersion?: string };
   const propagationPolicy = (c.query.get('propagationPolicy') ?? (body.propagationPolicy as string | undefined)) || undefined;
   if (propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {

@@ -10,8 +10,9 @@ import { isStorageError, type StorageError } from '../../storage/types.ts';
 import type { CacheEvent } from '../../storage/watch-cache.ts';
 import { parseWatchQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
-import { toTable } from '../../codec/table.ts';
-import { negotiate, type VerbContext } from './resource.ts';
+import { tableWatchEventObject } from '../../codec/table.ts';
+import { negotiateWatch } from '../../codec/negotiate.ts';
+import type { VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
 
 /** Live watches, so a graceful shutdown can end them cleanly. */
@@ -39,7 +40,12 @@ type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
   const { rt, store } = c.served;
-  const fmt = negotiate(c);
+  const { output: fmt, contentType } = negotiateWatch({
+    accept: String(c.req.headers.accept ?? ''),
+    offer: { table: true },
+    prettyQuery: c.query.get('pretty'),
+    userAgent: String(c.req.headers['user-agent'] ?? ''),
+  });
   const q = parseWatchQuery(c.query);
   let fieldSelector = q.fieldSelector;
   if (c.info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${c.info.name}` : `metadata.name=${c.info.name}`;
@@ -68,16 +74,26 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 
   const isTable = fmt.kind === 'table';
   const formatKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : store.formatKey;
-  const objectBytes = (entry: Entry): Uint8Array => {
+  // Table watches carry column definitions on their first event only, as kube's do.
+  let headersSent = false;
+  const objectBytes = (type: Frame, entry: Entry, withHeaders: boolean): Uint8Array => {
     if (!isTable) return store.encodeJson(entry);
-    return entry.encode(formatKey, (v) => Buffer.from(JSON.stringify(toTable([store.served(v)], rt, { includeObject: 'Metadata', now: new Date() }))));
+    return entry.encode(`${formatKey}${withHeaders ? '+h' : ''}`, (v) =>
+      Buffer.from(JSON.stringify(tableWatchEventObject(type, store.served(v), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders }))),
+    );
   };
-  const frame = (type: Frame, entry: Entry): Buffer =>
-    Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(entry), Buffer.from('}\n')]);
+  const frame = (type: Frame, entry: Entry, withHeaders = false): Buffer =>
+    Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(type, entry, withHeaders), Buffer.from('}\n')]);
+  // A deleted object is sent as its last state stamped with the revision of the delete.
+  const deletedEntry = (ev: CacheEvent<KubeObject>): Entry => {
+    if (ev.entry.value.metadata?.resourceVersion === String(ev.revision)) return ev.entry;
+    const value = { ...ev.entry.value, metadata: { ...ev.entry.value.metadata, resourceVersion: String(ev.revision) } };
+    return { ...ev.entry, value, encode: (format, encoder) => ev.encode(`${format}:deleted`, () => encoder(value)) };
+  };
 
   c.reply.hijack();
   const res = c.reply.raw as ServerResponse | Http2ServerResponse;
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
   if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
 
   let ended = false;
@@ -108,7 +124,12 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   res.on('close', end);
   (c.req.raw as NodeJS.EventEmitter).on('close', end);
 
-  for (const e of initial) write(frame('ADDED', e));
+  const firstFrame = (type: Frame, entry: Entry): Buffer | undefined => {
+    if (!isTable || headersSent) return undefined;
+    headersSent = true;
+    return frame(type, entry, true);
+  };
+  for (const e of initial) write(firstFrame('ADDED', e) ?? frame('ADDED', e));
   if (q.sendInitialEvents && q.allowWatchBookmarks) bookmark(startRevision, true);
 
   const onEvent = (ev: CacheEvent<KubeObject>): void => {
@@ -120,8 +141,9 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     else type = filter.always || filter.matches(store.served(ev.entry.value)) ? 'DELETED' : undefined;
     synced = ev.revision;
     if (!type) return;
+    const entry = type === 'DELETED' ? deletedEntry(ev) : ev.entry;
     // The common case (the event's own type) shares one buffer across all watchers.
-    const bytes = type === ev.type ? ev.encode(`${formatKey}:frame`, () => frame(type!, ev.entry)) : frame(type, ev.entry);
+    const bytes = firstFrame(type, entry) ?? (type === ev.type ? ev.encode(`${formatKey}:frame`, () => frame(type!, entry)) : frame(type, entry));
     write(bytes);
     lastSent = ev.revision;
   };

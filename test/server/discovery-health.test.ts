@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness.ts';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('discovery', () => {
+  it('serves /api, /apis and group-version resource lists', async () => {
+    expect((await t.request('GET', '/api')).json).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+    const apis = (await t.request('GET', '/apis')).json;
+    expect(apis.kind).toBe('APIGroupList');
+    const names = apis.groups.map((g: any) => g.name);
+    expect(names).toEqual(expect.arrayContaining(['coordination.k8s.io', 'rbac.authorization.k8s.io', 'events.k8s.io']));
+    const v1 = (await t.request('GET', '/api/v1')).json;
+    const cmRes = v1.resources.find((r: any) => r.name === 'configmaps');
+    expect(cmRes).toMatchObject({ singularName: 'configmap', namespaced: true, kind: 'ConfigMap', shortNames: ['cm'] });
+    expect(cmRes.verbs).toEqual(expect.arrayContaining(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']));
+    expect(v1.resources.find((r: any) => r.name === 'namespaces/status')).toBeTruthy();
+    const rbac = (await t.request('GET', '/apis/rbac.authorization.k8s.io/v1')).json;
+    expect(rbac.resources.map((r: any) => r.name)).toEqual(expect.arrayContaining(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']));
+  });
+
+  it('serves aggregated discovery by Accept', async () => {
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+    const r = await t.request('GET', '/apis', { headers: { accept } });
+    expect(r.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(r.json.kind).toBe('APIGroupDiscoveryList');
+    const lease = r.json.items.find((i: any) => i.metadata.name === 'coordination.k8s.io');
+    expect(lease.versions[0].resources[0]).toMatchObject({ resource: 'leases', scope: 'Namespaced', responseKind: { kind: 'Lease' } });
+    const core = await t.request('GET', '/api', { headers: { accept } });
+    const ns = core.json.items[0].versions[0].resources.find((x: any) => x.resource === 'namespaces');
+    expect(ns.subresources[0].subresource).toBe('status');
+  });
+
+  it('serves /version and the OpenAPI documents', async () => {
+    expect((await t.request('GET', '/version')).json).toMatchObject({ major: '1', minor: '32' });
+    const v2 = await t.request('GET', '/openapi/v2');
+    expect(v2.json.swagger).toBe('2.0');
+    expect(v2.json.definitions['io.k8s.api.core.v1.ConfigMap']).toBeTruthy();
+    const idx = (await t.request('GET', '/openapi/v3')).json;
+    const url = idx.paths['api/v1'].serverRelativeURL;
+    expect(url).toMatch(/^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]+$/);
+    const doc = await t.request('GET', url);
+    expect(doc.json.components.schemas['io.k8s.api.core.v1.ConfigMap']).toBeTruthy();
+  });
+});
+
+describe('health', () => {
+  it('answers ok, verbose lists, excludes and single checks', async () => {
+    for (const p of ['/livez', '/readyz', '/healthz']) {
+      const r = await t.request('GET', p);
+      expect(r.status).toBe(200);
+      expect(r.text).toBe('ok');
+    }
+    const v = await t.request('GET', '/readyz?verbose');
+    expect(v.text).toContain('[+]ping ok');
+    expect(v.text).toContain('[+]etcd ok');
+    expect(v.text.trim().endsWith('readyz check passed')).toBe(true);
+    const ex = await t.request('GET', '/livez?verbose&exclude=etcd&exclude=log');
+    expect(ex.text).toContain('[+]etcd excluded: ok');
+    expect(ex.text).toContain('[+]log excluded: ok');
+    const one = await t.request('GET', '/livez/etcd');
+    expect(one.status).toBe(200);
+    expect(one.text).toBe('ok');
+    expect((await t.request('GET', '/readyz/nonexistent')).status).toBe(404);
+  });
+});

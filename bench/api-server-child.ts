@@ -1,0 +1,32 @@
+/**
+ * The server side of the API benchmark: a real server on the embedded store in its own process,
+ * answering memory questions over IPC so the load process can measure it from outside.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer } from '../src/server/api-server.ts';
+
+const dataDir = await mkdtemp(join(tmpdir(), 'kgw-bench-'));
+const server = await startApiServer({
+  config: {
+    securePort: 0,
+    bindAddress: '127.0.0.1',
+    etcdServers: [],
+    shutdownDelayMs: 0,
+    anonymousAuth: true,
+    dataDir,
+    storageBackend: (process.env.BENCH_BACKEND as 'sqlite' | 'memory' | undefined) ?? 'sqlite',
+    historyMs: 5 * 60_000,
+  },
+});
+process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey });
+process.on('message', (msg: { type: string }) => {
+  if (msg.type === 'mem') {
+    for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    process.send?.({ type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
+  } else if (msg.type === 'stop') {
+    void server.shutdown().then(() => process.exit(0));
+  }
+});

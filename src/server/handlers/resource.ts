@@ -180,8 +180,11 @@ export function mergeSubresource(next: KubeObject, current: KubeObject, subresou
   if (subresource === 'status') {
     const status = next.status;
     const rv = next.metadata?.resourceVersion;
+    // Ownership computed for this write (server-side apply) survives; everything else is the current object's.
+    const managedFields = next.metadata?.managedFields;
     for (const k of Object.keys(next)) delete next[k];
     Object.assign(next, cloneObject(current));
+    if (managedFields !== undefined) next.metadata!.managedFields = managedFields;
     if (status === undefined) delete next.status;
     else next.status = status;
     if (rv) next.metadata!.resourceVersion = rv;

@@ -87,7 +87,8 @@ function isNode(x: unknown): x is EngineNode {
   return x !== null && typeof x === 'object' && typeof (x as { op?: unknown }).op === 'string' && typeof (x as { meta?: unknown }).meta === 'object';
 }
 
-function children(node: EngineNode): EngineNode[] {
+/** The sub-nodes of a node, including a macro's expansion or alternate. */
+export function childNodes(node: EngineNode): EngineNode[] {
   const out: EngineNode[] = [];
   const visit = (x: unknown): void => {
     if (isNode(x)) out.push(x);
@@ -150,7 +151,7 @@ export function instrument(root: EngineNode): void {
     if (seen.has(n)) continue;
     seen.add(n);
     nodes.push(n);
-    stack.push(...children(n));
+    stack.push(...childNodes(n));
   }
   for (const node of nodes) {
     if ((node.meta as unknown) === undefined) continue;

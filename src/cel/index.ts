@@ -4,6 +4,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { createKubernetesEngine } from './libraries.ts';
 import { instrument, withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE, type EngineNode } from './cost.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
+import { patchParsed, patchChecked } from './evaluation-patches.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -88,8 +89,10 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
   try {
     const engine = engineFor(env);
     const program = engine.parse(expression);
+    patchParsed(program.ast as unknown as EngineNode);
     const checked = program.check();
     if (!checked.valid) throw checked.error;
+    patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode);
     result = { kind: 'compiled', expression, run: (activation) => program(activation) };
   } catch (error) {

@@ -9,6 +9,7 @@ import { KubeUrl, parseKubeUrl } from './url.ts';
 import { celEquals } from './values.ts';
 import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
+import { registerCoreOverloads } from './core-overloads.ts';
 
 /** The receiver of `strings.quote`; CEL namespaces are constants of their own type in the engine. */
 class StringsNamespace {}
@@ -200,6 +201,7 @@ function registerNumericEquality(env: Environment): void {
 export function createKubernetesEngine(): Environment {
   const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   registerNumericEquality(env);
+  registerCoreOverloads(env);
   registerLists(env);
   registerRegex(env);
   registerStrings(env);

@@ -1,0 +1,36 @@
+// Standard CEL overloads the engine lacks: int(uint), bytes ordering, optional equality, and the timestamp/duration conversions.
+import { Optional, type Environment } from '@marcbachmann/cel-js';
+import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
+import { celEquals } from './values.ts';
+import { formatTimestamp } from './strings-ext.ts';
+
+const INT64_MAX = (1n << 63n) - 1n;
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+function optionalEquals(a: Optional, b: Optional): boolean {
+  if (!a.hasValue() || !b.hasValue()) return a.hasValue() === b.hasValue();
+  return celEquals(a.value(), b.value());
+}
+
+/** Registers the missing standard overloads on an engine environment. */
+export function registerCoreOverloads(env: Environment): void {
+  env.registerFunction('int(uint): int', (u: UnsignedInt) => (u.value > INT64_MAX ? fail('integer overflow') : u.value));
+  env.registerFunction('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)));
+  env.registerFunction('string(google.protobuf.Timestamp): string', (t: Date) => formatTimestamp(t));
+  env.registerFunction('string(google.protobuf.Duration): string', (d: Duration) => d.toString());
+  env.registerFunction('timestamp(google.protobuf.Timestamp): google.protobuf.Timestamp', (t: Date) => t);
+  env.registerFunction('duration(google.protobuf.Duration): google.protobuf.Duration', (d: Duration) => d);
+
+  env.registerOperator('bytes < bytes', (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) < 0);
+  env.registerOperator('bytes <= bytes', (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) <= 0);
+  env.registerOperator('bytes > bytes', (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) > 0);
+  env.registerOperator('bytes >= bytes', (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) >= 0);
+  env.registerOperator('optional<dyn> == optional<dyn>', optionalEquals);
+}

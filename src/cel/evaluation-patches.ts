@@ -1,0 +1,225 @@
+// Corrections applied to a parsed program where the engine's behaviour differs from CEL's and no
+// extension point reaches: has() on any operand, map literals (key types, duplicate keys, non-string
+// keys), heterogeneous aggregate equality, numeric `in`, int64 overflow, timestamp/duration ranges,
+// fixed-offset time zones, ASCII-only case mapping and Go's whitespace set for trim().
+// Each patch wraps one node's handler once at compile time; nodes it does not concern are untouched.
+import { Optional } from '@marcbachmann/cel-js';
+import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
+import { celEquals } from './values.ts';
+import { childNodes, type EngineNode } from './cost.ts';
+
+// The engine's evaluator and node internals these patches use.
+interface Evaluator {
+  run(node: unknown, ctx: unknown): unknown;
+  debugType(v: unknown): { fieldLazy(obj: unknown, key: unknown, node: unknown, ev: Evaluator): unknown };
+}
+type Node = EngineNode & {
+  handle?: (...a: never[]) => unknown;
+  setMeta(key: string, value: unknown): Node;
+  readonly left?: Node;
+  readonly right?: Node;
+};
+type Handle = (...a: unknown[]) => unknown;
+
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const TWO_63 = 2 ** 63;
+// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, CEL's timestamp range.
+const MIN_TIMESTAMP_MS = -62135596800000;
+const MAX_TIMESTAMP_MS = 253402300799999;
+const MAX_DURATION_SECONDS = 315576000000n;
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+function allNodes(root: EngineNode): Node[] {
+  const seen = new Set<EngineNode>();
+  const stack = [root];
+  const out: Node[] = [];
+  while (stack.length > 0) {
+    const n = stack.pop() as EngineNode;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    if ((n.meta as unknown) !== undefined) out.push(n as Node);
+    stack.push(...childNodes(n));
+  }
+  return out;
+}
+
+function isMapValue(v: unknown): v is Map<unknown, unknown> | Record<string, unknown> {
+  return v instanceof Map || (v !== null && typeof v === 'object' && (v as object).constructor === Object);
+}
+
+function hasField(ev: Evaluator, obj: unknown, field: unknown, node: unknown): boolean {
+  if (obj instanceof Optional) return obj.hasValue() && hasField(ev, obj.value(), field, node);
+  if (obj instanceof Map) return obj.has(field);
+  if (isMapValue(obj)) return Object.hasOwn(obj, field as string);
+  return ev.debugType(obj).fieldLazy(obj, field, node, ev) !== undefined;
+}
+
+/** has(e.f) for any operand e: CEL allows has() on map and message expressions, not only variables. */
+function hasMacro(arg: Node) {
+  const selects = arg.op === '.' || arg.op === '.?' || arg.op === '[]';
+  const [operand, field] = (selects ? arg.args : [undefined, undefined]) as [Node | undefined, Node | string | undefined];
+  const fieldName = typeof field === 'string' ? field : field?.op === 'value' ? (field.args as unknown) : undefined;
+  return {
+    args: [arg],
+    typeCheck(chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown; createError(c: string, m: string, n: unknown): Error }, _m: unknown, ctx: unknown) {
+      if (operand === undefined || fieldName === undefined) throw chk.createError('invalid_macro_argument', 'has() invalid argument', arg);
+      chk.check(operand, ctx);
+      return chk.getType('bool');
+    },
+    evaluate(ev: Evaluator, _m: unknown, ctx: unknown) {
+      return hasField(ev, ev.run(operand, ctx), fieldName, arg);
+    },
+  };
+}
+
+/** Applies the parse-time patches; call before type-checking. */
+export function patchParsed(root: EngineNode): void {
+  for (const node of allNodes(root)) {
+    if (node.op !== 'call' || !Array.isArray(node.args)) continue;
+    const [name, args] = node.args as [unknown, unknown];
+    if (name === 'has' && node.meta.macro !== undefined && Array.isArray(args) && args.length === 1) {
+      node.setMeta('macro', hasMacro(args[0] as Node));
+    }
+  }
+}
+
+function checkInt(v: unknown): unknown {
+  if (typeof v === 'bigint' && (v < INT64_MIN || v > INT64_MAX)) fail('integer overflow');
+  return v;
+}
+
+function checkTemporal(v: unknown): unknown {
+  if (v instanceof Date) {
+    const t = v.getTime();
+    if (!(t >= MIN_TIMESTAMP_MS && t <= MAX_TIMESTAMP_MS)) fail('timestamp out of range');
+  } else if (v instanceof Duration) {
+    const s = v.seconds < 0n ? -v.seconds : v.seconds;
+    if (s > MAX_DURATION_SECONDS) fail('duration out of range');
+  }
+  return v;
+}
+
+const isNumber = (v: unknown): boolean => typeof v === 'bigint' || typeof v === 'number' || v instanceof UnsignedInt;
+
+/** The key of a map equal to a number under CEL's cross-type numeric equality (1 == 1u == 1.0). */
+function numericKey(m: Map<unknown, unknown>, k: unknown): unknown {
+  for (const key of m.keys()) if (isNumber(key) && celEquals(key, k)) return key;
+  return undefined;
+}
+
+function literalMapEvaluate(ev: Evaluator, node: EngineNode, ctx: unknown): unknown {
+  const entries = node.args as Array<[Node, Node]>;
+  const keys: unknown[] = [];
+  const values: unknown[] = [];
+  let allStrings = true;
+  for (const [kn, vn] of entries) {
+    const k = ev.run(kn, ctx);
+    if (!(typeof k === 'string' || typeof k === 'bigint' || typeof k === 'boolean' || k instanceof UnsignedInt)) {
+      fail(`unsupported key type: ${k === null ? 'null_type' : typeof k === 'number' ? 'double' : typeof k}`);
+    }
+    if (keys.some((x) => celEquals(x, k))) fail(`Failed with repeated key: ${String(k)}`);
+    allStrings &&= typeof k === 'string';
+    keys.push(k);
+    values.push(ev.run(vn, ctx));
+  }
+  if (!allStrings) return new Map(keys.map((k, i) => [k, values[i]]));
+  const obj: Record<string, unknown> = {};
+  keys.forEach((k, i) => {
+    if (k !== '__proto__') obj[k as string] = values[i];
+  });
+  return obj;
+}
+
+const ASCII_UPPER = /[A-Z]/g;
+const ASCII_LOWER = /[a-z]/g;
+// Go's unicode.IsSpace: ASCII whitespace, U+0085, U+00A0 and the Unicode White_Space characters.
+const GO_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
+const STRING_OVERRIDES: Readonly<Record<string, (s: string) => string>> = {
+  lowerAscii: (s) => s.replace(ASCII_UPPER, (c) => c.toLowerCase()),
+  upperAscii: (s) => s.replace(ASCII_LOWER, (c) => c.toUpperCase()),
+  trim: (s) => s.replace(TRIM, ''),
+};
+
+const OFFSET_ZONE = /^([+-])?(\d{2}):(\d{2})$/;
+const TIME_GETTERS: Readonly<Record<string, (d: Date) => number>> = {
+  getFullYear: (d) => d.getUTCFullYear(),
+  getMonth: (d) => d.getUTCMonth(),
+  getDate: (d) => d.getUTCDate(),
+  getDayOfMonth: (d) => d.getUTCDate() - 1,
+  getDayOfWeek: (d) => d.getUTCDay(),
+  getDayOfYear: (d) => Math.floor((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000),
+  getHours: (d) => d.getUTCHours(),
+  getMinutes: (d) => d.getUTCMinutes(),
+  getSeconds: (d) => d.getUTCSeconds(),
+  getMilliseconds: (d) => d.getUTCMilliseconds(),
+};
+
+function wrapHandle(node: Node, wrap: (inner: Handle) => Handle): void {
+  const inner = node.handle as Handle | undefined;
+  if (typeof inner === 'function') node.handle = wrap(inner) as Node['handle'];
+}
+
+/** Applies the evaluation patches; call after type-checking (handlers are chosen by the checker). */
+export function patchChecked(root: EngineNode): void {
+  for (const node of allNodes(root)) {
+    const op = node.op;
+    if (op === 'map' && Array.isArray(node.args) && node.args.length > 0) {
+      node.setMeta('evaluate', literalMapEvaluate);
+    } else if (op === '==' || op === '!=') {
+      const negate = op === '!=';
+      wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if ((Array.isArray(l) && Array.isArray(r)) || (isMapValue(l) && isMapValue(r))) return celEquals(l, r) !== negate;
+        return inner(l, r, ...rest);
+      });
+    } else if (op === 'in') {
+      wrapHandle(node, (inner) => (l, r, ...rest) => {
+        const found = inner(l, r, ...rest);
+        if (found !== false || !isNumber(l)) return found;
+        if (Array.isArray(r)) return r.some((x) => celEquals(x, l));
+        return r instanceof Map && numericKey(r, l) !== undefined;
+      });
+    } else if (op === '[]') {
+      wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if (Array.isArray(l) && r instanceof UnsignedInt) return inner(l, r.value, ...rest);
+        if (l instanceof Map && isNumber(r) && !l.has(r)) return inner(l, numericKey(l, r) ?? r, ...rest);
+        return inner(l, r, ...rest);
+      });
+    } else if (op === '+' || op === '-' || op === '*' || op === '/' || op === '-_') {
+      wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
+    } else if (op === 'call') {
+      const [name] = node.args as [string];
+      if (name === 'int') {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const d = (a as unknown[])[0];
+          if (typeof d === 'number' && !(d > -TWO_63 && d < TWO_63)) fail('integer overflow');
+          return inner(a, ...rest);
+        });
+      } else if (name === 'duration' || name === 'timestamp') {
+        wrapHandle(node, (inner) => (...a) => checkTemporal(inner(...a)));
+      }
+    } else if (op === 'rcall') {
+      const [name] = node.args as [string];
+      const override = STRING_OVERRIDES[name];
+      const getter = TIME_GETTERS[name];
+      if (override !== undefined) {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, ...args] = a as unknown[];
+          return typeof s === 'string' && args.length === 0 ? override(s) : inner(a, ...rest);
+        });
+      } else if (getter !== undefined) {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [t, zone] = a as unknown[];
+          const m = typeof zone === 'string' ? OFFSET_ZONE.exec(zone) : null;
+          if (!(t instanceof Date) || m === null) return inner(a, ...rest);
+          const offsetMs = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
+          return BigInt(getter(new Date(t.getTime() + offsetMs)));
+        });
+      }
+    }
+  }
+}

@@ -115,17 +115,23 @@ function literalMapEvaluate(ev: Evaluator, node: EngineNode, ctx: unknown): unkn
   const entries = node.args as Array<[Node, Node]>;
   const keys: unknown[] = [];
   const values: unknown[] = [];
-  let allStrings = true;
   for (const [kn, vn] of entries) {
-    const k = ev.run(kn, ctx);
+    keys.push(ev.run(kn, ctx));
+    values.push(ev.run(vn, ctx));
+  }
+  return buildLiteralMap(keys, values);
+}
+
+/** A CEL map from literal entries: rejects unsupported key types and repeated keys; string-keyed maps stay plain objects as the engine builds them. */
+export function buildLiteralMap(keys: readonly unknown[], values: readonly unknown[]): unknown {
+  let allStrings = true;
+  keys.forEach((k, i) => {
     if (!(typeof k === 'string' || typeof k === 'bigint' || typeof k === 'boolean' || k instanceof UnsignedInt)) {
       fail(`unsupported key type: ${k === null ? 'null_type' : typeof k === 'number' ? 'double' : typeof k}`);
     }
-    if (keys.some((x) => celEquals(x, k))) fail(`Failed with repeated key: ${String(k)}`);
+    for (let j = 0; j < i; j++) if (celEquals(keys[j], k)) fail(`Failed with repeated key: ${String(k)}`);
     allStrings &&= typeof k === 'string';
-    keys.push(k);
-    values.push(ev.run(vn, ctx));
-  }
+  });
   if (!allStrings) return new Map(keys.map((k, i) => [k, values[i]]));
   const obj: Record<string, unknown> = {};
   keys.forEach((k, i) => {
@@ -183,7 +189,7 @@ export function patchChecked(root: EngineNode): void {
         if (Array.isArray(r)) return r.some((x) => celEquals(x, l));
         return r instanceof Map && numericKey(r, l) !== undefined;
       });
-    } else if (op === '[]') {
+    } else if (op === '[]' || op === '[?]') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
         if (Array.isArray(l) && r instanceof UnsignedInt) return inner(l, r.value, ...rest);
         if (l instanceof Map && isNumber(r) && !l.has(r)) return inner(l, numericKey(l, r) ?? r, ...rest);

@@ -5,6 +5,7 @@ import { createKubernetesEngine } from './libraries.ts';
 import { instrument, withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE, type EngineNode } from './cost.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
+import { rewriteSource } from './source-rewrite.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -88,7 +89,7 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
   let result: CompiledExpression | CompileError;
   try {
     const engine = engineFor(env);
-    const program = engine.parse(expression);
+    const program = engine.parse(rewriteSource(expression));
     patchParsed(program.ast as unknown as EngineNode);
     const checked = program.check();
     if (!checked.valid) throw checked.error;

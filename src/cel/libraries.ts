@@ -10,6 +10,7 @@ import { celEquals } from './values.ts';
 import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
 import { registerCoreOverloads } from './core-overloads.ts';
+import { registerRewriteHelpers } from './source-rewrite.ts';
 
 /** The receiver of `strings.quote`; CEL namespaces are constants of their own type in the engine. */
 class StringsNamespace {}
@@ -209,6 +210,7 @@ export function createKubernetesEngine(): Environment {
   registerQuantities(env);
   registerAuthorizer(env);
   registerComprehensionMacros(env);
+  registerRewriteHelpers(env);
   env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
   return env;
 }

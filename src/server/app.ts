@@ -79,7 +79,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addHook('onRequest', async (req) => {
     const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
     const socket = raw.stream?.session?.socket ?? raw.socket;
-    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOfSocket(socket) });
+    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
     if (!result.ok) throw result.error;
     req.user = result.user;
   });
@@ -110,6 +110,18 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   return app;
+}
+
+// Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.
+const peerBySocket = new WeakMap<object, ReturnType<typeof peerOfSocket>>();
+function peerOf(socket: unknown): ReturnType<typeof peerOfSocket> {
+  if (typeof socket !== 'object' || socket === null) return peerOfSocket(socket);
+  let peer = peerBySocket.get(socket);
+  if (!peer) {
+    peer = peerOfSocket(socket);
+    peerBySocket.set(socket, peer);
+  }
+  return peer;
 }
 
 function decodeURIComponentSafe(p: string): string {

@@ -1,0 +1,223 @@
+/**
+ * Messages of k8s.io/api core/v1, coordination/v1, rbac/v1 and events/v1 generated.proto for
+ * the built-in kinds we serve in protobuf, and the table of (apiVersion, kind) to message.
+ */
+import { message, type KindDef, type MessageDef } from './schema-types.ts';
+
+const CORE: readonly MessageDef[] = [
+  message('Namespace', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'NamespaceSpec'],
+    ['status', 3, 'NamespaceStatus'],
+  ]),
+  message('NamespaceSpec', [['finalizers', 1, '[]string']]),
+  message('NamespaceStatus', [
+    ['phase', 1, 'string'],
+    ['conditions', 2, '[]NamespaceCondition'],
+  ]),
+  message('NamespaceCondition', [
+    ['type', 1, 'string', 'always'],
+    ['status', 2, 'string', 'always'],
+    ['lastTransitionTime', 4, 'Time'],
+    ['reason', 5, 'string'],
+    ['message', 6, 'string'],
+  ]),
+  message('ConfigMap', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['immutable', 4, 'bool', 'pointer'],
+    ['data', 2, 'map<string,string>'],
+    ['binaryData', 3, 'map<string,bytes>'],
+  ]),
+  message('Secret', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['immutable', 5, 'bool', 'pointer'],
+    ['data', 2, 'map<string,bytes>'],
+    ['stringData', 4, 'map<string,string>'],
+    ['type', 3, 'string'],
+  ]),
+  message('ServiceAccount', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['secrets', 2, '[]ObjectReference'],
+    ['imagePullSecrets', 3, '[]LocalObjectReference'],
+    ['automountServiceAccountToken', 4, 'bool', 'pointer'],
+  ]),
+  message('ObjectReference', [
+    ['kind', 1, 'string'],
+    ['namespace', 2, 'string'],
+    ['name', 3, 'string'],
+    ['uid', 4, 'string'],
+    ['apiVersion', 5, 'string'],
+    ['resourceVersion', 6, 'string'],
+    ['fieldPath', 7, 'string'],
+  ]),
+  message('LocalObjectReference', [['name', 1, 'string']]),
+  message('Event', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['involvedObject', 2, 'ObjectReference'],
+    ['reason', 3, 'string'],
+    ['message', 4, 'string'],
+    ['source', 5, 'EventSource'],
+    ['firstTimestamp', 6, 'Time'],
+    ['lastTimestamp', 7, 'Time'],
+    ['count', 8, 'int32'],
+    ['type', 9, 'string'],
+    ['eventTime', 10, 'MicroTime'],
+    ['series', 11, 'EventSeries', 'pointer'],
+    ['action', 12, 'string'],
+    ['related', 13, 'ObjectReference', 'pointer'],
+    ['reportingComponent', 14, 'string', 'always'],
+    ['reportingInstance', 15, 'string', 'always'],
+  ]),
+  message('EventSource', [
+    ['component', 1, 'string'],
+    ['host', 2, 'string'],
+  ]),
+  message('EventSeries', [
+    ['count', 1, 'int32'],
+    ['lastObservedTime', 2, 'MicroTime'],
+  ]),
+];
+
+const EVENTS: readonly MessageDef[] = [
+  message('events.Event', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['eventTime', 2, 'MicroTime'],
+    ['series', 3, 'events.EventSeries', 'pointer'],
+    ['reportingController', 4, 'string'],
+    ['reportingInstance', 5, 'string'],
+    ['action', 6, 'string'],
+    ['reason', 7, 'string'],
+    ['regarding', 8, 'ObjectReference'],
+    ['related', 9, 'ObjectReference', 'pointer'],
+    ['note', 10, 'string'],
+    ['type', 11, 'string'],
+    ['deprecatedSource', 12, 'EventSource'],
+    ['deprecatedFirstTimestamp', 13, 'Time'],
+    ['deprecatedLastTimestamp', 14, 'Time'],
+    ['deprecatedCount', 15, 'int32'],
+  ]),
+  message('events.EventSeries', [
+    ['count', 1, 'int32', 'always'],
+    ['lastObservedTime', 2, 'MicroTime'],
+  ]),
+];
+
+const COORDINATION: readonly MessageDef[] = [
+  message('Lease', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'LeaseSpec'],
+  ]),
+  message('LeaseSpec', [
+    ['holderIdentity', 1, 'string', 'pointer'],
+    ['leaseDurationSeconds', 2, 'int32', 'pointer'],
+    ['acquireTime', 3, 'MicroTime', 'pointer'],
+    ['renewTime', 4, 'MicroTime', 'pointer'],
+    ['leaseTransitions', 5, 'int32', 'pointer'],
+    ['strategy', 6, 'string', 'pointer'],
+    ['preferredHolder', 7, 'string', 'pointer'],
+  ]),
+];
+
+const RBAC: readonly MessageDef[] = [
+  message('Role', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['rules', 2, '[]PolicyRule', 'always'],
+  ]),
+  message('ClusterRole', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['rules', 2, '[]PolicyRule', 'always'],
+    ['aggregationRule', 3, 'AggregationRule', 'pointer'],
+  ]),
+  message('AggregationRule', [['clusterRoleSelectors', 1, '[]LabelSelector']]),
+  message('PolicyRule', [
+    ['verbs', 1, '[]string', 'always'],
+    ['apiGroups', 2, '[]string'],
+    ['resources', 3, '[]string'],
+    ['resourceNames', 4, '[]string'],
+    ['nonResourceURLs', 5, '[]string'],
+  ]),
+  message('RoleBinding', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['subjects', 2, '[]Subject'],
+    ['roleRef', 3, 'RoleRef'],
+  ]),
+  message('ClusterRoleBinding', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['subjects', 2, '[]Subject'],
+    ['roleRef', 3, 'RoleRef'],
+  ]),
+  message('Subject', [
+    ['kind', 1, 'string', 'always'],
+    ['apiGroup', 2, 'string'],
+    ['name', 3, 'string', 'always'],
+    ['namespace', 4, 'string'],
+  ]),
+  message('RoleRef', [
+    ['apiGroup', 1, 'string', 'always'],
+    ['kind', 2, 'string', 'always'],
+    ['name', 3, 'string', 'always'],
+  ]),
+];
+
+/** A `<Kind>List` message: ListMeta and the items. */
+function listOf(itemMessage: string, name = `${itemMessage}List`): MessageDef {
+  return message(name, [
+    ['metadata', 1, 'ListMeta'],
+    ['items', 2, `[]${itemMessage}`, 'always'],
+  ]);
+}
+
+const LIST_ITEMS = [
+  'Namespace',
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'Event',
+  'events.Event',
+  'Lease',
+  'Role',
+  'ClusterRole',
+  'RoleBinding',
+  'ClusterRoleBinding',
+] as const;
+
+export const KIND_MESSAGES: readonly MessageDef[] = [
+  ...CORE,
+  ...EVENTS,
+  ...COORDINATION,
+  ...RBAC,
+  ...LIST_ITEMS.map((item) => listOf(item)),
+];
+
+function kinds(apiVersion: string, pairs: readonly (readonly [kind: string, message: string])[]): KindDef[] {
+  return pairs.flatMap(([kind, msg]) => [
+    { apiVersion, kind, message: msg },
+    { apiVersion, kind: `${kind}List`, message: `${msg}List` },
+  ]);
+}
+
+export const KINDS: readonly KindDef[] = [
+  ...kinds('v1', [
+    ['Namespace', 'Namespace'],
+    ['ConfigMap', 'ConfigMap'],
+    ['Secret', 'Secret'],
+    ['ServiceAccount', 'ServiceAccount'],
+    ['Event', 'Event'],
+  ]),
+  ...kinds('events.k8s.io/v1', [['Event', 'events.Event']]),
+  ...kinds('coordination.k8s.io/v1', [['Lease', 'Lease']]),
+  ...kinds('rbac.authorization.k8s.io/v1', [
+    ['Role', 'Role'],
+    ['ClusterRole', 'ClusterRole'],
+    ['RoleBinding', 'RoleBinding'],
+    ['ClusterRoleBinding', 'ClusterRoleBinding'],
+  ]),
+  { apiVersion: 'v1', kind: 'Status', message: 'Status' },
+  { apiVersion: 'meta.k8s.io/v1', kind: 'Status', message: 'Status' },
+];
+
+/** Kinds kube registers in every group version (client-go sends DeleteOptions under the resource's group). */
+export const ANY_VERSION_KINDS: ReadonlyMap<string, string> = new Map([
+  ['DeleteOptions', 'DeleteOptions'],
+  ['WatchEvent', 'WatchEvent'],
+]);

@@ -7,6 +7,7 @@ import { Optional } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
 import { childNodes, type EngineNode } from './cost.ts';
+import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
 
 // The engine's evaluator and node internals these patches use.
 interface Evaluator {
@@ -179,7 +180,8 @@ export function patchChecked(root: EngineNode): void {
     } else if (op === '==' || op === '!=') {
       const negate = op === '!=';
       wrapHandle(node, (inner) => (l, r, ...rest) => {
-        if ((Array.isArray(l) && Array.isArray(r)) || (isMapValue(l) && isMapValue(r))) return celEquals(l, r) !== negate;
+        if (Array.isArray(l) && Array.isArray(r)) return (hasListTypeSemantics(l) ? listTypeEquals(l, r) : celEquals(l, r)) !== negate;
+        if (isMapValue(l) && isMapValue(r)) return celEquals(l, r) !== negate;
         return inner(l, r, ...rest);
       });
     } else if (op === 'in') {
@@ -195,7 +197,12 @@ export function patchChecked(root: EngineNode): void {
         if (l instanceof Map && isNumber(r) && !l.has(r)) return inner(l, numericKey(l, r) ?? r, ...rest);
         return inner(l, r, ...rest);
       });
-    } else if (op === '+' || op === '-' || op === '*' || op === '/' || op === '-_') {
+    } else if (op === '+') {
+      wrapHandle(node, (inner) => (l, r, ...rest) => {
+        const merged = Array.isArray(r) ? listTypeConcat(l, r) : undefined;
+        return merged ?? checkTemporal(checkInt(inner(l, r, ...rest)));
+      });
+    } else if (op === '-' || op === '*' || op === '/' || op === '-_') {
       wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
     } else if (op === 'call') {
       const [name] = node.args as [string];

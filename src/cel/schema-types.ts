@@ -1,6 +1,8 @@
 // From OpenAPI schemas to CEL: property-name escaping, the CEL type of a schema, and the conversion
 // of a JSON value to the engine's values (int64 as bigint, formats to bytes/timestamp/duration).
 import type { Schema } from '../schema/types.ts';
+import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { setList, mapList } from './list-types.ts';
 
 const CEL_RESERVED = new Set([
   'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
@@ -26,7 +28,7 @@ export function unescapePropertyName(field: string): string {
 export type CelType =
   | { readonly kind: 'object'; readonly fields: Readonly<Record<string, CelType>>; readonly maxProperties?: number }
   | { readonly kind: 'map'; readonly value: CelType; readonly maxProperties?: number }
-  | { readonly kind: 'list'; readonly element: CelType; readonly listType: 'atomic' | 'set' | 'map'; readonly maxItems?: number }
+  | { readonly kind: 'list'; readonly element: CelType; readonly listType: 'atomic' | 'set' | 'map'; readonly mapKeys?: readonly string[]; readonly maxItems?: number }
   | { readonly kind: 'int' | 'double' | 'bool' | 'bytes' | 'timestamp' | 'duration' | 'dyn' | 'intOrString' }
   | { readonly kind: 'string'; readonly maxLength?: number };
 
@@ -54,6 +56,7 @@ export function celTypeFromSchema(schema: Schema): CelType {
         kind: 'list',
         element: schema.items === undefined ? { kind: 'dyn' } : celTypeFromSchema(schema.items),
         listType: schema['x-kubernetes-list-type'] ?? 'atomic',
+        mapKeys: schema['x-kubernetes-list-map-keys']?.map((k) => escapePropertyName(k) ?? k),
         maxItems: schema.maxItems,
       };
     case 'integer':
@@ -72,6 +75,24 @@ export function celTypeFromSchema(schema: Schema): CelType {
     default:
       return { kind: 'dyn' };
   }
+}
+
+const DURATION_UNIT_NANOS: Readonly<Record<string, bigint>> = {
+  ns: 1n, us: 1_000n, 'µs': 1_000n, 'μs': 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n,
+};
+
+/** Parses a Go duration string ("1h30m", "-1.5s", "300ms", "0") into a duration value, or undefined. */
+export function parseGoDuration(text: string): Duration | undefined {
+  const m = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
+  if (m === null) return undefined;
+  let nanos = 0n;
+  for (const [, num, unit] of (m[2] ?? '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    const [whole = '0', frac = ''] = (num ?? '0').split('.');
+    const scale = DURATION_UNIT_NANOS[unit ?? 's'] ?? 1n;
+    nanos += BigInt(whole || '0') * scale + (frac === '' ? 0n : (BigInt(frac) * scale) / 10n ** BigInt(frac.length));
+  }
+  if (m[1] === '-') nanos = -nanos;
+  return new Duration(nanos / 1_000_000_000n, Number(nanos % 1_000_000_000n));
 }
 
 function dynValue(v: unknown): unknown {
@@ -115,8 +136,15 @@ export function toCelValue(value: unknown, type: CelType = { kind: 'dyn' }): unk
       for (const [k, x] of Object.entries(value)) out[k] = toCelValue(x, type.value);
       return out;
     }
-    case 'list':
-      return Array.isArray(value) ? value.map((x) => toCelValue(x, type.element)) : value;
+    case 'list': {
+      if (!Array.isArray(value)) return value;
+      const elements = value.map((x) => toCelValue(x, type.element));
+      if (type.listType === 'set') return setList(elements);
+      if (type.listType === 'map') return mapList(elements, type.mapKeys ?? []);
+      return elements;
+    }
+    case 'duration':
+      return typeof value === 'string' ? parseGoDuration(value) ?? value : value;
     default:
       return dynValue(value);
   }

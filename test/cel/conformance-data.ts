@@ -41,7 +41,6 @@ export const SKIPPED_SECTIONS: Readonly<Record<string, string>> = {
   block_ext: 'cel.block is an optimizer extension, not in the Kubernetes environment',
   math_ext: 'math.* extension is not in the Kubernetes environment libraries SPEC.md lists',
   encoders_ext: 'base64 encoders extension is not in the Kubernetes environment libraries SPEC.md lists',
-  bindings_ext: 'cel.bind extension is not in the libraries SPEC.md lists',
   type_deductions: 'type-checker deductions (checkOnly/typedResult), not evaluation results',
   namespace: 'container (proto package) name resolution; Kubernetes sets no container',
 };

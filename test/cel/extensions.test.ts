@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { compile, evaluate, isCompileError, toCelValue, celTypeFromSchema, type CelEnvironment } from '../../src/cel/index.ts';
+import type { Schema } from '../../src/schema/types.ts';
+
+const schema: Schema = {
+  type: 'object',
+  properties: {
+    finalizers: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+    other: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+    ordered: { type: 'array', items: { type: 'string' } },
+    ports: {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name', 'protocol'],
+      items: { type: 'object', properties: { name: { type: 'string' }, protocol: { type: 'string' }, port: { type: 'integer' } } },
+    },
+    timeout: { type: 'string', format: 'duration' },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+};
+const self = toCelValue(
+  {
+    finalizers: ['a', 'b'],
+    other: ['b', 'a'],
+    ordered: ['b', 'a'],
+    ports: [{ name: 'http', protocol: 'TCP', port: 80 }, { name: 'dns', protocol: 'UDP', port: 53 }],
+    timeout: '1m30s',
+    labels: { 'app.kubernetes.io/name': 'web' },
+  },
+  celTypeFromSchema(schema),
+);
+const env: CelEnvironment = { variables: { self: { type: 'dyn' } } };
+
+function run(expr: string): unknown {
+  const c = compile(expr, env);
+  if (isCompileError(c)) throw new Error(c.message);
+  const r = evaluate(c, { self });
+  if (r.kind === 'error') throw new Error(r.message);
+  return r.value;
+}
+
+describe('list-type set and map semantics', () => {
+  it('compares set lists ignoring order, atomic lists by position (the left operand decides)', () => {
+    expect(run('self.finalizers == self.other')).toBe(true);
+    expect(run("self.finalizers == ['b', 'a']")).toBe(true);
+    expect(run("self.finalizers == ['a', 'c']")).toBe(false);
+    expect(run('self.ordered == self.finalizers')).toBe(false);
+    expect(run('self.finalizers == self.ordered')).toBe(true);
+    expect(run("self.ordered == ['a', 'b']")).toBe(false);
+  });
+
+  it('concatenates a set list as a union keeping the left order', () => {
+    expect(run("self.finalizers + ['c', 'a', 'd']")).toEqual(['a', 'b', 'c', 'd']);
+    expect(run("self.ordered + ['a']")).toEqual(['b', 'a', 'a']);
+  });
+
+  it('merges a map list by its keys: matching keys replace in place, new keys append', () => {
+    const merged = run("self.ports + [{'name': 'http', 'protocol': 'TCP', 'port': 8080}, {'name': 'http', 'protocol': 'UDP', 'port': 1}]") as Array<Record<string, unknown>>;
+    expect(merged.map((p) => [p.name, p.protocol, p.port])).toEqual([['http', 'TCP', 8080n], ['dns', 'UDP', 53n], ['http', 'UDP', 1n]]);
+    expect(run("self.ports == [{'name': 'dns', 'protocol': 'UDP', 'port': 53}, {'name': 'http', 'protocol': 'TCP', 'port': 80}]")).toBe(true);
+    expect(run("self.ports == [{'name': 'dns', 'protocol': 'UDP', 'port': 54}, {'name': 'http', 'protocol': 'TCP', 'port': 80}]")).toBe(false);
+  });
+});
+
+describe('extension functions and syntax', () => {
+  it('maps format: duration strings to duration values', () => {
+    expect(run("self.timeout == duration('90s')")).toBe(true);
+    expect(run("self.timeout < duration('2m')")).toBe(true);
+    expect(run('string(self.timeout)')).toBe('90s');
+  });
+
+  it('binds a name with cel.bind', () => {
+    expect(run('cel.bind(n, self.finalizers.size(), n * n + n)')).toBe(6n);
+  });
+
+  it('quotes and formats strings as the cel-go strings extension does', () => {
+    expect(run('strings.quote("a\\n\\"b\\"")')).toBe('"a\\n\\"b\\""');
+    expect(run("'%s has %d ports, %.2f%% used, %x'.format([self.finalizers, self.ports.size(), 12.345, 255])")).toBe('[a, b] has 2 ports, 12.35% used, ff');
+    const c = compile("'%d'.format(['x'])", env);
+    expect(isCompileError(c)).toBe(false);
+    const r = evaluate(c as Exclude<typeof c, { kind: 'compileError' }>, { self });
+    expect(r.kind === 'error' && r.message).toContain('decimal clause can only be used on integers, was given string');
+  });
+
+  it('evaluates two-variable comprehensions over lists and maps', () => {
+    expect(run('self.ordered.all(i, v, i < 2 && v != "")')).toBe(true);
+    expect(run("self.labels.exists(k, v, k.startsWith('app.') && v == 'web')")).toBe(true);
+    expect(run('self.ordered.transformList(i, v, i > 0, v + string(i))')).toEqual(['a1']);
+    expect(run('self.ordered.transformMap(i, v, v.upperAscii())')).toEqual(new Map([[0n, 'B'], [1n, 'A']]));
+  });
+
+  it('accepts optional list elements, optional map entries, backquoted fields and has() on any map', () => {
+    expect(run('[?self.labels.?missing, ?self.labels.?`app.kubernetes.io/name`]')).toEqual(['web']);
+    expect(run("{?'a': self.labels.?missing, 'b': 1}")).toEqual({ b: 1n });
+    expect(run('has(self.labels.`app.kubernetes.io/name`)')).toBe(true);
+    expect(run("has({'x': 1}.y)")).toBe(false);
+  });
+
+  it('reports int64 overflow and repeated map keys as evaluation errors', () => {
+    for (const expr of ['9223372036854775807 + 1', "{'a': 1, 'a': 2}.size() > 0"]) {
+      const c = compile(expr, env);
+      expect(isCompileError(c)).toBe(false);
+      expect(evaluate(c as Exclude<typeof c, { kind: 'compileError' }>, { self }).kind).toBe('error');
+    }
+  });
+});

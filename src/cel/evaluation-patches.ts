@@ -29,6 +29,9 @@ const TWO_63 = 2 ** 63;
 const MIN_TIMESTAMP_MS = -62135596800000;
 const MAX_TIMESTAMP_MS = 253402300799999;
 const MAX_DURATION_SECONDS = 315576000000n;
+const MAX_TIME_DIFF_SECONDS = 9223372036n;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function fail(message: string): never {
   throw new Error(message);
@@ -80,6 +83,14 @@ function hasMacro(arg: Node) {
 /** Applies the parse-time patches; call before type-checking. */
 export function patchParsed(root: EngineNode): void {
   for (const node of allNodes(root)) {
+    // An empty literal's element type would stay an unbound parameter, which the engine cannot
+    // resolve against the cross-type numeric operators; CEL types it as list(dyn)/map(dyn, dyn).
+    if ((node.op === 'list' || node.op === 'map') && Array.isArray(node.args) && node.args.length === 0) {
+      const typeName = node.op === 'list' ? 'list<dyn>' : 'map<dyn, dyn>';
+      node.setMeta('check', (chk: { getType(n: string): unknown }) => chk.getType(typeName));
+      node.setMeta('evaluate', node.op === 'list' ? () => [] : () => ({}));
+      continue;
+    }
     if (node.op !== 'call' || !Array.isArray(node.args)) continue;
     const [name, args] = node.args as [unknown, unknown];
     if (name === 'has' && node.meta.macro !== undefined && Array.isArray(args) && args.length === 1) {
@@ -202,7 +213,21 @@ export function patchChecked(root: EngineNode): void {
         const merged = Array.isArray(r) ? listTypeConcat(l, r) : undefined;
         return merged ?? checkTemporal(checkInt(inner(l, r, ...rest)));
       });
-    } else if (op === '-' || op === '*' || op === '/' || op === '-_') {
+    } else if (op === '<' || op === '<=' || op === '>' || op === '>=') {
+      // CEL compares an int or uint with a double as doubles (cel-go compareIntDouble).
+      wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if (typeof r === 'number' && typeof l !== 'number' && isNumber(l)) return inner(Number(l instanceof UnsignedInt ? l.value : l), r, ...rest);
+        if (typeof l === 'number' && typeof r !== 'number' && isNumber(r)) return inner(l, Number(r instanceof UnsignedInt ? r.value : r), ...rest);
+        return inner(l, r, ...rest);
+      });
+    } else if (op === '-') {
+      wrapHandle(node, (inner) => (l, r, ...rest) => {
+        const v = checkTemporal(checkInt(inner(l, r, ...rest)));
+        // A timestamp difference is a Go time.Duration in cel-go: int64 nanoseconds.
+        if (l instanceof Date && v instanceof Duration && (v.seconds > MAX_TIME_DIFF_SECONDS || v.seconds < -MAX_TIME_DIFF_SECONDS)) fail('duration out of range');
+        return v;
+      });
+    } else if (op === '*' || op === '/' || op === '-_') {
       wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
     } else if (op === 'call') {
       const [name] = node.args as [string];
@@ -210,6 +235,12 @@ export function patchChecked(root: EngineNode): void {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const d = (a as unknown[])[0];
           if (typeof d === 'number' && !(d > -TWO_63 && d < TWO_63)) fail('integer overflow');
+          return inner(a, ...rest);
+        });
+      } else if (name === 'string') {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const b = (a as unknown[])[0];
+          if (b instanceof Uint8Array) return UTF8.decode(b);
           return inner(a, ...rest);
         });
       } else if (name === 'duration' || name === 'timestamp') {

@@ -80,7 +80,7 @@ type Evaluate = (ev: unknown, ast: EngineNode, ctx: unknown) => unknown;
 
 const FREE_OPS = new Set(['value', '&&', '||', '?:', 'comprehension', 'accuValue', 'accuInc', 'accuPush']);
 const SELECT_OPS = new Set(['id', '.', '[]', '.?', '[?]']);
-const STRING_SCAN_FUNCTIONS = new Set(['contains', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'substring', 'charAt', 'reverse', 'join', 'isSorted', 'sum', 'min', 'max', 'url', 'isURL', 'quantity', 'isQuantity']);
+const STRING_SCAN_FUNCTIONS = new Set(['format', 'contains', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'substring', 'charAt', 'reverse', 'join', 'isSorted', 'sum', 'min', 'max', 'url', 'isURL', 'quantity', 'isQuantity']);
 const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
 function isNode(x: unknown): x is EngineNode {

@@ -3,6 +3,7 @@
 // maxProperties; unbounded sizes from the largest request body kube-apiserver accepts (3 MiB).
 import { Environment } from '@marcbachmann/cel-js';
 import type { CelType } from './schema-types.ts';
+import { rewriteSource } from './source-rewrite.ts';
 import { AUTHZ_CHECK_COST, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, SELECT_AND_IDENT_COST, traversalCost, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR } from './cost.ts';
 
 export interface CostEstimate {
@@ -12,8 +13,9 @@ export interface CostEstimate {
 }
 
 const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
-const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
-const STRING_SCANS = new Set(['contains', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'substring', 'charAt', 'reverse', 'url', 'isURL', 'quantity', 'isQuantity']);
+const MACROS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry']);
+const TWO_VARIABLE_MACROS = new Set(['all', 'exists', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
+const STRING_SCANS = new Set(['format', 'contains', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'substring', 'charAt', 'reverse', 'url', 'isURL', 'quantity', 'isQuantity']);
 const REGEX = new Set(['matches', 'find', 'findAll']);
 const parser = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
 
@@ -38,6 +40,13 @@ function maxCount(t: CelType | undefined): number {
 
 function maxLength(t: CelType | undefined): number {
   return t?.kind === 'string' && t.maxLength !== undefined ? t.maxLength : MAX_REQUEST_BYTES;
+}
+
+/** The second variable of a two-variable comprehension: the element of a list, the value of a map. */
+function valueType(t: CelType | undefined): CelType | undefined {
+  if (t?.kind === 'list') return t.element;
+  if (t?.kind === 'map') return t.value;
+  return undefined;
 }
 
 function elementType(t: CelType | undefined): CelType | undefined {
@@ -106,10 +115,15 @@ function walkReceiverCall([name, receiver, args]: [string, Node, Node[]], scope:
   const r = walk(receiver, scope);
   if (MACROS.has(name) && args.length >= 2 && args[0]?.op === 'id') {
     const inner = new Map(scope);
-    const el = elementType(r.type);
-    if (el !== undefined) inner.set(String(args[0].args), el);
-    else inner.delete(String(args[0].args));
-    const perItem = args.slice(1).reduce((s, x) => s + walk(x, inner).cost, 0);
+    const twoVariables = TWO_VARIABLE_MACROS.has(name) && args.length >= 3 && args[1]?.op === 'id';
+    const bindings: Array<[Node, CelType | undefined]> = twoVariables
+      ? [[args[0], r.type?.kind === 'list' ? { kind: 'int' } : elementType(r.type)], [args[1] as Node, valueType(r.type)]]
+      : [[args[0], elementType(r.type)]];
+    for (const [v, t] of bindings) {
+      if (t !== undefined) inner.set(String(v.args), t);
+      else inner.delete(String(v.args));
+    }
+    const perItem = args.slice(bindings.length).reduce((s, x) => s + walk(x, inner).cost, 0);
     // Each iteration also reads the accumulator and the iteration variable, as cel-go's expansion does.
     return { cost: r.cost + maxCount(r.type) * (perItem + 2) };
   }
@@ -127,7 +141,7 @@ function walkReceiverCall([name, receiver, args]: [string, Node, Node[]], scope:
 export function estimateCost(expression: string, variables: Readonly<Record<string, CelType>>): CostEstimate | { kind: 'compileError'; message: string } {
   let ast: Node;
   try {
-    ast = parser.parse(expression).ast as unknown as Node;
+    ast = parser.parse(rewriteSource(expression)).ast as unknown as Node;
   } catch (error) {
     return { kind: 'compileError', message: error instanceof Error ? error.message : String(error) };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compile, evaluate, isCompileError, toCelValue, celTypeFromSchema, type CelEnvironment } from '../../src/cel/index.ts';
+import { compile, evaluate, isCompileError, toCelValue, celTypeFromSchema, estimateCost, type CelEnvironment } from '../../src/cel/index.ts';
 import type { Schema } from '../../src/schema/types.ts';
 
 const schema: Schema = {
@@ -102,5 +102,24 @@ describe('extension functions and syntax', () => {
       expect(isCompileError(c)).toBe(false);
       expect(evaluate(c as Exclude<typeof c, { kind: 'compileError' }>, { self }).kind).toBe('error');
     }
+  });
+});
+
+describe('cost estimate of the added syntax', () => {
+  const listOf = (maxItems: number) => celTypeFromSchema({ type: 'object', properties: { l: { type: 'array', maxItems, items: { type: 'string', maxLength: 10 } } } });
+  const estimate = (expr: string, maxItems: number): number => {
+    const e = estimateCost(expr, { self: listOf(maxItems) });
+    if (e.kind !== 'estimate') throw new Error(e.message);
+    return e.max;
+  };
+
+  it('charges two-variable comprehensions per element, like the one-variable macros', () => {
+    for (const expr of ['self.l.all(i, x, x.size() > i)', 'self.l.transformList(i, x, x + "a")', 'self.l.existsOne(i, x, x == "a")']) {
+      expect(estimate(expr, 100)).toBeGreaterThan(9 * estimate(expr, 10));
+    }
+  });
+
+  it('estimates expressions that use optional literal syntax instead of rejecting them', () => {
+    expect(estimate('[?self.l.?x].size() > 0', 10)).toBeGreaterThan(0);
   });
 });

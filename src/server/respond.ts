@@ -10,6 +10,7 @@ export type OutputFormat = Pick<Negotiated, 'serializer' | 'pretty'>;
 const plainJson: OutputFormat = { serializer: 'json', pretty: false };
 import { encodeYaml } from '../codec/yaml-encode.ts';
 import { maybeGzip } from '../codec/compress.ts';
+import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/index.ts';
 
 /** Formats one warning the way kube-apiserver does: `299 - "text"`. */
 export function warningHeaderValue(text: string): string {
@@ -26,6 +27,7 @@ export function addWarnings(reply: FastifyReply, warnings: readonly string[]): v
 /** Serializes a JSON value for the chosen format. */
 export function encodeBody(value: unknown, format: OutputFormat): { body: Buffer; contentType: string } {
   if (format.serializer === 'yaml') return { body: Buffer.from(encodeYaml(value)), contentType: 'application/yaml' };
+  if (format.serializer === 'protobuf') return { body: Buffer.from(encodeProtobuf(value as Record<string, unknown>)), contentType: PROTOBUF_MEDIA_TYPE };
   return { body: Buffer.from(format.pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value)), contentType: 'application/json' };
 }
 
@@ -68,4 +70,14 @@ function toApiError(err: unknown): ApiError {
   if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.requestEntityTooLarge(3 * 1024 * 1024);
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return errors.badRequest(e.message ?? 'bad request');
   return errors.internal(e?.message ?? String(err));
+}
+
+/** Protobuf for a Status, a list or a single object (the caller only asks for kinds that have one). */
+function encodeProtobuf(value: Record<string, unknown>): Uint8Array {
+  if (value.kind === 'Status') return encodeProtobufStatus(value);
+  const kind = String(value.kind ?? '');
+  if (kind.endsWith('List') && Array.isArray(value.items)) {
+    return encodeProtobufList(kind, String(value.apiVersion ?? ''), (value.metadata ?? {}) as Record<string, unknown>, value.items as Record<string, unknown>[]);
+  }
+  return encodeProtobufObject(value);
 }

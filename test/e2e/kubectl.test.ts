@@ -165,7 +165,11 @@ describe('kubectl v1.32', () => {
   it('prints kube-style errors for invalid objects', async () => {
     const r = await t.kubectl(['create', 'configmap', 'Bad_Name', '-n', ns]);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('The ConfigMap "Bad_Name" is invalid');
+    expect(r.stderr).toContain('error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain');
+    const file = await writeTemp(t.dataDir, 'bad.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n  namespace: ${ns}\n`);
+    const applied = await t.kubectl(['apply', '-f', file]);
+    expect(applied.code).not.toBe(0);
+    expect(applied.stderr).toContain('The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"');
   });
 
   it('reads raw health', async () => {

@@ -8,6 +8,7 @@ import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { parseContentType, type BodyKind } from '../../codec/negotiate.ts';
 import { decodeJson } from '../../codec/json-decode.ts';
 import { decodeYaml } from '../../codec/yaml-decode.ts';
+import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -28,13 +29,21 @@ export function fieldValidationMode(q: URLSearchParams): FieldValidation {
 }
 
 /** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
-export function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', expectedKind?: string): DecodedBody {
+export function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind): DecodedBody {
   const ct = req.headers['content-type'];
-  const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers: ['json', 'yaml'] });
+  // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them.
+  const serializers = rt && protobufServed(rt) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
+  const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: true });
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
+  if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
   const decoded = kind === 'yaml' || kind === 'apply-patch' ? decodeYaml(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
+}
+
+/** Whether the kind has a protobuf encoding (built-in kinds do; custom resources never). */
+export function protobufServed(rt: ResourceType): boolean {
+  return isProtobufKind(rt.group ? `${rt.group}/${rt.version}` : rt.version, rt.kind);
 }
 
 /** Expects an object body; 400 otherwise. */

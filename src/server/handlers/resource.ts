@@ -12,10 +12,11 @@ import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource
 import { parseListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { negotiateOutput, type Negotiated } from '../../codec/negotiate.ts';
+import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
+import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
 import { toTable } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
-import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
+import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode, protobufServed } from './body.ts';
 import { applyPatchBody } from './patch.ts';
 import { managerFor } from './field-manager.ts';
 import type { RequestUser } from '../user.ts';
@@ -33,7 +34,7 @@ export interface VerbContext {
 export function negotiate(c: VerbContext): Negotiated {
   return negotiateOutput({
     accept: String(c.req.headers.accept ?? ''),
-    offer: { table: true },
+    offer: offerFor(c),
     prettyQuery: c.query.get('pretty'),
     userAgent: String(c.req.headers['user-agent'] ?? ''),
   });
@@ -52,18 +53,31 @@ export function writeContext(c: VerbContext): WriteContext {
   return { dryRun: dryRunOf(c.query), warnings: [], now: new Date(), manager: managerFor(c), subresource: c.info.subresource };
 }
 
+/** What a resource endpoint can produce: protobuf too for built-in kinds. */
+export function offerFor(c: VerbContext): Offer {
+  return { table: true, serializers: protobufServed(c.served.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'] };
+}
+
 /** Sends one object in the negotiated format (memoized bytes for plain JSON). */
 function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiated, entry?: Entry): void {
   const { rt, store } = c.served;
-  if (fmt.kind === 'table') {
-    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject: includeObjectOf(c.query), now: new Date() }), fmt);
+  if (fmt.kind === 'protobuf') {
+    const bytes = entry ? entry.encode(`pb@${apiVersionOf(rt)}`, () => encodeProtobufObject(obj)) : encodeProtobufObject(obj);
+    sendBytes(c.req, c.reply, code, bytes, PROTOBUF_MEDIA_TYPE);
+  } else if (fmt.kind === 'table') {
+    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject: includeObjectOf(c.query), now: new Date() }), asJsonOrYaml(fmt));
   } else if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
-    sendValue(c.req, c.reply, code, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, fmt);
+    sendValue(c.req, c.reply, code, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, asJsonOrYaml(fmt));
   } else if (fmt.kind === 'json' && entry && !fmt.pretty) {
     sendBytes(c.req, c.reply, code, Buffer.from(store.encodeJson(entry)), 'application/json');
   } else {
     sendValue(c.req, c.reply, code, obj, fmt);
   }
+}
+
+/** Tables and metadata-only views have no protobuf encoding here: they are sent as JSON. */
+function asJsonOrYaml(fmt: Negotiated): Negotiated {
+  return fmt.serializer === 'protobuf' ? { ...fmt, serializer: 'json', mediaType: 'application/json' } : fmt;
 }
 
 function includeObjectOf(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
@@ -88,14 +102,19 @@ export async function handleList(c: VerbContext): Promise<void> {
     ...(out.continueToken ? { continue: out.continueToken } : {}),
     ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
   };
+  if (fmt.kind === 'protobuf') {
+    const items = out.entries.map((e) => store.served(e.value));
+    sendBytes(c.req, c.reply, 200, encodeProtobufList(rt.listKind, apiVersionOf(rt), listMeta, items), PROTOBUF_MEDIA_TYPE);
+    return;
+  }
   if (fmt.kind === 'table') {
     const objs = out.entries.map((e) => store.served(e.value));
-    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject: includeObjectOf(c.query), now: new Date(), listMeta }), fmt);
+    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject: includeObjectOf(c.query), now: new Date(), listMeta }), asJsonOrYaml(fmt));
     return;
   }
   if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
     const items = out.entries.map((e) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: store.served(e.value).metadata }));
-    sendValue(c.req, c.reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items }, fmt);
+    sendValue(c.req, c.reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items }, asJsonOrYaml(fmt));
     return;
   }
   if (fmt.kind === 'json' && !fmt.pretty) {
@@ -120,7 +139,7 @@ export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const mode = fieldValidationMode(c.query);
   const ctx = writeContext(c);
-  const body = decodeBody(c.req, 'body', rt.kind);
+  const body = decodeBody(c.req, 'body', rt);
   const obj = asObject(body.value);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
@@ -143,7 +162,7 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const mode = fieldValidationMode(c.query);
   const ctx = writeContext(c);
-  const body = decodeBody(c.req, 'body', rt.kind);
+  const body = decodeBody(c.req, 'body', rt);
   const obj = asObject(body.value);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
@@ -207,7 +226,7 @@ export async function handlePatch(c: VerbContext): Promise<void> {
 function deleteOptionsOf(c: VerbContext): DeleteOptions & { ignoreStoreReadError: boolean } {
   let body: Record<string, unknown> = {};
   const raw = c.req.body as Buffer | undefined;
-  if (raw && raw.length > 0) body = asObject(decodeBody(c.req, 'body', 'DeleteOptions').value) as Record<string, unknown>;
+  if (raw && raw.length > 0) body = asObject(decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions').value) as Record<string, unknown>;
   const pre = (body.preconditions ?? {}) as { uid?: string; resourceVersion?: string };
   const propagationPolicy = (c.query.get('propagationPolicy') ?? (body.propagationPolicy as string | undefined)) || undefined;
   if (propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {

@@ -12,7 +12,9 @@ import { parseWatchQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { tableWatchEventObject } from '../../codec/table.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
-import type { VerbContext } from './resource.ts';
+import { encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
+import { apiVersionOf } from '../../api/types.ts';
+import { offerFor, type VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
 
 /** Live watches, so a graceful shutdown can end them cleanly. */
@@ -42,7 +44,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const { rt, store } = c.served;
   const { output: fmt, contentType } = negotiateWatch({
     accept: String(c.req.headers.accept ?? ''),
-    offer: { table: true },
+    offer: offerFor(c),
     prettyQuery: c.query.get('pretty'),
     userAgent: String(c.req.headers['user-agent'] ?? ''),
   });
@@ -73,17 +75,21 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   }
 
   const isTable = fmt.kind === 'table';
-  const formatKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : store.formatKey;
+  const isProtobuf = fmt.serializer === 'protobuf' && !isTable;
+  const formatKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : store.formatKey;
   // Table watches carry column definitions on their first event only, as kube's do.
   let headersSent = false;
   const objectBytes = (type: Frame, entry: Entry, withHeaders: boolean): Uint8Array => {
+    if (isProtobuf) return entry.encode(formatKey, (v) => encodeProtobufObject(store.served(v)));
     if (!isTable) return store.encodeJson(entry);
     return entry.encode(`${formatKey}${withHeaders ? '+h' : ''}`, (v) =>
       Buffer.from(JSON.stringify(tableWatchEventObject(type, store.served(v), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders }))),
     );
   };
-  const frame = (type: Frame, entry: Entry, withHeaders = false): Buffer =>
-    Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(type, entry, withHeaders), Buffer.from('}\n')]);
+  /** One event on the wire: a JSON line, or a length-prefixed protobuf WatchEvent. */
+  const eventBytes = (type: string, object: Uint8Array): Uint8Array =>
+    isProtobuf ? encodeProtobufWatchEvent(type, object) : Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
+  const frame = (type: Frame, entry: Entry, withHeaders = false): Uint8Array => eventBytes(type, objectBytes(type, entry, withHeaders));
   // A deleted object is sent as its last state stamped with the revision of the delete.
   const deletedEntry = (ev: CacheEvent<KubeObject>): Entry => {
     if (ev.entry.value.metadata?.resourceVersion === String(ev.revision)) return ev.entry;
@@ -107,9 +113,12 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     if (((res as ServerResponse).writableLength ?? 0) > maxBufferedBytes) end();
   };
   const bookmark = (revision: number, initialEnd: boolean): void => {
-    const annotations = initialEnd ? ',"annotations":{"k8s.io/initial-events-end":"true"}' : '';
-    const body = `{"type":"BOOKMARK","object":{"kind":${JSON.stringify(rt.kind)},"apiVersion":${JSON.stringify(rt.group ? `${rt.group}/${rt.version}` : rt.version)},"metadata":{"resourceVersion":"${revision}","creationTimestamp":null${annotations}}}}\n`;
-    write(Buffer.from(body));
+    const object = {
+      kind: rt.kind,
+      apiVersion: apiVersionOf(rt),
+      metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+    };
+    write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
     lastSent = revision;
   };
   const end = (): void => {
@@ -124,7 +133,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   res.on('close', end);
   (c.req.raw as NodeJS.EventEmitter).on('close', end);
 
-  const firstFrame = (type: Frame, entry: Entry): Buffer | undefined => {
+  const firstFrame = (type: Frame, entry: Entry): Uint8Array | undefined => {
     if (!isTable || headersSent) return undefined;
     headersSent = true;
     return frame(type, entry, true);
@@ -155,7 +164,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
         synced = Math.max(synced, revision);
       },
       onError: (err: StorageError) => {
-        write(Buffer.from(`{"type":"ERROR","object":${JSON.stringify(watchError(err).toStatus())}}\n`));
+        const status = watchError(err).toStatus();
+        write(eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : Buffer.from(JSON.stringify(status))));
         end();
       },
     },

@@ -85,7 +85,7 @@ export async function startTestServer(opts: { store?: Store; config?: Partial<Se
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         ko.binary ?? 'kubectl',
-        ['--kubeconfig', server.kubeconfigPath, ...args],
+        args.includes('--kubeconfig') ? [...args] : ['--kubeconfig', server.kubeconfigPath, ...args],
         { env: { ...process.env, KUBECONFIG: server.kubeconfigPath, HOME: dataDir }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
         (err, stdout, stderr) => {
           const code = err ? ((err as { code?: number }).code ?? 1) : 0;

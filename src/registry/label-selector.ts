@@ -6,6 +6,7 @@
  */
 import { ApiError } from '../api/status-errors.ts';
 import { fieldErrorBody } from '../api/field-errors.ts';
+import { isLabelValue, isQualifiedName } from '../api/validation/names.ts';
 
 /** The operators of a requirement, spelled as kube's `selection.Operator` values. */
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'gt' | 'lt' | 'exists' | '!';
@@ -27,60 +28,16 @@ export interface LabelSelector {
   toString(): string;
 }
 
-// ---- validation texts (k8s.io/apimachinery/pkg/api/validate/content) ----
+// Label key and value rules are the ones metadata validation uses (src/api/validation/names.ts).
 
-function regexError(msg: string, re: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${re}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${re}')`;
-}
-
-const LABEL_KEY_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const LABEL_KEY_RE = new RegExp(`^${LABEL_KEY_FMT}$`);
-const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${LABEL_KEY_FMT})?`;
-const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
-
-/** The problems with a label key (empty when valid), worded as kube's IsLabelKey. */
+/** The problems with a label key (empty when valid), worded as kube's IsQualifiedName. */
 export function labelKeyErrors(key: string): string[] {
-  const errs: string[] = [];
-  const parts = key.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0]!;
-  } else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else {
-      if (byteLength(prefix) > 253) errs.push('prefix part must be no more than 253 bytes');
-      if (!DNS1123_SUBDOMAIN_RE.test(prefix)) errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
-    }
-  } else {
-    return [
-      `a valid label key ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (byteLength(name) > 63) errs.push('name part must be no more than 63 bytes');
-  if (!LABEL_KEY_RE.test(name)) errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
+  return isQualifiedName(key);
 }
 
 /** The problems with a label value (empty when valid), worded as kube's IsLabelValue. */
 export function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push('must be no more than 63 bytes');
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
+  return isLabelValue(value);
 }
 
 class SelectorSyntaxError extends Error {}

@@ -79,3 +79,38 @@ export function checkTypeMeta(obj: KubeObject, rt: ResourceType): void {
   obj.apiVersion = apiVersion;
   obj.kind = rt.kind;
 }
+
+/**
+ * Checks a decoded object body for create, update or apply against the request: type meta,
+ * namespace and name as kube-apiserver does; then applies field validation (mutates the object,
+ * appends warnings).
+ */
+export function checkObjectBody(
+  body: DecodedBody,
+  target: { readonly rt: ResourceType; readonly namespace: string; readonly name: string },
+  mode: FieldValidation,
+  warnings: string[],
+): KubeObject {
+  const { rt } = target;
+  const obj = asObject(body.value);
+  checkTypeMeta(obj, rt);
+  const meta = (obj.metadata ??= {});
+  if (rt.namespaced && meta.namespace && meta.namespace !== target.namespace) {
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  if (target.name !== '' && meta.name !== undefined && meta.name !== target.name) {
+    throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${target.name})`);
+  }
+  enforceFieldValidation(obj, rt, body.duplicates, mode, warnings);
+  return obj;
+}
+
+/** Decodes and checks an object body (create, update); see checkObjectBody. */
+export function readObjectBody(
+  req: FastifyRequest,
+  target: { readonly rt: ResourceType; readonly namespace: string; readonly name: string },
+  mode: FieldValidation,
+  warnings: string[],
+): KubeObject {
+  return checkObjectBody(decodeBody(req, 'body', target.rt), target, mode, warnings);
+}

@@ -7,10 +7,15 @@ import type { RequestInfo } from '../request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
 import { wantsAggregated, type DiscoveryDocuments } from '../../discovery/discovery.ts';
+import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 
 export interface OpenApiDocuments {
   /** The Swagger 2.0 document, serialized once. */
   v2(): Buffer;
+  /** The same document as gnostic's `openapi.v2.Document` protobuf, encoded once. */
+  v2Protobuf(): Buffer;
+  /** Upper-case hex SHA-512 of the JSON form: the ETag of both forms. */
+  v2ETag(): string;
   /** The `/openapi/v3` index. */
   v3Index(): object;
   /** One group-version document (`api/v1`, `apis/<group>/<version>`), serialized once; undefined when not served. */
@@ -73,7 +78,18 @@ export async function handleNonResource(
     return sendValue(req, reply, 200, list);
   }
   if (path === '/openapi/v2') {
-    return sendBytes(req, reply, 200, routes.openapi().v2(), 'application/json');
+    const docs = routes.openapi();
+    const form = negotiateOpenApiV2(accept);
+    if (!form) throw errors.notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
+    const etag = `"${docs.v2ETag()}"`;
+    reply.header('vary', 'Accept').header('etag', etag);
+    const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
+    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+      reply.code(304).send();
+      return;
+    }
+    if (form === 'protobuf') return sendBytes(req, reply, 200, docs.v2Protobuf(), OPENAPI_V2_PROTOBUF);
+    return sendBytes(req, reply, 200, docs.v2(), 'application/json');
   }
   if (path === '/openapi/v3') return sendValue(req, reply, 200, routes.openapi().v3Index());
   if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) {

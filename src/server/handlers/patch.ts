@@ -10,7 +10,7 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
+import { asObject, checkObjectBody, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
 import { mergeSubresource, type VerbContext } from './resource.ts';
 import { applyContextFor } from '../../registry/apply-context.ts';
 import { fieldErr } from '../../api/field-errors.ts';
@@ -29,21 +29,11 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     if (manager === '') {
       throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
     }
-    applied = asObject(body.value);
-    if (applied.metadata && 'managedFields' in applied.metadata && applied.metadata.managedFields != null) {
+    const raw = asObject(body.value);
+    if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
-    checkTypeMeta(applied, rt);
-    enforceFieldValidation(applied, rt, body.duplicates, mode, ctx.warnings);
-    const meta = (applied.metadata ??= {});
-    if (meta.name !== undefined && meta.name !== c.info.name) {
-      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${c.info.name})`);
-    }
-    if (rt.namespaced && meta.namespace !== undefined && meta.namespace !== c.info.namespace) {
-      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    }
-  } else if (body.kind === 'strategic-merge-patch' && !rt.group && rt.schema === undefined) {
-    throw errors.unsupportedMediaType('application/strategic-merge-patch+json', ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
+    applied = checkObjectBody(body, { rt, namespace: c.info.namespace, name: c.info.name }, mode, ctx.warnings);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');

@@ -16,7 +16,7 @@ import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negoti
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
 import { toTable } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
-import { asObject, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode, protobufServed } from './body.ts';
+import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
 import { applyPatchBody } from './patch.ts';
 import { managerFor } from './field-manager.ts';
 import type { RequestUser } from '../user.ts';
@@ -135,24 +135,10 @@ export async function handleList(c: VerbContext): Promise<void> {
 }
 
 export async function handleCreate(c: VerbContext): Promise<void> {
-  const { rt, store } = c.served;
   const fmt = negotiate(c);
-  const mode = fieldValidationMode(c.query);
   const ctx = writeContext(c);
-  const body = decodeBody(c.req, 'body', rt);
-  const obj = asObject(body.value);
-  checkTypeMeta(obj, rt);
-  const meta = (obj.metadata ??= {});
-  if (rt.namespaced) {
-    if (meta.namespace && meta.namespace !== c.info.namespace) {
-      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    }
-  }
-  enforceFieldValidation(obj, rt, body.duplicates, mode, ctx.warnings);
-  if (c.info.name && meta.name && meta.name !== c.info.name) {
-    throw errors.badRequest('the name of the object does not match the name on the URL');
-  }
-  const created = await store.create(c.info.namespace, obj, ctx);
+  const obj = readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
+  const created = await c.served.store.create(c.info.namespace, obj, ctx);
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, 201, created, fmt);
 }
@@ -160,20 +146,9 @@ export async function handleCreate(c: VerbContext): Promise<void> {
 export async function handleUpdate(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
-  const mode = fieldValidationMode(c.query);
   const ctx = writeContext(c);
-  const body = decodeBody(c.req, 'body', rt);
-  const obj = asObject(body.value);
-  checkTypeMeta(obj, rt);
-  const meta = (obj.metadata ??= {});
-  if (meta.name !== undefined && meta.name !== c.info.name) {
-    throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${c.info.name})`);
-  }
-  if (rt.namespaced && meta.namespace && meta.namespace !== c.info.namespace) {
-    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
-  meta.name = c.info.name;
-  enforceFieldValidation(obj, rt, body.duplicates, mode, ctx.warnings);
+  const obj = readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
+  obj.metadata!.name = c.info.name;
   const sub = c.info.subresource;
   const result = await store.update(
     c.info.namespace,

@@ -15,6 +15,9 @@ import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
 
+/** How long a consistent read on etcd waits for the cache before reading etcd itself. */
+const freshWaitEtcdMs = 300;
+
 /** A decoded object plus its memoized encodings; lists and gets return these. */
 export type Entry = Pick<CachedEntry<KubeObject>, 'key' | 'value' | 'modRevision' | 'createRevision' | 'encode'>;
 
@@ -100,8 +103,9 @@ export class ResourceStore {
   async get(namespace: string, name: string, resourceVersion: string): Promise<Entry> {
     const key = this.key(namespace, name);
     try {
-      if (resourceVersion === '') await this.cache.waitUntilFresh();
-      else if (resourceVersion !== '0') await this.cache.waitForRevision(Number(resourceVersion));
+      if (resourceVersion === '') {
+        if (!(await this.cacheIsFresh())) return this.getFromStore(key, name);
+      } else if (resourceVersion !== '0') await this.cache.waitForRevision(Number(resourceVersion));
     } catch (err) {
       throw this.translate(err, name, { kind: 'get', revision: Number(resourceVersion) || 0 });
     }
@@ -125,8 +129,9 @@ export class ResourceStore {
           throw this.translate(err, '', { kind: sem.kind === 'continue' ? 'continue' : 'list', revision });
         }
       }
-      if (sem.kind === 'most-recent') await this.cache.waitUntilFresh();
-      else if (sem.kind === 'not-older-than') await this.cache.waitForRevision(sem.revision);
+      if (sem.kind === 'most-recent') {
+        if (!(await this.cacheIsFresh())) return await this.listFromStore(prefix, 0, undefined, q.limit, filter);
+      } else if (sem.kind === 'not-older-than') await this.cache.waitForRevision(sem.revision);
     } catch (err) {
       throw this.translate(err, '', { kind: 'list', revision: sem.kind === 'not-older-than' ? sem.revision : 0 });
     }
@@ -145,6 +150,36 @@ export class ResourceStore {
     };
   }
 
+  /**
+   * Brings the cache up to the store's current revision for a consistent read. The cache learns
+   * the revision from progress notifications; a store that sends none while a prefix is idle
+   * (etcd without a progress-notify interval) cannot prove freshness quickly, and then the read
+   * goes to the store itself, as kube-apiserver's quorum reads do.
+   */
+  private async cacheIsFresh(): Promise<boolean> {
+    try {
+      await this.cache.waitUntilFresh(this.store.backend === 'etcd' ? freshWaitEtcdMs : undefined);
+      return true;
+    } catch (err) {
+      if (this.store.backend === 'etcd' && isStorageError(err, 'TooLarge')) return false;
+      throw err;
+    }
+  }
+
+  /** Before a watch that starts at "most recent": the cache catches up as far as the store lets it prove. */
+  async syncForWatch(): Promise<void> {
+    await this.cacheIsFresh();
+  }
+
+  private async getFromStore(key: string, name: string): Promise<Entry> {
+    const kv = await this.store.get(key);
+    if (!kv) throw errors.notFound(this.gr, name);
+    const entry = detachedEntry(kv);
+    this.assertReadable(entry);
+    return entry;
+  }
+
+  /** Lists from the store at `revision` (0: the latest, a quorum read), paging and filtering. */
   private async listFromStore(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter): Promise<ListOutcome> {
     const out: Entry[] = [];
     let start = startKey;
@@ -154,6 +189,8 @@ export class ResourceStore {
       // Unfiltered pages read exactly what is missing; filtered ones read ahead in chunks.
       const chunk = limit > 0 ? (filter.always ? limit - out.length : Math.max(limit - out.length, 500)) : 0;
       const page = await this.store.list(prefix, { revision, limit: chunk, startKey: start });
+      // A latest read pins its snapshot on the first page; later pages read the same one.
+      revision = page.revision;
       for (let i = 0; i < page.kvs.length; i++) {
         const entry = detachedEntry(page.kvs[i]!);
         this.assertReadable(entry);

@@ -60,7 +60,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   let startRevision: number;
   let initial: Entry[] = [];
   try {
-    if (rv === '') await cache.waitUntilFresh();
+    if (rv === '') await store.syncForWatch();
     else if (rv !== '0' && sendInitial) await cache.waitForRevision(Number(rv));
   } catch (err) {
     throw store.translate(err, '', { kind: 'watch', revision: Number(rv) || 0 });

@@ -96,7 +96,7 @@ export interface ResourceType {
   /** Whether metadata.generation is kept (and bumped on spec changes); built-in kinds like ConfigMap have none. */
   readonly tracksGeneration?: boolean;
   readonly nameValidation: NameValidation;
-  /** Columns beyond the default Name; when empty the default Name / Created At table is served. */
+  /** Every column of the kind's Table, Name included, in kube's order; when empty the default Name / Created At table is served. */
   readonly tableColumns: readonly TableColumn[];
   /** Field selector labels beyond `metadata.name` and `metadata.namespace`, each with its value getter. */
   readonly fieldSelectors: Readonly<Record<string, (obj: KubeObject) => string>>;

@@ -84,15 +84,15 @@ export function toTable(objects: readonly KubeObject[], rt: ResourceType, opts: 
   const version = opts.version ?? 'v1';
   const include = opts.includeObject ?? 'Metadata';
   if (!['None', 'Metadata', 'Object'].includes(include)) throw errors.badRequest(`unrecognized includeObject value: "${include}"`);
-  // The Name column is always first; kinds may list it themselves or leave it implied.
-  const own = rt.tableColumns[0]?.name === 'Name' ? rt.tableColumns.slice(1) : rt.tableColumns;
-  const custom = rt.tableColumns.length > 0;
+  // Kinds with their own columns list all of them, Name included, in kube's order (events put Name last).
+  const own = rt.tableColumns;
+  const custom = own.length > 0;
   const columns: TableColumnDefinition[] = custom
-    ? [NAME_COLUMN, ...own.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority }))]
+    ? [...own.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority }))]
     : [NAME_COLUMN, CREATED_COLUMN];
   const rows = objects.map((obj): TableRow => {
     const name = obj.metadata?.name ?? '';
-    const cells = custom ? [name, ...own.map((c) => c.cell(obj, opts.now))] : [name, createdAt(obj)];
+    const cells = custom ? own.map((c) => c.cell(obj, opts.now)) : [name, createdAt(obj)];
     const object = include === 'Object' ? obj : include === 'Metadata' ? toPartialObjectMetadata(obj, version) : null;
     return { cells, object };
   });

@@ -32,8 +32,9 @@ describe('toTable', () => {
     ]);
   });
 
-  it('uses the resource columns after Name and honours includeObject', () => {
+  it('uses the resource columns as listed and honours includeObject', () => {
     const rt = resourceType([
+      { name: 'Name', type: 'string', format: 'name', description: 'name', priority: 0, cell: (o) => o.metadata?.name ?? '' },
       { name: 'Data', type: 'integer', description: 'entries', priority: 0, cell: (o) => Object.keys((o['data'] as object) ?? {}).length },
       { name: 'Age', type: 'string', description: 'age', priority: 0, cell: (o, n) => `${(n.getTime() - Date.parse(o.metadata!.creationTimestamp!)) / 60000}m` },
     ]);

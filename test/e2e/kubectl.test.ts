@@ -63,6 +63,20 @@ describe('kubectl v1.32', () => {
     expect(plain).toMatch(/default\s+Active/);
   });
 
+  it('prints the same columns as against kube-apiserver for events and RBAC bindings', async () => {
+    const ev = await t.request('POST', `/api/v1/namespaces/${ns}/events`, {
+      body: { metadata: { name: 'ev1' }, involvedObject: { kind: 'ConfigMap', name: 'app-config', namespace: ns }, reason: 'Checked', message: 'fine', type: 'Normal', count: 1 },
+    });
+    expect(ev.status).toBe(201);
+    const events = await k(['get', 'events', '-n', ns]);
+    expect(events.split('\n')[0]).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/);
+    expect(events).toMatch(/Normal\s+Checked\s+configmap\/app-config\s+fine/);
+    await k(['create', 'rolebinding', 'rb', '-n', ns, '--clusterrole=view', '--user=bob', '--serviceaccount=e2e:robot']);
+    const wide = await k(['get', 'rolebindings', '-n', ns, '-o', 'wide']);
+    expect(wide.split('\n')[0]).toMatch(/^NAME\s+ROLE\s+AGE\s+USERS\s+GROUPS\s+SERVICEACCOUNTS$/);
+    expect(wide).toMatch(/rb\s+ClusterRole\/view\s+\S+\s+bob\s+e2e\/robot/);
+  });
+
   it('lists api-resources and api-versions', async () => {
     const res = await k(['api-resources']);
     expect(res).toMatch(/configmaps\s+cm\s+v1\s+true\s+ConfigMap/);

@@ -110,6 +110,7 @@ function legacyResources(rt: ResourceType): object[] {
   };
   const out: object[] = [main];
   if (rt.hasStatus) out.push({ name: `${rt.resource}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: statusVerbs });
+  if (rt.group === '' && rt.resource === 'namespaces') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
   return out;
 }
 
@@ -123,7 +124,7 @@ function aggregatedResource(rt: ResourceType): object {
     verbs: resourceVerbs,
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
     ...(rt.categories.length ? { categories: rt.categories } : {}),
-    ...(rt.hasStatus ? { subresources: [{ subresource: 'status', responseKind, verbs: statusVerbs }] } : {}),
+    ...(subresourcesOf(rt, responseKind).length > 0 ? { subresources: subresourcesOf(rt, responseKind) } : {}),
   };
 }
 
@@ -141,3 +142,10 @@ export function wantsAggregated(accept: string): string | undefined {
 }
 
 export { apiVersionOf };
+
+function subresourcesOf(rt: ResourceType, responseKind: object): object[] {
+  const out: object[] = [];
+  if (rt.hasStatus) out.push({ subresource: 'status', responseKind, verbs: statusVerbs });
+  if (rt.group === '' && rt.resource === 'namespaces') out.push({ subresource: 'finalize', responseKind, verbs: ['update'] });
+  return out;
+}

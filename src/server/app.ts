@@ -136,7 +136,11 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, info: Res
   const served = opts.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served || info.extraParts.length > 0) throw errors.pathNotFound();
   const { rt } = served;
-  if (info.subresource !== '' && !(info.subresource === 'status' && rt.hasStatus)) throw errors.pathNotFound();
+  const isNamespaces = rt.group === '' && rt.resource === 'namespaces';
+  const finalize = info.subresource === 'finalize' && isNamespaces;
+  if (info.subresource !== '' && !(info.subresource === 'status' && rt.hasStatus) && !finalize) throw errors.pathNotFound();
+  // Namespaces' finalize subresource takes only PUT, as kube-apiserver's does.
+  if (finalize && info.verb !== 'update') throw errors.methodNotSupported({ group: '', resource: 'namespaces/finalize' }, info.verb);
   const gr = { group: rt.group, resource: rt.resource };
   // A cluster-scoped resource under /namespaces/<ns>/ does not exist (namespaces themselves excepted).
   if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) throw errors.pathNotFound();
@@ -165,7 +169,7 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, info: Res
       if (statusOnly) throw errors.methodNotSupported(gr, 'delete');
       return handleDelete(c);
     case 'deletecollection':
-      if (statusOnly || (rt.namespaced && namespace === '' && false)) throw errors.methodNotSupported(gr, 'deletecollection');
+      if (statusOnly) throw errors.methodNotSupported(gr, 'deletecollection');
       return handleDeleteCollection(c);
     default:
       throw errors.methodNotSupported(gr, String(info.verb));

@@ -303,6 +303,27 @@ describe('namespaces', () => {
   });
 });
 
+describe('namespace finalize', () => {
+  it('releases a namespace held by a custom finalizer through PUT /finalize', async () => {
+    const c = await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'held' }, spec: { finalizers: ['example.com/hold'] } } });
+    expect(c.status).toBe(201);
+    expect(c.json.spec.finalizers).toEqual(['example.com/hold', 'kubernetes']);
+    expect((await t.request('DELETE', '/api/v1/namespaces/held')).status).toBe(202);
+    let ns: any;
+    for (let i = 0; i < 50; i++) {
+      ns = (await t.request('GET', '/api/v1/namespaces/held')).json;
+      if (!ns.spec.finalizers.includes('kubernetes')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ns.spec.finalizers).toEqual(['example.com/hold']);
+    expect(ns.status.phase).toBe('Terminating');
+    expect((await t.request('PATCH', '/api/v1/namespaces/held/finalize', { body: {}, headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(405);
+    const fin = await t.request('PUT', '/api/v1/namespaces/held/finalize', { body: { ...ns, spec: { finalizers: [] } } });
+    expect(fin.status).toBe(200);
+    expect((await t.request('GET', '/api/v1/namespaces/held')).status).toBe(404);
+  });
+});
+
 describe('routing', () => {
   it('unknown paths are 404 with a Status body', async () => {
     for (const p of ['/api/v1/widgets', '/apis/nope.example.com/v1/things', '/nonsense']) {

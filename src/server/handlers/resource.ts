@@ -170,6 +170,20 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
  * with a status subresource). Mutates `next`.
  */
 export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, hasStatus: boolean): void {
+  if (subresource === 'finalize') {
+    // A namespace's finalize write changes spec.finalizers and nothing else.
+    const finalizers = (next.spec as { finalizers?: unknown } | undefined)?.finalizers;
+    const rv = next.metadata?.resourceVersion;
+    for (const k of Object.keys(next)) delete next[k];
+    Object.assign(next, cloneObject(current));
+    const spec = { ...((next.spec as Record<string, unknown> | undefined) ?? {}) };
+    if (finalizers === undefined) delete spec.finalizers;
+    else spec.finalizers = finalizers;
+    next.spec = spec;
+    if (rv) next.metadata!.resourceVersion = rv;
+    else delete next.metadata!.resourceVersion;
+    return;
+  }
   if (!hasStatus) return;
   if (subresource === 'status') {
     const status = next.status;

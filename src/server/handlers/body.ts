@@ -7,7 +7,7 @@ import { errors } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { parseContentType, type BodyKind } from '../../codec/negotiate.ts';
 import { decodeJson } from '../../codec/json-decode.ts';
-import { decodeYaml } from '../../codec/yaml-decode.ts';
+import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
 import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 
@@ -29,7 +29,7 @@ export function fieldValidationMode(q: URLSearchParams): FieldValidation {
 }
 
 /** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
-export function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind): DecodedBody {
+export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind): Promise<DecodedBody> {
   const ct = req.headers['content-type'];
   // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them.
   const serializers = rt && protobufServed(rt) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
@@ -37,7 +37,7 @@ export function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: Res
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
-  const decoded = kind === 'yaml' || kind === 'apply-patch' ? decodeYaml(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
+  const decoded = kind === 'yaml' || kind === 'apply-patch' ? await decodeYamlAsync(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
 
@@ -106,11 +106,11 @@ export function checkObjectBody(
 }
 
 /** Decodes and checks an object body (create, update); see checkObjectBody. */
-export function readObjectBody(
+export async function readObjectBody(
   req: FastifyRequest,
   target: { readonly rt: ResourceType; readonly namespace: string; readonly name: string },
   mode: FieldValidation,
   warnings: string[],
-): KubeObject {
-  return checkObjectBody(decodeBody(req, 'body', target.rt), target, mode, warnings);
+): Promise<KubeObject> {
+  return checkObjectBody(await decodeBody(req, 'body', target.rt), target, mode, warnings);
 }

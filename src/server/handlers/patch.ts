@@ -20,7 +20,7 @@ import { managerFor } from './field-manager.ts';
 export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
   const { rt, store } = c.served;
   const mode = fieldValidationMode(c.query);
-  const body = decodeBody(c.req, 'patch', rt);
+  const body = await decodeBody(c.req, 'patch', rt);
   const sub = c.info.subresource;
   const isApply = body.kind === 'apply-patch';
   let applied: KubeObject | null = null;

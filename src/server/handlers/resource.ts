@@ -137,7 +137,7 @@ export async function handleList(c: VerbContext): Promise<void> {
 export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
+  const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
   const created = await c.served.store.create(c.info.namespace, obj, ctx);
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, 201, created, fmt);
@@ -147,7 +147,7 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
+  const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
   obj.metadata!.name = c.info.name;
   const sub = c.info.subresource;
   const result = await store.update(
@@ -212,10 +212,10 @@ export async function handlePatch(c: VerbContext): Promise<void> {
 }
 
 /** Reads DeleteOptions from the body (JSON/YAML) and the query. */
-function deleteOptionsOf(c: VerbContext): DeleteOptions & { ignoreStoreReadError: boolean } {
+async function deleteOptionsOf(c: VerbContext): Promise<DeleteOptions & { ignoreStoreReadError: boolean }> {
   let body: Record<string, unknown> = {};
   const raw = c.req.body as Buffer | undefined;
-  if (raw && raw.length > 0) body = asObject(decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions').value) as Record<string, unknown>;
+  if (raw && raw.length > 0) body = asObject((await decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions')).value) as Record<string, unknown>;
   const pre = (body.preconditions ?? {}) as { uid?: string; resourceVersion?: string };
   const propagationPolicy = (c.query.get('propagationPolicy') ?? (body.propagationPolicy as string | undefined)) || undefined;
   if (propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {
@@ -247,7 +247,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const opts = deleteOptionsOf(c);
+  const opts = await deleteOptionsOf(c);
   let outcome;
   try {
     outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
@@ -287,7 +287,7 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const opts = deleteOptionsOf(c);
+  const opts = await deleteOptionsOf(c);
   const q = parseListQuery(c.query);
   const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
   const listed = await store.list(c.info.namespace, { ...q, limit: 0 }, filter);

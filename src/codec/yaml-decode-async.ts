@@ -1,0 +1,76 @@
+/**
+ * YAML decoding that keeps the event loop free: small bodies decode inline; large ones (YAML
+ * parsing costs about 0.4 s per MB) go to a worker thread, so one big body cannot stall every
+ * other request. Same results and errors as decodeYaml.
+ */
+import { Worker } from 'node:worker_threads';
+import { ApiError, errors, type StatusObject } from '../api/status-errors.ts';
+import { decodeYaml } from './yaml-decode.ts';
+import type { DecodeResult } from './json-decode.ts';
+
+/** Bodies at least this large are decoded off the main thread. */
+export const OFF_THREAD_YAML_BYTES = 64 * 1024;
+
+type Reply = { id: number; ok: true; result: DecodeResult } | { id: number; ok: false; status?: StatusObject; message: string };
+
+let worker: Worker | undefined;
+let nextId = 0;
+const pending = new Map<number, { resolve: (r: DecodeResult) => void; reject: (e: unknown) => void }>();
+
+function failAll(w: Worker, err: unknown): void {
+  if (worker !== w) return;
+  worker = undefined;
+  for (const p of pending.values()) p.reject(err);
+  pending.clear();
+}
+
+function getWorker(): Worker {
+  if (worker) return worker;
+  // The entry registers tsx in the worker thread, so it runs under `npm start` and the test runner alike.
+  const w = new Worker(new URL('./yaml-decode-worker.mjs', import.meta.url));
+  w.unref();
+  w.on('message', (reply: Reply) => {
+    const p = pending.get(reply.id);
+    if (!p) return;
+    pending.delete(reply.id);
+    if (reply.ok) p.resolve(reply.result);
+    else if (reply.status) {
+      const s = reply.status;
+      p.reject(new ApiError(s.code, s.reason ?? '', s.message ?? reply.message, s.details));
+    } else p.reject(errors.badRequest(reply.message));
+  });
+  w.on('error', (err) => failAll(w, errors.internal(`YAML decoder failed: ${err.message}`)));
+  w.on('exit', () => failAll(w, errors.internal('YAML decoder stopped')));
+  worker = w;
+  return w;
+}
+
+/** Decodes a YAML body like decodeYaml, off the main thread when it is large. */
+export function decodeYamlAsync(body: Uint8Array, opts: { expectedKind?: string } = {}): Promise<DecodeResult> {
+  if (body.length < OFF_THREAD_YAML_BYTES) {
+    try {
+      return Promise.resolve(decodeYaml(body, opts));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+  return new Promise((resolve, reject) => {
+    const id = nextId++;
+    const w = getWorker();
+    w.ref();
+    const done = () => {
+      if (pending.size === 0) w.unref();
+    };
+    pending.set(id, {
+      resolve: (r) => {
+        resolve(r);
+        done();
+      },
+      reject: (e) => {
+        reject(e);
+        done();
+      },
+    });
+    w.postMessage({ id, body, expectedKind: opts.expectedKind });
+  });
+}

@@ -30,13 +30,8 @@ export function namespaceLifecycleAdmission(namespaces: ResourceStore) {
   return async (gr: GroupResource, obj: KubeObject): Promise<void> => {
     const ns = obj.metadata?.namespace;
     if (!ns) return;
-    let entry = namespaces.cache.get(namespaces.key('', ns));
-    if (!entry) {
-      // The namespace may have been created an instant ago: catch up once before refusing.
-      await namespaces.cache.waitUntilFresh();
-      entry = namespaces.cache.get(namespaces.key('', ns));
-    }
-    if (!entry) throw errors.notFound({ group: '', resource: 'namespaces' }, ns);
+    // The namespace may have been created an instant ago: a miss is checked with a consistent read.
+    const entry = namespaces.cache.get(namespaces.key('', ns)) ?? (await namespaces.get('', ns, ''));
     if (entry.value.metadata?.deletionTimestamp) {
       const name = obj.metadata?.name ?? '';
       const base = errors.forbidden(gr, name, `unable to create new content in namespace ${ns} because it is being terminated`);

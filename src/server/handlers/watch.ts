@@ -82,9 +82,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const objectBytes = (type: Frame, entry: Entry, withHeaders: boolean): Uint8Array => {
     if (isProtobuf) return entry.encode(formatKey, (v) => encodeProtobufObject(store.served(v)));
     if (!isTable) return store.encodeJson(entry);
-    return entry.encode(`${formatKey}${withHeaders ? '+h' : ''}`, (v) =>
-      Buffer.from(JSON.stringify(tableWatchEventObject(type, store.served(v), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders }))),
-    );
+    // Table cells hold ages, so rows are rendered now rather than memoized on the long-lived entry.
+    return Buffer.from(JSON.stringify(tableWatchEventObject(type, store.served(entry.value), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders })));
   };
   /** One event on the wire: a JSON line, or a length-prefixed protobuf WatchEvent. */
   const eventBytes = (type: string, object: Uint8Array): Uint8Array =>

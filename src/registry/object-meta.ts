@@ -34,6 +34,35 @@ export function resetServerOwnedMetaForCreate(meta: ObjectMeta, now: Date, track
   else delete meta.generation;
 }
 
+// ObjectMeta's fields in the order kube-apiserver serializes them.
+const metaFieldOrder = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+const metaFieldRank = new Map(metaFieldOrder.map((k, i) => [k, i]));
+
+/** A copy of `meta` with its fields in kube's order (unknown ones last), plus `extra` fields placed likewise. */
+export function orderedMeta(meta: ObjectMeta, extra?: Partial<ObjectMeta>): ObjectMeta {
+  const all = extra ? { ...meta, ...extra } : meta;
+  const keys = Object.keys(all).sort((a, b) => (metaFieldRank.get(a) ?? 99) - (metaFieldRank.get(b) ?? 99));
+  const out: ObjectMeta = {};
+  for (const k of keys) out[k] = all[k];
+  return out;
+}
+
 /** Puts kind, apiVersion and metadata first, as kube-apiserver serializes objects. Mutates and returns `obj`. */
 export function canonicalKeyOrder<T extends Record<string, unknown>>(obj: T): T {
   const rest = Object.entries(obj).filter(([k]) => k !== 'kind' && k !== 'apiVersion' && k !== 'metadata');

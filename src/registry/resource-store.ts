@@ -10,7 +10,7 @@ import type { WatchCache, CachedEntry } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
 import type { FieldError } from '../api/field-errors.ts';
-import { canonicalKeyOrder, cloneObject, generateName, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { canonicalKeyOrder, cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -237,7 +237,7 @@ export class ResourceStore {
     if (ctx.dryRun) return this.served(obj);
     try {
       const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
-      finalMeta.resourceVersion = String(kv.modRevision);
+      obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });
       return this.served(obj);
     } catch (err) {
       throw this.translate(err, finalMeta.name ?? '');
@@ -312,7 +312,7 @@ export class ResourceStore {
       }
       try {
         const written = await this.store.update(key, encodeForStorage(obj), kv!.modRevision);
-        meta.resourceVersion = String(written.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(written.modRevision) });
         return { object: this.served(obj), created: false };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;
@@ -454,11 +454,9 @@ function bumpGeneration(obj: KubeObject, old: KubeObject): void {
 export function encodeForStorage(obj: KubeObject): Uint8Array {
   canonicalKeyOrder(obj);
   const meta = obj.metadata;
-  if (meta && 'resourceVersion' in meta) {
-    const { resourceVersion: _rv, ...rest } = meta;
-    return Buffer.from(JSON.stringify({ ...obj, metadata: rest }));
-  }
-  return Buffer.from(JSON.stringify(obj));
+  if (!meta) return Buffer.from(JSON.stringify(obj));
+  const { resourceVersion: _rv, ...rest } = meta;
+  return Buffer.from(JSON.stringify({ ...obj, metadata: orderedMeta(rest) }));
 }
 
 /** Decodes stored bytes and stamps the revision as resourceVersion; throws Corrupt on bad bytes. */
@@ -473,7 +471,7 @@ export function decodeStored(kv: KeyValue): KubeObject {
     throw new StorageError('Corrupt', `data at key ${kv.key} is not an object`, kv.key);
   }
   const o = obj as KubeObject;
-  metaOf(o).resourceVersion = String(kv.modRevision);
+  o.metadata = orderedMeta(metaOf(o), { resourceVersion: String(kv.modRevision) });
   return o;
 }
 

@@ -2,24 +2,26 @@
  * The generic REST store: the verbs over storage for one resource type. It owns keys,
  * optimistic concurrency, the create/update/delete pipelines, deletion with finalizers, dry run
  * and the read semantics of lists; per-kind behaviour comes from the ResourceType's strategy,
- * and admission from the hooks it is given. Storage errors become API errors here, at one boundary.
+ * and admission from the hooks it is given. Storage errors become API errors at one boundary
+ * (storage-errors.ts).
  */
 import type { Store, KeyValue } from '../storage/types.ts';
-import { isStorageError, StorageError } from '../storage/types.ts';
-import type { WatchCache, CachedEntry } from '../storage/watch-cache.ts';
+import { isStorageError, type StorageError } from '../storage/types.ts';
+import type { WatchCache } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
 import type { FieldError } from '../api/field-errors.ts';
-import { canonicalKeyOrder, cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
+import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
+import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
 
 /** How long a consistent read on etcd waits for the cache before reading etcd itself. */
 const freshWaitEtcdMs = 300;
 
-/** A decoded object plus its memoized encodings; lists and gets return these. */
-export type Entry = Pick<CachedEntry<KubeObject>, 'key' | 'value' | 'modRevision' | 'createRevision' | 'encode'>;
+export type { Entry } from './stored-object.ts';
 
 /** Everything a write needs to know about who asks and how. */
 export interface WriteContext {
@@ -410,32 +412,9 @@ export class ResourceStore {
     if (corrupt) throw this.translate(corrupt, entry.key.slice(entry.key.lastIndexOf('/') + 1));
   }
 
-  /** Storage errors become API errors here and nowhere else. `read` says what kind of read failed, for the 410 text. */
-  translate(err: unknown, name: string, read?: { readonly kind: 'get' | 'list' | 'continue' | 'watch'; readonly revision?: number }): ApiError {
-    if (err instanceof ApiError) return err;
-    if (err instanceof StorageError) {
-      switch (err.code) {
-        case 'KeyExists':
-          return errors.alreadyExists(this.gr, name);
-        case 'NotFound':
-          return errors.notFound(this.gr, name);
-        case 'Conflict':
-          return errors.staleResourceVersion(this.gr, name);
-        case 'TooOld':
-          if (read?.kind === 'continue') {
-            return errors.expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
-          }
-          if (read?.kind === 'list') return errors.expired('The resourceVersion for the provided list is too old.');
-          return errors.expired(`too old resource version: ${read?.revision ?? 0} (${err.revision ?? 0})`);
-        case 'TooLarge':
-          return errors.tooLargeResourceVersion(read?.revision ?? 0, err.revision ?? 0);
-        case 'Corrupt':
-          return errors.internal(`object "${err.key ?? name}" is corrupt and cannot be decoded: ${err.message}`);
-        case 'Unavailable':
-          return errors.serviceUnavailable(err.message);
-      }
-    }
-    return errors.internal(err instanceof Error ? err.message : String(err));
+  /** Storage errors become API errors here and nowhere else (see storage-errors.ts). */
+  translate(err: unknown, name: string, read?: ReadContext): ApiError {
+    return storageErrorToApi(err, this.gr, name, read);
   }
 }
 
@@ -448,56 +427,4 @@ function bumpGeneration(obj: KubeObject, old: KubeObject): void {
   const meta = metaOf(obj);
   const oldGen = old.metadata?.generation ?? 1;
   meta.generation = jsonEqual(strip(obj), strip(old)) ? oldGen : oldGen + 1;
-}
-
-/** Stored bytes never carry the resourceVersion: it is the revision the store assigns. */
-export function encodeForStorage(obj: KubeObject): Uint8Array {
-  canonicalKeyOrder(obj);
-  const meta = obj.metadata;
-  if (!meta) return Buffer.from(JSON.stringify(obj));
-  const { resourceVersion: _rv, ...rest } = meta;
-  return Buffer.from(JSON.stringify({ ...obj, metadata: orderedMeta(rest) }));
-}
-
-/** Decodes stored bytes and stamps the revision as resourceVersion; throws Corrupt on bad bytes. */
-export function decodeStored(kv: KeyValue): KubeObject {
-  let obj: unknown;
-  try {
-    obj = JSON.parse(Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength).toString('utf8'));
-  } catch (err) {
-    throw new StorageError('Corrupt', `data at key ${kv.key} is not valid JSON: ${(err as Error).message}`, kv.key);
-  }
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
-    throw new StorageError('Corrupt', `data at key ${kv.key} is not an object`, kv.key);
-  }
-  const o = obj as KubeObject;
-  o.metadata = orderedMeta(metaOf(o), { resourceVersion: String(kv.modRevision) });
-  return o;
-}
-
-/** An entry read from the store rather than the cache: same interface, memoized locally. */
-function detachedEntry(kv: KeyValue): Entry {
-  let value: KubeObject | undefined;
-  let corrupt: StorageError | undefined;
-  try {
-    value = decodeStored(kv);
-  } catch (err) {
-    corrupt = err as StorageError;
-  }
-  const memo = new Map<string, Uint8Array>();
-  return {
-    key: kv.key,
-    value: value as KubeObject,
-    modRevision: kv.modRevision,
-    createRevision: kv.createRevision,
-    corrupt,
-    encode(format: string, encoder: (v: KubeObject) => Uint8Array): Uint8Array {
-      let b = memo.get(format);
-      if (!b) {
-        b = encoder(value as KubeObject);
-        memo.set(format, b);
-      }
-      return b;
-    },
-  } as Entry;
 }

@@ -125,6 +125,8 @@ export class ResourceStore {
       if (sem.kind === 'exact' || sem.kind === 'continue') {
         const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
         const startKey = sem.kind === 'continue' ? prefix + sem.position.start : undefined;
+        // Nothing under the prefix changed since the snapshot: the cache holds it exactly.
+        if (this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter);
         try {
           return await this.listFromStore(prefix, revision, startKey, q.limit, filter);
         } catch (err) {
@@ -137,19 +139,20 @@ export class ResourceStore {
     } catch (err) {
       throw this.translate(err, '', { kind: 'list', revision: sem.kind === 'not-older-than' ? sem.revision : 0 });
     }
+    return this.listFromCache(prefix, undefined, undefined, q.limit, filter);
+  }
+
+  /** A page from the cache, labelled with `revision` (a snapshot it is known to equal) or its own. */
+  private listFromCache(prefix: string, revision: number | undefined, startKey: string | undefined, limit: number, filter: ObjectFilter): ListOutcome {
     const res = this.cache.list({
       keyPrefix: prefix,
-      limit: q.limit > 0 ? q.limit : undefined,
+      startKey,
+      limit: limit > 0 ? limit : undefined,
       filter: filter.always ? undefined : (e) => filter.matches(this.served(e.value)),
     });
     for (const e of res.entries) this.assertReadable(e);
-    const more = res.nextKey !== undefined;
-    return {
-      entries: res.entries,
-      resourceVersion: String(res.revision),
-      ...(more ? { continueToken: encodeContinue({ revision: res.revision, start: res.nextKey!.slice(prefix.length) }) } : {}),
-      ...(more && filter.always ? { remainingItemCount: res.remaining } : {}),
-    };
+    const rev = revision ?? res.revision;
+    return this.listOutcome(res.entries, prefix, rev, res.nextKey, res.remaining, filter);
   }
 
   /**

@@ -122,6 +122,19 @@ export class WatchCache<T> {
     return this.rev;
   }
 
+  /**
+   * Whether the current contents under `keyPrefix` are exactly the store's contents at
+   * `revision`: the cache is synced past it and its window proves no key under the prefix
+   * changed after it. Lets a paged list read later pages of an old snapshot from memory.
+   */
+  unchangedSince(keyPrefix: string, revision: number): boolean {
+    if (revision > this.rev || revision < this.windowStart) return false;
+    for (let i = this.windowIndexAfter(revision); i < this.window.length; i++) {
+      if (this.window[i]!.entry.key.startsWith(keyPrefix)) return false;
+    }
+    return true;
+  }
+
   /** The current entry for a key (may be corrupt; check `corrupt`). */
   get(key: string): CachedEntry<T> | undefined {
     return this.entries.get(key);

@@ -52,6 +52,24 @@ describe('list', () => {
     await t.request('POST', base, { body: { metadata: { name: 'cm-9', labels: { idx: '9', parity: 'odd' } }, data: { i: '9' } } });
   });
 
+  it('pages an unchanged snapshot (served from the cache) with the same results', async () => {
+    const names: string[] = [];
+    let token = '';
+    let rv = '';
+    let pages = 0;
+    do {
+      const page = await t.request('GET', `${base}?limit=3&labelSelector=parity%3Dodd${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+      expect(page.status).toBe(200);
+      if (rv) expect(page.json.metadata.resourceVersion).toBe(rv);
+      rv = page.json.metadata.resourceVersion;
+      names.push(...page.json.items.map((i: any) => i.metadata.name));
+      token = page.json.metadata.continue ?? '';
+      pages++;
+    } while (token);
+    expect(names).toEqual(['cm-1', 'cm-3', 'cm-5', 'cm-7', 'cm-9']);
+    expect(pages).toBe(2);
+  });
+
   it('omits remainingItemCount under selectors', async () => {
     const r = await t.request('GET', `${base}?limit=2&labelSelector=parity%3Deven`);
     expect(r.json.items.map((i: any) => i.metadata.labels.parity)).toEqual(['even', 'even']);

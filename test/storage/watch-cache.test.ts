@@ -279,3 +279,21 @@ describe('WatchCache recovery', () => {
     expect(cache.watcherCount).toBe(0);
   });
 });
+
+describe('WatchCache.unchangedSince', () => {
+  it('tells whether a prefix is unchanged since a revision', async () => {
+    const store = new MemoryStore({ historyMs: false });
+    await store.create('/r/a/1', Buffer.from('1'));
+    const cache = new WatchCache<string>({ store, prefix: '/r/', decode: (kv) => Buffer.from(kv.value).toString() });
+    await cache.start();
+    const r1 = await store.currentRevision();
+    expect(cache.unchangedSince('/r/a/', r1)).toBe(true);
+    await store.create('/r/b/1', Buffer.from('2'));
+    await cache.waitUntilFresh();
+    expect(cache.unchangedSince('/r/a/', r1)).toBe(true);
+    expect(cache.unchangedSince('/r/b/', r1)).toBe(false);
+    expect(cache.unchangedSince('/r/a/', (await store.currentRevision()) + 5)).toBe(false);
+    cache.stop();
+    await store.close();
+  });
+});

@@ -18,6 +18,13 @@ import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
 
+/** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
+export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
+  if (opts.propagationPolicy === 'Orphan' || (opts.propagationPolicy === undefined && opts.orphanDependents === true)) return 'orphan';
+  if (opts.propagationPolicy === 'Foreground') return 'foregroundDeletion';
+  return undefined;
+}
+
 /** How long a consistent read on etcd waits for the cache before reading etcd itself. */
 const freshWaitEtcdMs = 300;
 
@@ -352,11 +359,16 @@ export class ResourceStore {
       }
       await this.hooks.validate?.('delete', current, current, ctx);
       const finalizers = meta.finalizers ?? [];
-      const pendingFinalization = finalizers.length > 0 || this.needsNamespaceFinalization(current);
+      // Orphan and Foreground deletion leave the dependents to the garbage collector, which
+      // releases the object by removing these finalizers (kube-apiserver adds them the same way).
+      const gcFinalizer = garbageCollectionFinalizer(opts);
+      const addGcFinalizer = gcFinalizer !== undefined && !finalizers.includes(gcFinalizer) && !meta.deletionTimestamp;
+      const pendingFinalization = finalizers.length > 0 || addGcFinalizer || this.needsNamespaceFinalization(current);
       if (pendingFinalization) {
         if (meta.deletionTimestamp) return { kind: 'terminating', object: this.served(current) };
         const next = cloneObject(current);
         const nmeta = metaOf(next);
+        if (addGcFinalizer) nmeta.finalizers = [...finalizers, gcFinalizer];
         nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
         nmeta.deletionGracePeriodSeconds = 0;
         this.rt.strategy.prepareForDelete?.(next);

@@ -34,6 +34,7 @@ import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission } from '../controllers/namespace-lifecycle.ts';
+import { GarbageCollector } from '../controllers/garbage-collector.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -112,12 +113,15 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
-  const contentStores = () => {
+  // One store per storage prefix: kinds served in two groups are one set of objects.
+  const storesByPrefix = () => {
     const seen = new Set<string>();
-    return catalog.all().filter((s) => s.rt.namespaced && !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
+    return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
-  const namespaceController = new NamespaceController(namespaceStore, contentStores);
+  const namespaceController = new NamespaceController(namespaceStore, () => storesByPrefix().filter((s) => s.rt.namespaced));
   namespaceController.start();
+  const garbageCollector = new GarbageCollector(storesByPrefix());
+  garbageCollector.start();
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -196,6 +200,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         namespaceController.stop();
+        garbageCollector.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

@@ -240,7 +240,14 @@ async function deleteOptionsOf(c: VerbContext): Promise<DeleteOptions & { ignore
         fieldErr.invalid(f, undefined, 'cannot be set together with ignoreStoreReadErrorWithClusterBreakingPotential')));
     }
   }
-  return { preconditions: pre, propagationPolicy, ignoreStoreReadError };
+  const orphanParam = c.query.get('orphanDependents') ?? body.orphanDependents;
+  const orphanDependents = orphanParam === undefined || orphanParam === null ? undefined : orphanParam === true || orphanParam === 'true';
+  if (orphanDependents !== undefined && propagationPolicy !== undefined) {
+    throw errors.invalid('DeleteOptions.meta.k8s.io', 'meta.k8s.io', 'DeleteOptions', '', [
+      fieldErr.invalid('propagationPolicy', propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'),
+    ]);
+  }
+  return { preconditions: pre, propagationPolicy, orphanDependents, ignoreStoreReadError };
 }
 
 export async function handleDelete(c: VerbContext): Promise<void> {
@@ -295,7 +302,7 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   for (const e of listed.entries) {
     const meta = e.value.metadata ?? {};
     try {
-      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', { propagationPolicy: opts.propagationPolicy }, ctx);
+      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', { propagationPolicy: opts.propagationPolicy, orphanDependents: opts.orphanDependents }, ctx);
       items.push(outcome.object);
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.

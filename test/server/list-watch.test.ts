@@ -29,7 +29,9 @@ describe('list', () => {
     expect(r.json.metadata.resourceVersion).toMatch(/^\d+$/);
     expect(r.json.metadata.continue).toBeUndefined();
     expect(r.json.metadata.remainingItemCount).toBeUndefined();
-    expect(r.json.items[0].kind).toBeUndefined;
+    expect(r.json.items[0].kind).toBeUndefined();
+    expect(r.json.items[0].apiVersion).toBeUndefined();
+    expect(r.json.items[0].metadata.name).toBe('cm-0');
   });
 
   it('pages with limit and continue over one snapshot, with remainingItemCount', async () => {

@@ -75,6 +75,16 @@ function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiat
   }
 }
 
+/**
+ * Length of a leading `{"kind":"…","apiVersion":"…",` in serialized object bytes (objects are
+ * stored with these keys first), or 0 when the bytes do not start that way.
+ */
+export function typeMetaPrefixLength(bytes: Uint8Array): number {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 512)).toString('latin1');
+  const m = /^\{"kind":"(?:[^"\\]|\\.)*","apiVersion":"(?:[^"\\]|\\.)*",/.exec(head);
+  return m ? m[0].length : 0;
+}
+
 /** Tables and metadata-only views have no protobuf encoding here: they are sent as JSON. */
 function asJsonOrYaml(fmt: Negotiated): Negotiated {
   return fmt.serializer === 'protobuf' ? { ...fmt, serializer: 'json', mediaType: 'application/json' } : fmt;
@@ -122,9 +132,14 @@ export async function handleList(c: VerbContext): Promise<void> {
     const head = `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(rt))},"metadata":${JSON.stringify(listMeta)},"items":[`;
     const parts: Uint8Array[] = [Buffer.from(head)];
     const comma = Buffer.from(',');
+    const open = Buffer.from('{');
     out.entries.forEach((e, i) => {
       if (i > 0) parts.push(comma);
-      parts.push(store.encodeJson(e));
+      // Items of a built-in list carry no kind/apiVersion on the wire, as kube-apiserver's do.
+      const bytes = store.encodeJson(e);
+      const typeMetaEnd = typeMetaPrefixLength(bytes);
+      if (typeMetaEnd > 0) parts.push(open, bytes.subarray(typeMetaEnd));
+      else parts.push(bytes);
     });
     parts.push(Buffer.from(']}'));
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');

@@ -85,6 +85,12 @@ export function typeMetaPrefixLength(bytes: Uint8Array): number {
   return m ? m[0].length : 0;
 }
 
+/** A list item as kube-apiserver writes it: the object without kind and apiVersion. */
+function withoutTypeMeta(obj: KubeObject): KubeObject {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return rest;
+}
+
 /** Tables and metadata-only views have no protobuf encoding here: they are sent as JSON. */
 function asJsonOrYaml(fmt: Negotiated): Negotiated {
   return fmt.serializer === 'protobuf' ? { ...fmt, serializer: 'json', mediaType: 'application/json' } : fmt;
@@ -145,7 +151,7 @@ export async function handleList(c: VerbContext): Promise<void> {
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
     return;
   }
-  const items = out.entries.map((e) => store.served(e.value));
+  const items = out.entries.map((e) => withoutTypeMeta(store.served(e.value)));
   sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt);
 }
 

@@ -4,6 +4,7 @@
  */
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject, ObjectMeta } from '../api/types.ts';
+import { objectMetaFieldOrder } from '../api/object-meta-fields.ts';
 
 // The alphabet kube-apiserver uses for generated name suffixes: no vowels, no confusable digits.
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -34,25 +35,7 @@ export function resetServerOwnedMetaForCreate(meta: ObjectMeta, now: Date, track
   else delete meta.generation;
 }
 
-// ObjectMeta's fields in the order kube-apiserver serializes them.
-const metaFieldOrder = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-];
-const metaFieldRank = new Map(metaFieldOrder.map((k, i) => [k, i]));
+const metaFieldRank = new Map(objectMetaFieldOrder.map((k, i) => [k, i]));
 
 /** A copy of `meta` with its fields in kube's order (unknown ones last), plus `extra` fields placed likewise. */
 export function orderedMeta(meta: ObjectMeta, extra?: Partial<ObjectMeta>): ObjectMeta {

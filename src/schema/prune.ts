@@ -6,6 +6,7 @@
  */
 import type { Schema } from './types.ts';
 import { isPlainObject } from './walk.ts';
+import { objectMetaFieldOrder } from '../api/object-meta-fields.ts';
 
 export interface PruneOptions {
   /** Treat the top node as a resource root (embedded resource): apiVersion, kind and metadata are kept. Default true. */
@@ -15,23 +16,7 @@ export interface PruneOptions {
 const META_FIELDS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
 
 /** The fields of ObjectMeta; other keys under an embedded resource's metadata are dropped. */
-const OBJECT_META_FIELDS: ReadonlySet<string> = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const OBJECT_META_FIELDS: ReadonlySet<string> = new Set(objectMetaFieldOrder);
 
 /**
  * Removes (mutating `obj`) every field the schema does not declare and returns the dropped

@@ -271,13 +271,7 @@ export class ResourceStore {
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
-      let kv: KeyValue | null;
-      try {
-        kv = await this.store.get(key);
-      } catch (err) {
-        throw this.translate(err, name);
-      }
-      const current = kv ? decodeStored(kv) : null;
+      const { kv, current } = await this.readLatest(key, name);
       const currentServed = current ? this.served(current) : null;
       if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
@@ -341,14 +335,8 @@ export class ResourceStore {
   async delete(namespace: string, name: string, opts: DeleteOptions, ctx: WriteContext): Promise<DeleteOutcome> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
-      let kv: KeyValue | null;
-      try {
-        kv = await this.store.get(key);
-      } catch (err) {
-        throw this.translate(err, name);
-      }
-      if (!kv) throw errors.notFound(this.gr, name);
-      const current = decodeStored(kv);
+      const { kv, current } = await this.readLatest(key, name);
+      if (!kv || !current) throw errors.notFound(this.gr, name);
       const meta = metaOf(current);
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== meta.uid) {
@@ -393,6 +381,16 @@ export class ResourceStore {
         if (isStorageError(err, 'NotFound')) throw errors.notFound(this.gr, name);
         throw this.translate(err, name);
       }
+    }
+  }
+
+  /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */
+  private async readLatest(key: string, name: string): Promise<{ kv: KeyValue | null; current: KubeObject | null }> {
+    try {
+      const kv = await this.store.get(key);
+      return { kv, current: kv ? decodeStored(kv) : null };
+    } catch (err) {
+      throw this.translate(err, name);
     }
   }
 

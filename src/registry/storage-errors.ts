@@ -31,10 +31,16 @@ export function storageErrorToApi(err: unknown, gr: GroupResource, name: string,
       case 'TooLarge':
         return errors.tooLargeResourceVersion(read?.revision ?? 0, err.revision ?? 0);
       case 'Corrupt':
-        return errors.internal(`object "${err.key ?? name}" is corrupt and cannot be decoded: ${err.message}`);
+        // kube-apiserver's StorageError text for ErrCodeCorruptObj (code 7).
+        return errors.internal(`StorageError: corrupt object, Code: 7, Key: ${err.key ?? name}, ResourceVersion: 0, AdditionalErrorMsg: ${err.message}`);
       case 'Unavailable':
         return errors.serviceUnavailable(err.message);
     }
   }
   return errors.internal(err instanceof Error ? err.message : String(err));
+}
+
+/** Whether an API error reports an object the store cannot decode (the unsafe delete may remove it). */
+export function isCorruptObjectError(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 500 && err.message.startsWith('Internal error occurred: StorageError: corrupt object');
 }

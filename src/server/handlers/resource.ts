@@ -11,6 +11,7 @@ import type { ServedResource } from '../api-context.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
 import { parseListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
+import { isCorruptObjectError } from '../../registry/storage-errors.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
@@ -281,8 +282,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
     outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
   } catch (err) {
     // The unsafe delete of an object that cannot be read: only when asked, only on corruption.
-    const corrupt = (err as { code?: number; message?: string }).code === 500 && /is corrupt/.test((err as Error).message);
-    if (opts.ignoreStoreReadError && corrupt) {
+    if (opts.ignoreStoreReadError && isCorruptObjectError(err)) {
       await store.deleteCorrupt(c.info.namespace, c.info.name);
       sendValue(c.req, c.reply, 200, successStatus(rt.group, rt.resource, c.info.name, undefined), fmt);
       return;

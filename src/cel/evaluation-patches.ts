@@ -1,13 +1,15 @@
 // Corrections applied to a parsed program where the engine's behaviour differs from CEL's and no
 // extension point reaches: has() on any operand, map literals (key types, duplicate keys, non-string
 // keys), heterogeneous aggregate equality, numeric `in`, int64 overflow, timestamp/duration ranges,
-// fixed-offset time zones, ASCII-only case mapping and Go's whitespace set for trim().
+// fixed-offset time zones, ASCII-only case mapping, Go's whitespace set for trim(), and RE2 for the
+// engine's own `matches` (plus compile-time checks and compilation of literal regex patterns).
 // Each patch wraps one node's handler once at compile time; nodes it does not concern are untouched.
-import { Optional } from '@marcbachmann/cel-js';
+import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
 import { childNodes, type EngineNode } from './cost.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
+import { compileRegex, literalPatternError, regexFind, regexFindAll, regexMatches, type CompiledRegex } from './regex.ts';
 
 // The engine's evaluator and node internals these patches use.
 interface Evaluator {
@@ -163,6 +165,8 @@ const STRING_OVERRIDES: Readonly<Record<string, (s: string) => string>> = {
   trim: (s) => s.replace(TRIM, ''),
 };
 
+const REGEX_METHODS: ReadonlySet<string> = new Set(['matches', 'find', 'findAll']);
+
 const OFFSET_ZONE = /^([+-])?(\d{2}):(\d{2})$/;
 const TIME_GETTERS: Readonly<Record<string, (d: Date) => number>> = {
   getFullYear: (d) => d.getUTCFullYear(),
@@ -180,6 +184,46 @@ const TIME_GETTERS: Readonly<Record<string, (d: Date) => number>> = {
 function wrapHandle(node: Node, wrap: (inner: Handle) => Handle): void {
   const inner = node.handle as Handle | undefined;
   if (typeof inner === 'function') node.handle = wrap(inner) as Node['handle'];
+}
+
+/** A literal pattern compiled now; an RE2-invalid one is the compile error kube-apiserver gives. */
+function literalPattern(name: string, patternNode: Node | undefined): CompiledRegex | undefined {
+  if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
+  const message = literalPatternError(name, patternNode.args);
+  if (message !== undefined) throw new CelTypeError({ code: 'invalid_argument', message, node: patternNode as never });
+  return compileRegex(patternNode.args);
+}
+
+/**
+ * `s.matches(re)`, `s.find(re)`, `s.findAll(re[, n])`: the engine's `matches` evaluates with a
+ * backtracking JavaScript RegExp and its registry refuses a second `string.matches(string)`, so the
+ * call node's handler is replaced here; find/findAll (registered with RE2 already) only gain the
+ * literal pattern's precompiled program. Operands of other types still reach the engine's dispatch.
+ */
+function patchRegexMethod(node: Node, name: string): void {
+  const [, , argNodes] = node.args as [string, Node, Node[]];
+  if (name === 'matches' && argNodes.length !== 1) return;
+  const literal = literalPattern(name, argNodes[0]);
+  if (name !== 'matches' && literal === undefined) return;
+  wrapHandle(node, (inner) => (a, ...rest) => {
+    const [s, re, n] = a as unknown[];
+    if (typeof s !== 'string' || typeof re !== 'string') return inner(a, ...rest);
+    const pattern = literal ?? re;
+    if (name === 'matches') return regexMatches(s, pattern);
+    if (name === 'find') return regexFind(s, pattern);
+    return n === undefined || typeof n === 'bigint' ? regexFindAll(s, pattern, n ?? -1n) : inner(a, ...rest);
+  });
+}
+
+/** The global `matches(s, re)` (registered with RE2) gains a literal pattern's precompiled program. */
+function patchGlobalMatches(node: Node): void {
+  const [, argNodes] = node.args as [string, Node[]];
+  const literal = argNodes.length === 2 ? literalPattern('matches', argNodes[1]) : undefined;
+  if (literal === undefined) return;
+  wrapHandle(node, (inner) => (a, ...rest) => {
+    const [s] = a as unknown[];
+    return typeof s === 'string' ? regexMatches(s, literal) : inner(a, ...rest);
+  });
 }
 
 /** Applies the evaluation patches; call after type-checking (handlers are chosen by the checker). */
@@ -245,12 +289,16 @@ export function patchChecked(root: EngineNode): void {
         });
       } else if (name === 'duration' || name === 'timestamp') {
         wrapHandle(node, (inner) => (...a) => checkTemporal(inner(...a)));
+      } else if (name === 'matches') {
+        patchGlobalMatches(node);
       }
     } else if (op === 'rcall') {
       const [name] = node.args as [string];
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
-      if (override !== undefined) {
+      if (REGEX_METHODS.has(name)) {
+        patchRegexMethod(node, name);
+      } else if (override !== undefined) {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [s, ...args] = a as unknown[];
           return typeof s === 'string' && args.length === 0 ? override(s) : inner(a, ...rest);

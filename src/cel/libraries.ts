@@ -11,6 +11,7 @@ import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
 import { registerCoreOverloads } from './core-overloads.ts';
 import { registerRewriteHelpers } from './source-rewrite.ts';
+import { regexMatches, regexFind, regexFindAll } from './regex.ts';
 
 /** The receiver of `strings.quote`; CEL namespaces are constants of their own type in the engine. */
 class StringsNamespace {}
@@ -68,27 +69,13 @@ function registerLists(env: Environment): void {
   });
 }
 
-function compileRegex(pattern: string, flags = ''): RegExp {
-  try {
-    return new RegExp(pattern, flags);
-  } catch {
-    return fail(`error parsing regexp: ${pattern}`);
-  }
-}
-
 function registerRegex(env: Environment): void {
-  env.registerFunction('string.find(string): string', (s: string, re: string) => compileRegex(re).exec(s)?.[0] ?? '');
-  const findAll = (s: string, re: string, limit: bigint) => {
-    if (limit === 0n) return [];
-    const out: string[] = [];
-    for (const m of s.matchAll(compileRegex(re, 'g'))) {
-      out.push(m[0]);
-      if (limit > 0n && BigInt(out.length) >= limit) break;
-    }
-    return out;
-  };
-  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => findAll(s, re, -1n));
-  env.registerFunction('string.findAll(string, int): list<string>', findAll);
+  // The receiver form `s.matches(re)` is the engine's own overload, which the registry cannot
+  // replace; evaluation-patches.ts re-points its call nodes at regexMatches.
+  env.registerFunction('matches(string, string): bool', (s: string, re: string) => regexMatches(s, re));
+  env.registerFunction('string.find(string): string', (s: string, re: string) => regexFind(s, re));
+  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => regexFindAll(s, re, -1n));
+  env.registerFunction('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) => regexFindAll(s, re, n));
 }
 
 function registerStrings(env: Environment): void {

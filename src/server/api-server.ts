@@ -35,6 +35,7 @@ import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission } from '../controllers/namespace-lifecycle.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
+import { EventTtlController } from '../controllers/event-ttl.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -122,6 +123,9 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
   namespaceController.start();
   const garbageCollector = new GarbageCollector(storesByPrefix());
   garbageCollector.start();
+  const eventStore = catalog.lookup('', 'v1', 'events')?.store;
+  const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
+  eventTtl?.start();
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -201,6 +205,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
         watches.endAll();
         namespaceController.stop();
         garbageCollector.stop();
+        eventTtl?.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

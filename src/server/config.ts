@@ -26,6 +26,8 @@ export interface ServerConfig {
   readonly storageBackend: StorageBackend;
   /** How long past revisions stay readable (watch from an old resourceVersion, continue tokens), in milliseconds. */
   readonly historyMs: number;
+  /** How long core events are kept after their last write (kube-apiserver's --event-ttl), in milliseconds; 0 keeps them. */
+  readonly eventTtlMs?: number;
 }
 
 /** A command line that cannot be parsed; the message names the offending flag or value. */
@@ -54,6 +56,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
+  { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
   { name: 'secure-port', kind: 'int', defaultText: '6443', help: 'Port to serve HTTPS on; 0 picks a free port.' },
   { name: 'shutdown-delay-duration', kind: 'duration', defaultText: '0s', help: 'On shutdown, time during which /readyz fails while requests are still served.' },
   { name: 'storage-backend', kind: 'string', defaultText: 'sqlite', help: 'Where objects are stored: sqlite (in the data dir), etcd or memory.' },
@@ -262,6 +265,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     dataDir: nonEmpty(str('data-dir')) ?? './data',
     storageBackend,
     historyMs,
+    eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
   };
   return Object.freeze(config);
 }

@@ -18,6 +18,7 @@ describe('parseFlags', () => {
       dataDir: './data',
       storageBackend: 'sqlite',
       historyMs: 300_000,
+      eventTtlMs: 3_600_000,
     });
   });
 
@@ -35,6 +36,7 @@ describe('parseFlags', () => {
       '--data-dir=/var/lib/gw',
       '--storage-backend=etcd',
       '--history-duration=10m',
+      '--event-ttl=30m',
     ]);
     expect(c).toEqual({
       securePort: 8443,
@@ -49,6 +51,7 @@ describe('parseFlags', () => {
       dataDir: '/var/lib/gw',
       storageBackend: 'etcd',
       historyMs: 600_000,
+      eventTtlMs: 1_800_000,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

@@ -23,7 +23,10 @@ let x509Module: Promise<typeof X509> | undefined;
 function loadX509(): Promise<typeof X509> {
   x509Module ??= (async () => {
     installReflectMetadataShim();
-    const mod = await import('@peculiar/x509');
+    // A CommonJS package: Node offers its exports both as named exports and as `default`; in the
+    // bundle that `npm start` runs (bin/build.js), only `default` holds them.
+    const imported = (await import('@peculiar/x509')) as typeof X509 & { default?: typeof X509 };
+    const mod = imported.default ?? imported;
     mod.cryptoProvider.set(crypto);
     return mod;
   })();

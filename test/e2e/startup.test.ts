@@ -88,6 +88,53 @@ function alive(pid: number): boolean {
   }
 }
 
+/** An HTTPS request as the admin (the data dir's client certificate). */
+async function adminRequest(url: string, dataDir: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: Buffer }> {
+  const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dataDir, f), 'utf8')));
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${url}${path}`, { method, headers, ca, cert, key }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * The shipped code is a bundle (bin/build.js) while the other tests run the sources: touch the
+ * paths that load code lazily or through CommonJS interop, so a bundling mistake shows here.
+ */
+async function exerciseBundle(url: string, dataDir: string): Promise<void> {
+  // A YAML body over 64 KiB is decoded in the worker thread, a separate entry of the bundle.
+  const big = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: big', '  namespace: kept', 'data:'];
+  for (let i = 0; i < 3000; i++) big.push(`  k${i}: value-${i}-${'x'.repeat(20)}`);
+  const yamlBody = big.join('\n') + '\n';
+  expect(yamlBody.length).toBeGreaterThan(64 * 1024);
+  const posted = await adminRequest(url, dataDir, 'POST', '/api/v1/namespaces/kept/configmaps', { 'content-type': 'application/yaml' }, yamlBody);
+  expect(posted.status, posted.body.toString()).toBe(201);
+  // Server-side apply (managedFields), protobuf and Table output, and the OpenAPI document.
+  const applied = await adminRequest(
+    url,
+    dataDir,
+    'PATCH',
+    '/api/v1/namespaces/kept/configmaps/applied?fieldManager=test',
+    { 'content-type': 'application/apply-patch+yaml' },
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: b\n',
+  );
+  expect(applied.status, applied.body.toString()).toBe(201);
+  expect(JSON.parse(applied.body.toString()).metadata.managedFields[0].manager).toBe('test');
+  const proto = await adminRequest(url, dataDir, 'GET', '/api/v1/namespaces/kept/configmaps/applied', { accept: 'application/vnd.kubernetes.protobuf' });
+  expect(proto.status).toBe(200);
+  expect(proto.body.subarray(0, 4).toString('latin1')).toBe('k8s\0');
+  const table = await adminRequest(url, dataDir, 'GET', '/api/v1/namespaces/kept/configmaps', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+  expect(JSON.parse(table.body.toString()).kind).toBe('Table');
+  const openapi = await adminRequest(url, dataDir, 'GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+  expect(openapi.status).toBe(200);
+  expect(openapi.body.length).toBeGreaterThan(1000);
+}
+
 const tempDirs: string[] = [];
 async function tempDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -95,9 +142,9 @@ async function tempDir(prefix: string): Promise<string> {
   return dir;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // Compile once up front (as npm install's prepare step does), so no test races a rebuild.
-  const error = ensureBuild();
+  const error = await ensureBuild();
   if (error !== undefined) throw new Error(error);
 }, 120_000);
 
@@ -122,6 +169,7 @@ describe('npm start', () => {
     expect(npm.output()).toMatch(/^API server listening on https:\/\/127\.0\.0\.1:\d+ \(storage: sqlite, data: .+\)\nexport KUBECONFIG=.+admin\.kubeconfig\n/m);
     const created = await kubectl(npm.kubeconfig, ['create', 'namespace', 'kept']);
     expect(created.code, created.stderr).toBe(0);
+    await exerciseBundle(npm.url, dataDir);
     const caBefore = await readFile(join(dataDir, 'ca.crt'), 'utf8');
     const serverPid = Number(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8'));
     // npm execs the executable: the server is npm's direct child, not behind a shell or a loader.

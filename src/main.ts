@@ -22,9 +22,32 @@ async function main(): Promise<void> {
     process.stdout.write(parsed.help);
     return;
   }
+  const starting = startApiServer({ config: parsed, logger: true });
+  // Handlers go in before the server can answer anything: a client may see it up (the kubeconfig
+  // of an earlier run on the same port works at once) and stop it while start is still finishing.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal} received: shutting down\n`);
+    starting
+      .then((server) => server.shutdown())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          // A start that failed reports itself below.
+          if (err instanceof StartupError) return;
+          process.stderr.write(`shutdown failed: ${String(err)}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   let server;
   try {
-    server = await startApiServer({ config: parsed, logger: true });
+    server = await starting;
   } catch (err) {
     if (err instanceof StartupError) {
       process.stderr.write(`Error: ${err.message}\n`);
@@ -32,23 +55,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${parsed.dataDir})\n`);
+  if (stopping) return;
+  process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${server.dataDir})\n`);
   process.stdout.write(`export KUBECONFIG=${server.kubeconfigPath}\n`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`${signal} received: shutting down\n`);
-    server.shutdown().then(
-      () => process.exit(0),
-      (err) => {
-        process.stderr.write(`shutdown failed: ${String(err)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 // A bug must never take the server down silently mid-request: log and keep serving.

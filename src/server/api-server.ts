@@ -43,6 +43,8 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly kubeconfigPath: string;
+  /** The data dir as an absolute path; this server holds its lock until shutdown. */
+  readonly dataDir: string;
   readonly caCert: string;
   readonly adminCert: string;
   readonly adminKey: string;
@@ -291,6 +293,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     url,
     port,
     kubeconfigPath,
+    dataDir: lock.path,
     caCert: certs.caCert,
     adminCert: certs.adminCert,
     adminKey: certs.adminKey,

@@ -26,10 +26,10 @@ async function main(): Promise<void> {
   // Handlers go in before the server can answer anything: a client may see it up (the kubeconfig
   // of an earlier run on the same port works at once) and stop it while start is still finishing.
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal} received: shutting down\n`);
+    process.stdout.write(`${reason}: shutting down\n`);
     starting
       .then((server) => server.shutdown())
       .then(
@@ -42,8 +42,9 @@ async function main(): Promise<void> {
         },
       );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM received'));
+  process.on('SIGINT', () => stop('SIGINT received'));
+  stopWithNpm(stop);
 
   let server;
   try {
@@ -58,6 +59,21 @@ async function main(): Promise<void> {
   if (stopping) return;
   process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${server.dataDir})\n`);
   process.stdout.write(`export KUBECONFIG=${server.kubeconfigPath}\n`);
+}
+
+/**
+ * Under npm, npm's death is the server's. npm forwards SIGTERM and SIGINT to its child, and
+ * `npm start` execs this process, so it gets them; but `npx kube-gateway` runs it under `sh -c`,
+ * and the shell dies of the signal without passing it on, leaving this process orphaned and still
+ * listening. Being reparented while started by npm means npm is gone: stop as on SIGTERM. Started
+ * any other way (a shell script's `&`, a service manager), a parent's exit is no reason to stop.
+ */
+function stopWithNpm(stop: (reason: string) => void): void {
+  if (process.env.npm_command === undefined) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop('npm exited');
+  }, 250).unref();
 }
 
 // A bug must never take the server down silently mid-request: log and keep serving.

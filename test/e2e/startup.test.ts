@@ -193,6 +193,21 @@ describe('npm start', () => {
   });
 });
 
+describe('npx kube-gateway', () => {
+  it('runs the executable; SIGTERM to npx stops the server too, although npx runs it under a shell', async () => {
+    const dataDir = await tempDir('kgw-npx-');
+    const npx = await startServer('npx', ['kube-gateway', '--data-dir', dataDir, '--secure-port', '0']);
+    const serverPid = Number(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8'));
+    expect(alive(serverPid)).toBe(true);
+    npx.child.kill('SIGTERM');
+    await npx.exited;
+    // The shell between npx and the server dies without passing the signal on; the server notices it was orphaned.
+    for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(serverPid)).toBe(false);
+    expect(await listening(npx.port)).toBe(false);
+  });
+});
+
 describe('one data dir, one server', () => {
   it('a second server on the same data dir fails at once naming the holder, and leaves its kubeconfig alone', async () => {
     const dataDir = await tempDir('kgw-lock-');

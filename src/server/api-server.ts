@@ -23,7 +23,7 @@ import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
-import { ensureCertificates } from './certs.ts';
+import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from './api-context.ts';
@@ -161,7 +161,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS));
   if (!opts.store) undo.push(() => store.close());
 
-  const certs = await ensureCertificates(config.dataDir);
+  const certs = await ensureCertificatesForServer(config.dataDir);
   const serverCert = config.tlsCertFile ? await readFile(config.tlsCertFile, 'utf8') : certs.serverCert;
   const serverKey = config.tlsPrivateKeyFile ? await readFile(config.tlsPrivateKeyFile, 'utf8') : certs.serverKey;
   const clientCa = config.clientCaFile ? await readFile(config.clientCaFile, 'utf8') : certs.caCert;

@@ -246,7 +246,12 @@ export class ResourceStore {
     normalizeEmptyMeta(finalMeta);
     this.validateOrThrow(obj, null);
     await this.hooks.validate?.('create', obj, null, ctx);
-    if (ctx.dryRun) return this.served(obj);
+    if (ctx.dryRun) {
+      // A dry run stops only short of the write: the name must be free as for a real create.
+      const { kv } = await this.readLatest(this.key(namespace, finalMeta.name!), finalMeta.name ?? '');
+      if (kv) throw errors.alreadyExists(this.gr, finalMeta.name ?? '');
+      return this.served(obj);
+    }
     try {
       const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
       obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });

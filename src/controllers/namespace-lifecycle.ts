@@ -25,9 +25,22 @@ export async function ensureBuiltinNamespaces(namespaces: ResourceStore): Promis
   }
 }
 
-/** The admission check for creates of namespaced objects: the namespace must exist and be active. */
+/** Namespaces kube's NamespaceLifecycle admission never lets be deleted. */
+export const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
+
+/**
+ * kube's NamespaceLifecycle admission: the immortal namespaces cannot be deleted; a create of
+ * a namespaced object needs its namespace to exist and be active. Everything else passes.
+ */
 export function namespaceLifecycleAdmission(namespaces: ResourceStore) {
-  return async (gr: GroupResource, obj: KubeObject): Promise<void> => {
+  return async (op: 'create' | 'update' | 'delete', target: GroupResource & { readonly namespaced: boolean }, obj: KubeObject): Promise<void> => {
+    const gr = { group: target.group, resource: target.resource };
+    if (op === 'delete' && target.group === '' && target.resource === 'namespaces') {
+      const name = obj.metadata?.name ?? '';
+      if (immortalNamespaces.has(name)) throw errors.forbidden(gr, name, 'this namespace may not be deleted');
+      return;
+    }
+    if (op !== 'create' || !target.namespaced) return;
     const ns = obj.metadata?.namespace;
     if (!ns) return;
     // The namespace may have been created an instant ago: a miss is checked with a consistent read.

@@ -99,7 +99,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
         obj.metadata = tracked.metadata;
       },
       validate: async (op, obj) => {
-        if (op === 'create' && rt.namespaced && admitNamespace) await admitNamespace({ group: rt.group, resource: rt.resource }, obj);
+        if (admitNamespace) await admitNamespace(op, rt, obj);
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [

@@ -109,6 +109,8 @@ export const namespaceType: ResourceType = {
     },
     prepareForDelete(obj) {
       // The first delete turns the namespace Terminating; the namespace controller empties it.
+      // kube's namespace registry sets only deletionTimestamp: no grace period, unlike markAsDeleting.
+      if (obj.metadata) delete obj.metadata.deletionGracePeriodSeconds;
       obj.status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), phase: 'Terminating' };
     },
     validate: validateNamespace,

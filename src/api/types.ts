@@ -66,6 +66,11 @@ export interface ResourceStrategy {
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /** On the first delete of an object that has finalizers (e.g. a namespace turns Terminating). */
   prepareForDelete?(obj: KubeObject): void;
+  /**
+   * Whether a PUT without metadata.resourceVersion overwrites whatever is stored (kube's
+   * AllowUnconditionalUpdate). Absent means true, as for most built-in kinds.
+   */
+  readonly allowUnconditionalUpdate?: boolean;
   /** Non-fatal warnings returned as `Warning` headers. */
   warnings?(obj: KubeObject, old?: KubeObject): string[];
 }

@@ -8,9 +8,9 @@
 import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
-import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
-import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
-import type { FieldError } from '../api/field-errors.ts';
+import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
+import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
+import { fieldErr, type FieldError } from '../api/field-errors.ts';
 import { cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
@@ -63,6 +63,16 @@ export interface DeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
   readonly propagationPolicy?: string;
   readonly orphanDependents?: boolean;
+}
+
+export interface UpdateOptions {
+  /** PUT and apply may create a missing object. */
+  readonly allowCreate: boolean;
+  readonly subresource: string;
+  /** The uid a PUT body carries: a mismatch with the stored object is 409, as kube's update preconditions. */
+  readonly preconditions?: { readonly uid?: string };
+  /** A PUT without resourceVersion is refused (kinds whose kube strategy disallows unconditional updates). */
+  readonly requireResourceVersion?: boolean;
 }
 
 export type DeleteOutcome =
@@ -272,13 +282,18 @@ export class ResourceStore {
     name: string,
     tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject,
     ctx: WriteContext,
-    opts: { readonly allowCreate: boolean; readonly subresource: string },
+    opts: UpdateOptions,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const { kv, current } = await this.readLatest(key, name);
       const currentServed = current ? this.served(current) : null;
       if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
+      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage Preconditions).
+      const uid = opts.preconditions?.uid;
+      if (current && uid && uid !== (current.metadata?.uid ?? '')) {
+        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ''}`));
+      }
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
       const pinnedRv = proposed.metadata?.resourceVersion;
       if (!current) {
@@ -286,6 +301,12 @@ export class ResourceStore {
         metaOf(proposed).name = name;
         const object = await this.create(namespace, proposed, ctx);
         return { object, created: true };
+      }
+      if (!pinnedRv && opts.requireResourceVersion) {
+        // Kinds whose strategy refuses unconditional updates (Lease): kube's Invalid names the resource, not the kind.
+        throw errors.invalid(groupResourceString(this.gr), this.gr.group, this.gr.resource, name, [
+          fieldErr.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+        ]);
       }
       if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
@@ -343,13 +364,7 @@ export class ResourceStore {
       const { kv, current } = await this.readLatest(key, name);
       if (!kv || !current) throw errors.notFound(this.gr, name);
       const meta = metaOf(current);
-      const pre = opts.preconditions;
-      if (pre?.uid && pre.uid !== meta.uid) {
-        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ''}`);
-      }
+      this.checkDeletePreconditions(name, meta, opts.preconditions);
       await this.hooks.validate?.('delete', current, current, ctx);
       const finalizers = meta.finalizers ?? [];
       // Orphan and Foreground deletion leave the dependents to the garbage collector, which
@@ -387,6 +402,44 @@ export class ResourceStore {
         throw this.translate(err, name);
       }
     }
+  }
+
+  /**
+   * Delete preconditions with kube's wording: the namespace registry checks them itself; every
+   * other kind fails early in rest.BeforeDelete, whose Conflict names the kind, not the resource.
+   */
+  private checkDeletePreconditions(name: string, meta: ObjectMeta, pre: DeleteOptions['preconditions']): void {
+    const uid = meta.uid ?? '';
+    const rv = meta.resourceVersion ?? '';
+    if (this.isNamespaces()) {
+      if (pre?.uid !== undefined && pre.uid !== uid) {
+        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`);
+      }
+      return;
+    }
+    const byKind = { group: this.rt.group, resource: this.rt.kind };
+    if (pre?.uid !== undefined && pre.uid !== uid) {
+      throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`);
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+      throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`);
+    }
+  }
+
+  /**
+   * The text of kube's storage "invalid object" error (code 4) for a failed precondition. The key
+   * is kube's etcd key for the object: built-in kinds live under /registry/<resource>/.
+   */
+  private invalidObjectError(namespace: string, name: string, detail: string): string {
+    const key = `/registry/${this.rt.resource}/${this.rt.namespaced ? `${namespace}/` : ''}${name}`;
+    return `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${detail}`;
+  }
+
+  private isNamespaces(): boolean {
+    return this.rt.group === '' && this.rt.resource === 'namespaces';
   }
 
   /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */

@@ -188,7 +188,7 @@ describe('delete', () => {
     await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('d2') });
     const r = await t.request('DELETE', '/api/v1/namespaces/default/configmaps/d2', { body: { preconditions: { uid: 'not-the-uid' } } });
     expect(r.status).toBe(409);
-    expect(r.json.message).toContain('Precondition failed: UID in precondition: not-the-uid');
+    expect(r.json.message).toContain('the UID in the precondition (not-the-uid) does not match the UID in record');
     const r2 = await t.request('DELETE', '/api/v1/namespaces/default/configmaps/d2', { body: { preconditions: { resourceVersion: '1' } } });
     expect(r2.status).toBe(409);
   });

@@ -182,7 +182,12 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
       return next;
     },
     ctx,
-    { allowCreate: false, subresource: sub },
+    {
+      allowCreate: false,
+      subresource: sub,
+      preconditions: { uid: obj.metadata!.uid },
+      requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
+    },
   );
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, result.created ? 201 : 200, result.object, fmt);

@@ -76,6 +76,23 @@ export function carryServerOwnedMetaOnUpdate(meta: ObjectMeta, old: ObjectMeta, 
   delete meta.selfLink;
 }
 
+/**
+ * Drops owner references equal to an earlier one (kube's dedupOwnerReferences: same uid and
+ * semantically equal; same uid with other content stays). Returns the uids of those dropped.
+ */
+export function dedupOwnerReferences(meta: ObjectMeta): string[] {
+  const refs = meta.ownerReferences;
+  if (!Array.isArray(refs) || refs.length < 2) return [];
+  const kept: Record<string, unknown>[] = [];
+  const duplicates: string[] = [];
+  for (const ref of refs) {
+    if (kept.some((k) => jsonEqual(k, ref))) duplicates.push(String((ref as { uid?: unknown }).uid ?? ''));
+    else kept.push(ref);
+  }
+  if (duplicates.length > 0) meta.ownerReferences = kept;
+  return duplicates;
+}
+
 /** Removes empty label/annotation/finalizer collections as Go's omitempty would on the wire. */
 export function normalizeEmptyMeta(meta: ObjectMeta): void {
   for (const f of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const) {

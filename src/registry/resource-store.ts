@@ -11,7 +11,7 @@ import type { WatchCache } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
 import { fieldErr, type FieldError } from '../api/field-errors.ts';
-import { cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -42,6 +42,14 @@ export interface WriteContext {
   readonly subresource?: string;
   /** Server-side apply already computed managedFields; the update tracker must not run. */
   readonly skipManagedFields?: boolean;
+  /** The request verb; a patch's duplicate owner references are reported as found after admission, as kube does. */
+  readonly operation?: 'create' | 'update' | 'patch';
+}
+
+/** kube's warnings for duplicate owner references (endpoints/handlers/rest.go). */
+function duplicateOwnerReferencesWarning(uids: readonly string[], afterAdmission: boolean): string {
+  const where = afterAdmission ? ' after mutating admission happens' : '';
+  return `.metadata.ownerReferences contains duplicate entries${where}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${uids.join(', ')}`;
 }
 
 /** Checks that run on writes, in this order, before persistence (admission lives here). */
@@ -250,6 +258,7 @@ export class ResourceStore {
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
     this.rt.strategy.prepareForCreate?.(obj);
+    this.dedupOwnerReferences(obj, ctx);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.
     const finalMeta = metaOf(obj);
@@ -313,6 +322,7 @@ export class ResourceStore {
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
+      this.dedupOwnerReferences(obj, ctx);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.
       const meta = metaOf(obj);
@@ -440,6 +450,12 @@ export class ResourceStore {
 
   private isNamespaces(): boolean {
     return this.rt.group === '' && this.rt.resource === 'namespaces';
+  }
+
+  /** Duplicate owner references are dropped with a warning, before managed fields are computed (kube's handlers). */
+  private dedupOwnerReferences(obj: KubeObject, ctx: WriteContext): void {
+    const uids = dedupOwnerReferences(metaOf(obj));
+    if (uids.length > 0) ctx.warnings.push(duplicateOwnerReferencesWarning(uids, ctx.operation === 'patch'));
   }
 
   /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */

@@ -104,7 +104,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
-      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema),
+      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
     catalog.add({ rt, store: rs });

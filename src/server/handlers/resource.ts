@@ -52,6 +52,7 @@ export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
     now: new Date(),
     manager: managerFor(c),
     subresource: c.info.subresource,
+    operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
   };
 }
 

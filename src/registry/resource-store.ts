@@ -322,13 +322,14 @@ export class ResourceStore {
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
+      else this.rt.strategy.subresources?.[opts.subresource]?.prepareForUpdate(obj, current);
       this.dedupOwnerReferences(obj, ctx);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.
       const meta = metaOf(obj);
       normalizeEmptyMeta(meta);
       if (this.rt.tracksGeneration) bumpGeneration(obj, current);
-      this.validateOrThrow(obj, current);
+      this.validateOrThrow(obj, current, opts.subresource);
       await this.hooks.validate?.('update', obj, current, ctx);
       // An update that changes nothing is not written (kube returns the object unchanged).
       delete meta.resourceVersion;
@@ -484,11 +485,13 @@ export class ResourceStore {
     return (spec?.finalizers ?? []).length > 0;
   }
 
-  private validateOrThrow(obj: KubeObject, old: KubeObject | null): void {
+  private validateOrThrow(obj: KubeObject, old: KubeObject | null, subresource = ''): void {
     const errs = [...this.validateGeneric(obj, old)];
     const served = this.served(obj);
     const servedOld = old ? this.served(old) : null;
-    errs.push(...(servedOld ? this.rt.strategy.validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
+    const sub = subresource ? this.rt.strategy.subresources?.[subresource] : undefined;
+    const validateUpdate = sub ? sub.validateUpdate : this.rt.strategy.validateUpdate;
+    errs.push(...(servedOld ? validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
     if (errs.length > 0) {
       throw errors.invalid(qualifiedKind(this.rt), this.rt.group, this.rt.kind, obj.metadata?.name ?? '', errs);
     }

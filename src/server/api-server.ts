@@ -119,7 +119,8 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
     const seen = new Set<string>();
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
-  const namespaceController = new NamespaceController(namespaceStore, () => storesByPrefix().filter((s) => s.rt.namespaced));
+  // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
+  const namespaceController = new NamespaceController(namespaceStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store));
   namespaceController.start();
   const garbageCollector = new GarbageCollector(storesByPrefix());
   garbageCollector.start();

@@ -47,7 +47,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       if (isApply) {
         const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
         if (current) {
-          mergeSubresource(merged, current, sub, rt.hasStatus);
+          mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);
         } else {
           delete merged.metadata?.resourceVersion;
@@ -74,7 +74,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       enforceFieldValidation(obj, rt, [], mode, ctx.warnings);
-      mergeSubresource(obj, current, sub, rt.hasStatus);
+      mergeSubresource(obj, current, sub, rt);
       unpinResourceVersion(obj, current);
       return obj;
     },

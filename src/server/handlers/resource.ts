@@ -3,7 +3,7 @@
  * (watch lives in watch.ts). Each handler works on the parsed RequestInfo and the ResourceStore.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiVersionOf, type KubeObject } from '../../api/types.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { ServedResource } from '../api-context.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
@@ -179,7 +179,7 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
     c.info.name,
     (current) => {
       const next = cloneObject(obj);
-      if (current) mergeSubresource(next, current, sub, rt.hasStatus);
+      if (current) mergeSubresource(next, current, sub, rt);
       return next;
     },
     ctx,
@@ -196,24 +196,12 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
 
 /**
  * Status writes change only status; main-resource writes keep the current status (for kinds
- * with a status subresource). Mutates `next`.
+ * with a status subresource). Kinds with their own subresource strategy (namespaces) are left
+ * to it: the store runs it. Mutates `next`.
  */
-export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, hasStatus: boolean): void {
-  if (subresource === 'finalize') {
-    // A namespace's finalize write changes spec.finalizers and nothing else.
-    const finalizers = (next.spec as { finalizers?: unknown } | undefined)?.finalizers;
-    const rv = next.metadata?.resourceVersion;
-    for (const k of Object.keys(next)) delete next[k];
-    Object.assign(next, cloneObject(current));
-    const spec = { ...((next.spec as Record<string, unknown> | undefined) ?? {}) };
-    if (finalizers === undefined) delete spec.finalizers;
-    else spec.finalizers = finalizers;
-    next.spec = spec;
-    if (rv) next.metadata!.resourceVersion = rv;
-    else delete next.metadata!.resourceVersion;
-    return;
-  }
-  if (!hasStatus) return;
+export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, rt: ResourceType): void {
+  if (subresource !== '' && rt.strategy.subresources?.[subresource]) return;
+  if (!rt.hasStatus) return;
   if (subresource === 'status') {
     const status = next.status;
     const rv = next.metadata?.resourceVersion;

@@ -46,7 +46,12 @@ export interface WriteContext {
 
 /** Checks that run on writes, in this order, before persistence (admission lives here). */
 export interface WriteHooks {
-  /** Mutating stage: may change the object (managed fields, admission mutation). */
+  /**
+   * What kube-apiserver does to a written object before its registry sees it: decode-time
+   * defaulting, then managed fields. Runs before the strategy, whose changes nobody owns.
+   */
+  decoded?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): void;
+  /** Mutating stage: may change the object (admission mutation). */
   mutate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
   /** Validating stage: throws ApiError to reject. */
   validate?(op: 'create' | 'update' | 'delete', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
@@ -239,6 +244,7 @@ export class ResourceStore {
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
+    this.hooks.decoded?.('create', obj, null, ctx);
     this.rt.strategy.prepareForCreate?.(obj);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.
@@ -286,6 +292,7 @@ export class ResourceStore {
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
+      this.hooks.decoded?.('update', obj, current, ctx);
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.

@@ -15,11 +15,9 @@ import type { KubeObject, ResourceType } from '../api/types.ts';
 import { builtinResourceTypes } from '../api/builtin.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/metadata.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
-import { applyDefaults } from '../schema/defaults.ts';
 import { ResourceStore, type WriteHooks } from '../registry/resource-store.ts';
 import { decodeStored } from '../registry/stored-object.ts';
-import { trackUpdate } from '../apply/index.ts';
-import { applyContextFor } from '../registry/apply-context.ts';
+import { decodedWrite } from '../registry/apply-context.ts';
 import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
@@ -92,12 +90,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
       caches.set(rt.storagePrefix, cache);
     }
     const hooks: WriteHooks = {
-      mutate: (op, obj, old, ctx) => {
-        applyDefaults(obj, rt.schema);
-        if (ctx.skipManagedFields) return;
-        const tracked = trackUpdate(old, obj, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
-        obj.metadata = tracked.metadata;
-      },
+      decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
       validate: async (op, obj) => {
         if (admitNamespace) await admitNamespace(op, rt, obj);
       },

@@ -52,7 +52,7 @@ export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number
 /** Sends any thrown error as a Status; unknown errors become 500 InternalError and are logged. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown): void {
   const apiErr: ApiError = isApiError(err) ? err : toApiError(err);
-  if (apiErr.code >= 500 && !isApiError(err)) req.log.error({ err }, 'internal error');
+  if (apiErr.code >= 500 && !isApiError(err)) logUncaught(req, err);
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) reply.header(k, v);
   let fmt: OutputFormat = plainJson;
   try {
@@ -63,6 +63,16 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
     // Errors are always sendable as JSON.
   }
   sendValue(req, reply, apiErr.code, apiErr.toStatus(), fmt);
+}
+
+/**
+ * An exception no code turned into a Status is a defect wherever it happens: say so on stderr
+ * with the request and the stack, whether or not the request logger is on, so it cannot go unseen.
+ */
+function logUncaught(req: FastifyRequest, err: unknown): void {
+  const what = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  console.error(`kube-gateway: uncaught exception in ${req.method} ${req.url}: ${what}`);
+  req.log.error({ err }, 'internal error');
 }
 
 function toApiError(err: unknown): ApiError {

@@ -67,7 +67,8 @@ export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplic
   const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates];
   if (messages.length === 0) return;
   if (mode === 'Strict') throw errors.badRequest(formatStrictDecodingError(messages));
-  warnings.push(...messages);
+  // One at a time: a spread of a hundred thousand arguments overflows the stack.
+  for (const m of messages) warnings.push(m);
 }
 
 /** The first mismatch between a decoded value and the Go type of `rt`'s kind (see go-types.ts). */

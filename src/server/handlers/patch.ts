@@ -10,7 +10,7 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, type DecodedBody, type FieldValidation } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
@@ -34,10 +34,19 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
     }
     const raw = asObject(body.value);
+    // The typed conversion of the apply body, before any apply code walks it.
+    const typeErr = goTypeErrorOf(raw, rt);
+    if (typeErr) throw applyTypeError(typeErr, raw, rt, c.info.namespace);
     if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
     applied = checkObjectBody(body, { rt, namespace: c.info.namespace, name: c.info.name }, mode, ctx.warnings);
+  }
+  // Merge and strategic patches are typed like the object they patch (null deletes, `$` keys are
+  // directives); checking them first keeps ill-typed values away from the patch code.
+  if (body.kind === 'merge-patch' || body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: body.kind === 'strategic-merge-patch' });
+    if (typeErr) throw patchTypeError(typeErr, body.value);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
@@ -73,6 +82,9 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
           patched = applyStrategicMergePatch(current, body.value, rt.schema);
       }
       const obj = asObject(patched);
+      // The patched JSON is decoded into the kind's Go type in kube: a mismatch is 422 on `patch`.
+      const typeErr = goTypeErrorOf(obj, rt);
+      if (typeErr) throw patchTypeError(typeErr, obj);
       checkTypeMeta(obj, rt);
       const meta = (obj.metadata ??= {});
       if (meta.name !== c.info.name) throw errors.badRequest('metadata.name: Invalid value: the name of an object may not be changed by a patch');

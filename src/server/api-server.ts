@@ -14,11 +14,9 @@ import type { KubeObject, ResourceType } from '../api/types.ts';
 import { builtinResourceTypes } from '../api/builtin.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/metadata.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
-import { applyDefaults } from '../schema/defaults.ts';
 import { ResourceStore, type WriteHooks } from '../registry/resource-store.ts';
 import { decodeStored } from '../registry/stored-object.ts';
-import { trackUpdate } from '../apply/index.ts';
-import { applyContextFor } from '../registry/apply-context.ts';
+import { decodedWrite } from '../registry/apply-context.ts';
 import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
@@ -179,19 +177,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       caches.set(rt.storagePrefix, cache);
     }
     const hooks: WriteHooks = {
-      mutate: (op, obj, old, ctx) => {
-        applyDefaults(obj, rt.schema);
-        if (ctx.skipManagedFields) return;
-        const tracked = trackUpdate(old, obj, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
-        obj.metadata = tracked.metadata;
-      },
+      decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
       validate: async (op, obj) => {
-        if (op === 'create' && rt.namespaced && admitNamespace) await admitNamespace({ group: rt.group, resource: rt.resource }, obj);
+        if (admitNamespace) await admitNamespace(op, rt, obj);
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
-      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema),
+      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
     catalog.add({ rt, store: rs });
@@ -209,7 +202,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     const seen = new Set<string>();
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
-  const namespaceController = new NamespaceController(namespaceStore, () => storesByPrefix().filter((s) => s.rt.namespaced));
+  // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
+  const namespaceController = new NamespaceController(namespaceStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store));
   namespaceController.start();
   undo.push(() => namespaceController.stop());
   const garbageCollector = new GarbageCollector(storesByPrefix());

@@ -17,6 +17,7 @@ import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
+import { normalizeGoValues } from '../schema/go-values.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
@@ -251,6 +252,7 @@ export class ResourceStore {
    * metadata -> strategy prepare -> mutating hooks -> validation -> validating hooks -> persist.
    */
   async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    this.decodeAsGo(input, ctx);
     const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(input) : input;
     const meta = metaOf(obj);
     if (this.rt.namespaced) meta.namespace = namespace;
@@ -304,6 +306,7 @@ export class ResourceStore {
         throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ''}`));
       }
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
+      if (current) this.decodeAsGo(proposed, ctx);
       const pinnedRv = proposed.metadata?.resourceVersion;
       if (!current) {
         if (pinnedRv) throw errors.notFound(this.gr, name);
@@ -451,6 +454,21 @@ export class ResourceStore {
 
   private isNamespaces(): boolean {
     return this.rt.group === '' && this.rt.resource === 'namespaces';
+  }
+
+  /**
+   * Gives the object the values decoding into the kind's Go type would (null fields absent, times
+   * in Go's encoding). A value Go cannot decode fails as kube fails it: a create or update body is
+   * 400 "cannot be handled as"; a patched object is 422 on the `patch` field.
+   */
+  private decodeAsGo(obj: KubeObject, ctx: WriteContext): void {
+    const err = normalizeGoValues(obj, this.rt.schema);
+    if (!err) return;
+    if (ctx.operation === 'patch') {
+      throw errors.invalid('', '', '', '', [fieldErr.invalid('patch', JSON.stringify(obj), err.message)]);
+    }
+    const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : this.rt.kind;
+    throw errors.badRequest(`${kind} in version ${JSON.stringify(this.rt.version)} cannot be handled as a ${this.rt.kind}: ${err.message}`);
   }
 
   /** Duplicate owner references are dropped with a warning, before managed fields are computed (kube's handlers). */

@@ -10,7 +10,7 @@ import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
-import { fieldErr, type FieldError } from '../api/field-errors.ts';
+import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
@@ -299,12 +299,13 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const { kv, current } = await this.readLatest(key, name);
       const currentServed = current ? this.served(current) : null;
-      if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
-      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage Preconditions).
+      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage
+      // Preconditions), even against a missing object, whose uid is empty.
       const uid = opts.preconditions?.uid;
-      if (current && uid && uid !== (current.metadata?.uid ?? '')) {
-        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ''}`));
+      if (uid && uid !== (current?.metadata?.uid ?? '')) {
+        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current?.metadata?.uid ?? ''}`));
       }
+      if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
       if (current) this.decodeAsGo(proposed, ctx);
       const pinnedRv = proposed.metadata?.resourceVersion;
@@ -317,7 +318,8 @@ export class ResourceStore {
       if (!pinnedRv && opts.requireResourceVersion) {
         // Kinds whose strategy refuses unconditional updates (Lease): kube's Invalid names the resource, not the kind.
         throw errors.invalid(groupResourceString(this.gr), this.gr.group, this.gr.resource, name, [
-          fieldErr.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+          // The version is a uint64 there, which a field error prints with %#v.
+          fieldErr.invalid('metadata.resourceVersion', goLiteral('0x0'), 'must be specified for an update'),
         ]);
       }
       if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);

@@ -103,7 +103,10 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
-      ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
+      // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
+      ...(old
+        ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+        : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);

@@ -396,11 +396,13 @@ export class ResourceStore {
         nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
         nmeta.deletionGracePeriodSeconds = 0;
         this.rt.strategy.prepareForDelete?.(next);
+        // The new deletion fields take their places among the metadata, as Go serializes them.
+        next.metadata = orderedMeta(metaOf(next));
         if (ctx.dryRun) return { kind: 'terminating', object: this.served(next) };
-        delete nmeta.resourceVersion;
+        delete next.metadata.resourceVersion;
         try {
           const written = await this.store.update(key, encodeForStorage(next), kv.modRevision);
-          nmeta.resourceVersion = String(written.modRevision);
+          next.metadata = orderedMeta(next.metadata, { resourceVersion: String(written.modRevision) });
           return { kind: 'terminating', object: this.served(next) };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && attempt < 20) continue;

@@ -117,8 +117,10 @@ export const namespaceType: ResourceType = {
   },
   strategy: {
     prepareForCreate(obj) {
-      obj.status = { phase: 'Active' };
+      // spec before status: the order of the Go struct, which the stored and served JSON keep.
       const spec = specOf(obj);
+      delete obj.status;
+      obj.status = { phase: 'Active' };
       const finalizers = arrField(spec, 'finalizers');
       // Required on create only: the namespace controller removes it through the finalize subresource.
       spec.finalizers = finalizers.includes(FINALIZER_KUBERNETES) ? finalizers : [...finalizers, FINALIZER_KUBERNETES];

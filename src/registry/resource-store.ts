@@ -340,18 +340,18 @@ export class ResourceStore {
       delete meta.resourceVersion;
       const { resourceVersion: _rv, ...curMeta } = current.metadata ?? {};
       if (jsonEqual({ ...obj, metadata: meta }, { ...current, metadata: curMeta })) {
-        meta.resourceVersion = String(kv!.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       if (ctx.dryRun) {
-        meta.resourceVersion = String(kv!.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       // A finalized, terminating object is removed instead of being written.
       if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.needsNamespaceFinalization(obj)) {
         try {
           const deleted = await this.store.delete(key, kv!.modRevision);
-          meta.resourceVersion = String(deleted.modRevision);
+          obj.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
           return { object: this.served(obj), created: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;

@@ -3,7 +3,7 @@
  * the query (never a mix: kube's delete handler decodes the query only when the body is empty),
  * then checked with apimachinery's ValidateDeleteOptions, in its order and wording.
  */
-import { errors } from '../api/status-errors.ts';
+import { ApiError, errors } from '../api/status-errors.ts';
 import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import type { DeleteOptions } from './resource-store.ts';
 
@@ -89,10 +89,13 @@ interface RawOptions {
   ignoreStoreReadError: boolean;
 }
 
-/** Go's json decoding of DeleteOptions: wrong types are 400, null is the zero value. */
+/**
+ * Go's json decoding of DeleteOptions; null is the zero value. kube's delete handler passes a
+ * decode error on unwrapped, so a wrong type is a 500 Status with no reason.
+ */
 function fromBody(body: Record<string, unknown>): RawOptions {
   const typeError = (field: string, want: string) =>
-    errors.badRequest(`json: cannot unmarshal ${jsonKind(body[field])} into Go struct field DeleteOptions.${field} of type ${want}`);
+    new ApiError(500, '', `json: cannot unmarshal ${jsonKind(body[field])} into Go struct field DeleteOptions.${field} of type ${want}`);
   const opt = <T>(field: string, check: (v: unknown) => v is T, want: string): T | undefined => {
     const v = body[field];
     if (v === undefined || v === null) return undefined;

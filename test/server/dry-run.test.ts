@@ -116,3 +116,27 @@ describe('dryRun in the query', () => {
     expect(r.json.reason).toBe('Conflict');
   });
 });
+
+describe('DeleteOptions body decoding', () => {
+  it('a value of the wrong type is the 500 kube passes through from its decoder', async () => {
+    await t.request('POST', base, { body: cm('bad-opts') });
+    const r = await t.request('DELETE', `${base}/bad-opts`, { body: { gracePeriodSeconds: 'x' } });
+    expect(r.status).toBe(500);
+    expect(r.json).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      message: 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
+      code: 500,
+    });
+    expect((await t.request('GET', `${base}/bad-opts`)).status).toBe(200);
+  });
+
+  it('both orphanDependents and a bad propagationPolicy: both errors, in kube order', async () => {
+    await t.request('POST', base, { body: cm('two-errs') });
+    const r = await t.request('DELETE', `${base}/two-errs`, { body: { propagationPolicy: 'Bad', orphanDependents: true } });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Bad": orphanDependents and deletionPropagation cannot be both set, propagationPolicy: Unsupported value: "Bad": supported values: "Foreground", "Background", "Orphan", "nil"]',
+    );
+  });
+});

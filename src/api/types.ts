@@ -56,6 +56,11 @@ export interface TableColumn {
 
 /** Per-kind behaviour. Every hook may mutate the object it is given and nothing else. */
 export interface ResourceStrategy {
+  /**
+   * kube's decode-time defaulting (SetDefaults_*), on every written object (create, update,
+   * patch): it runs before managed fields are computed, so the writer owns what it sets.
+   */
+  defaults?(obj: KubeObject): void;
   /** On create, before validation: set defaults the kind needs, clear status when the kind has a status subresource. */
   prepareForCreate?(obj: KubeObject): void;
   /** On update of the main resource, before validation. */

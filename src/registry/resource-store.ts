@@ -55,7 +55,12 @@ function duplicateOwnerReferencesWarning(uids: readonly string[], afterAdmission
 
 /** Checks that run on writes, in this order, before persistence (admission lives here). */
 export interface WriteHooks {
-  /** Mutating stage: may change the object (managed fields, admission mutation). */
+  /**
+   * What kube-apiserver does to a written object before its registry sees it: decode-time
+   * defaulting, then managed fields. Runs before the strategy, whose changes nobody owns.
+   */
+  decoded?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): void;
+  /** Mutating stage: may change the object (admission mutation). */
   mutate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
   /** Validating stage: throws ApiError to reject. */
   validate?(op: 'create' | 'update' | 'delete', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
@@ -259,6 +264,7 @@ export class ResourceStore {
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
+    this.hooks.decoded?.('create', obj, null, ctx);
     this.rt.strategy.prepareForCreate?.(obj);
     this.dedupOwnerReferences(obj, ctx);
     await this.hooks.mutate?.('create', obj, null, ctx);
@@ -326,6 +332,7 @@ export class ResourceStore {
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
+      this.hooks.decoded?.('update', obj, current, ctx);
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
       else this.rt.strategy.subresources?.[opts.subresource]?.prepareForUpdate(obj, current);
       this.dedupOwnerReferences(obj, ctx);

@@ -25,9 +25,8 @@ const namespaceConditionSchema = s.object(
 );
 
 const schema = kindSchema('A scope for names; objects in a namespace are deleted with it.', {
-  spec: s.object('What the namespace should be.', {
-    finalizers: s.atomicStrings('Values that must be empty before the namespace is removed from storage.'),
-  }),
+  // Non-pointer structs of the Go type: always present (kube's OpenAPI `default: {}`).
+  spec: s.object('What the namespace should be.', { finalizers: s.atomicStrings('Values that must be empty before the namespace is removed from storage.') }, { default: {} }),
   status: s.object('What the namespace is.', {
     phase: s.string('Active or Terminating.', { enum: ['Active', 'Terminating'] }),
     conditions: {
@@ -39,7 +38,7 @@ const schema = kindSchema('A scope for names; objects in a namespace are deleted
       'x-kubernetes-patch-merge-key': 'type',
       'x-kubernetes-patch-strategy': 'merge',
     },
-  }),
+  }, { default: {} }),
 });
 
 /** Sets `kubernetes.io/metadata.name` to the name (call again once a generated name is known). */
@@ -116,6 +115,9 @@ export const namespaceType: ResourceType = {
     name: (obj) => obj.metadata?.name ?? '',
   },
   strategy: {
+    // SetDefaults_Namespace sets the name label at decode (the writer owns it); strategy and
+    // canonicalization set it again for generated names, which are not known before.
+    defaults: canonicalizeNamespace,
     prepareForCreate(obj) {
       // spec before status: the order of the Go struct, which the stored and served JSON keep.
       const spec = specOf(obj);

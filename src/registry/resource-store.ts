@@ -264,9 +264,10 @@ export class ResourceStore {
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
+    // kube's create handler de-duplicates owner references before managed fields are computed.
+    this.dedupOwnerReferences(obj, ctx);
     this.hooks.decoded?.('create', obj, null, ctx);
     this.rt.strategy.prepareForCreate?.(obj);
-    this.dedupOwnerReferences(obj, ctx);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.
     const finalMeta = metaOf(obj);
@@ -332,10 +333,12 @@ export class ResourceStore {
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
+      // Owner references are de-duplicated before managed fields for a PUT, after them for a patch (kube's handlers).
+      if (ctx.operation !== 'patch') this.dedupOwnerReferences(obj, ctx);
       this.hooks.decoded?.('update', obj, current, ctx);
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
       else this.rt.strategy.subresources?.[opts.subresource]?.prepareForUpdate(obj, current);
-      this.dedupOwnerReferences(obj, ctx);
+      if (ctx.operation === 'patch') this.dedupOwnerReferences(obj, ctx);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.
       const meta = metaOf(obj);

@@ -140,3 +140,21 @@ describe('DeleteOptions body decoding', () => {
     );
   });
 });
+
+describe('deletecollection options', () => {
+  it('passes every DeleteOptions field to each delete (preconditions included) and lists items without TypeMeta', async () => {
+    await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'dc-opts' } } });
+    const c = await t.request('POST', '/api/v1/namespaces/dc-opts/configmaps', { body: cm('one', { set: 'y' }) });
+    const bad = await t.request('DELETE', '/api/v1/namespaces/dc-opts/configmaps?labelSelector=set%3Dy', { body: { preconditions: { uid: 'nope' } } });
+    expect(bad.status).toBe(409);
+    expect(bad.json.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "one": the UID in the precondition (nope) does not match the UID in record (${c.json.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    const ok = await t.request('DELETE', '/api/v1/namespaces/dc-opts/configmaps?labelSelector=set%3Dy', { body: { preconditions: { uid: c.json.metadata.uid } } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.items).toHaveLength(1);
+    expect(ok.json.items[0].kind).toBeUndefined();
+    expect(ok.json.items[0].apiVersion).toBeUndefined();
+    expect(ok.json.items[0].metadata.name).toBe('one');
+  });
+});

@@ -294,8 +294,9 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   for (const e of listed.entries) {
     const meta = e.value.metadata ?? {};
     try {
-      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', { propagationPolicy: opts.propagationPolicy, orphanDependents: opts.orphanDependents }, ctx);
-      items.push(outcome.object);
+      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
+      // Items of a typed list carry no kind/apiVersion, as in kube's response.
+      items.push(withoutTypeMeta(outcome.object));
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;

@@ -157,4 +157,20 @@ describe('deletecollection options', () => {
     expect(ok.json.items[0].apiVersion).toBeUndefined();
     expect(ok.json.items[0].metadata.name).toBe('one');
   });
+
+  it('answers with the objects as listed before deleting them', async () => {
+    await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'dc-listed' } } });
+    const plain = await t.request('POST', '/api/v1/namespaces/dc-listed/configmaps', { body: cm('plain', { set: 'z' }) });
+    const held = await t.request('POST', '/api/v1/namespaces/dc-listed/configmaps', {
+      body: { ...cm('held', { set: 'z' }), metadata: { name: 'held', labels: { set: 'z' }, finalizers: ['example.com/x'] } },
+    });
+    const r = await t.request('DELETE', '/api/v1/namespaces/dc-listed/configmaps?labelSelector=set%3Dz');
+    expect(r.status).toBe(200);
+    const byName = Object.fromEntries(r.json.items.map((i: { metadata: { name: string } }) => [i.metadata.name, i]));
+    expect(byName.plain.metadata.resourceVersion).toBe(plain.json.metadata.resourceVersion);
+    expect(byName.held.metadata.resourceVersion).toBe(held.json.metadata.resourceVersion);
+    expect(byName.held.metadata.deletionTimestamp).toBeUndefined();
+    expect((await t.request('GET', '/api/v1/namespaces/dc-listed/configmaps/held')).json.metadata.deletionTimestamp).toBeTruthy();
+    await t.request('PATCH', '/api/v1/namespaces/dc-listed/configmaps/held', { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  });
 });

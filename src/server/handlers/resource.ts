@@ -293,10 +293,11 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   const items: KubeObject[] = [];
   for (const e of listed.entries) {
     const meta = e.value.metadata ?? {};
+    // kube answers with the list it deleted from, as listed (not as each delete left the object);
+    // items of a typed list carry no kind/apiVersion.
+    items.push(withoutTypeMeta(store.served(e.value)));
     try {
-      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
-      // Items of a typed list carry no kind/apiVersion, as in kube's response.
-      items.push(withoutTypeMeta(outcome.object));
+      await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;

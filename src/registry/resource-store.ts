@@ -360,8 +360,10 @@ export class ResourceStore {
       // A finalized, terminating object is removed instead of being written.
       if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.needsNamespaceFinalization(obj)) {
         try {
-          const deleted = await this.store.delete(key, kv!.modRevision);
-          obj.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
+          await this.store.delete(key, kv!.modRevision);
+          // kube's deleteWithoutFinalizers answers with the object of the request, which carries
+          // the version it was computed from, not the revision of the delete.
+          obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
           return { object: this.served(obj), created: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;

@@ -148,3 +148,15 @@ describe('unconditional updates', () => {
     expect(r.json.data).toEqual({ a: '2' });
   });
 });
+
+describe('removing the last finalizer', () => {
+  it('answers with the object of the request, at the version it was computed from (deleteWithoutFinalizers)', async () => {
+    const c = await t.request('POST', base, { body: { metadata: { name: 'last-fin', finalizers: ['example.com/x'] }, data: {} } });
+    const del = await t.request('DELETE', `${base}/last-fin`);
+    const r = await t.request('PATCH', `${base}/last-fin`, { body: { metadata: { finalizers: null } }, headers: mergePatch });
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.resourceVersion).toBe(del.json.metadata.resourceVersion);
+    expect(r.json.metadata.resourceVersion).not.toBe(c.json.metadata.resourceVersion);
+    expect((await t.request('GET', `${base}/last-fin`)).status).toBe(404);
+  });
+});

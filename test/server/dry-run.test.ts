@@ -131,6 +131,27 @@ describe('DeleteOptions body decoding', () => {
     expect((await t.request('GET', `${base}/bad-opts`)).status).toBe(200);
   });
 
+  it('a body of another kind, or not JSON, is the decoder error kube passes through (500)', async () => {
+    await t.request('POST', base, { body: cm('odd-opts') });
+    const kind = await t.request('DELETE', `${base}/odd-opts`, { body: { apiVersion: 'v1', kind: 'ConfigMap' } });
+    expect(kind.status).toBe(500);
+    expect(kind.json.message).toBe('no kind "ConfigMap" is registered for version "v1" in scheme "pkg/runtime/scheme.go:100"');
+    const notJson = await t.request('DELETE', `${base}/odd-opts`, { body: 'nope' });
+    expect(notJson.status).toBe(500);
+    expect(notJson.json.message).toBe("couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u')");
+    const anyVersion = await t.request('DELETE', `${base}/odd-opts`, { body: { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', dryRun: ['All'] } });
+    expect(anyVersion.status).toBe(200);
+    expect((await t.request('GET', `${base}/odd-opts`)).status).toBe(200);
+  });
+
+  it('a query gracePeriodSeconds that is not an int64 is 400 with strconv.ParseInt words', async () => {
+    const r = await t.request('DELETE', `${base}/whatever?gracePeriodSeconds=abc`);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ reason: 'BadRequest', message: 'strconv.ParseInt: parsing "abc": invalid syntax' });
+    const big = await t.request('DELETE', `${base}/whatever?gracePeriodSeconds=99999999999999999999`);
+    expect(big.json.message).toBe('strconv.ParseInt: parsing "99999999999999999999": value out of range');
+  });
+
   it('both orphanDependents and a bad propagationPolicy: both errors, in kube order', async () => {
     await t.request('POST', base, { body: cm('two-errs') });
     const r = await t.request('DELETE', `${base}/two-errs`, { body: { propagationPolicy: 'Bad', orphanDependents: true } });

@@ -10,7 +10,7 @@ import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource
 import { parseListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { isCorruptObjectError } from '../../registry/storage-errors.ts';
-import { dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
+import { deleteOptionsDecodeError, dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
@@ -235,8 +235,14 @@ export async function handlePatch(c: VerbContext): Promise<void> {
 async function deleteOptionsOf(c: VerbContext): Promise<ParsedDeleteOptions> {
   const raw = c.req.body as Buffer | undefined;
   if (raw && raw.length > 0) {
-    const body = asObject((await decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions')).value) as Record<string, unknown>;
-    return parseDeleteOptions({ from: 'body', body });
+    let value: unknown;
+    try {
+      // No expected kind: kube's delete handler reports the decoder's own words.
+      value = (await decodeBody(c.req, 'body', c.served.rt, '')).value;
+    } catch (err) {
+      throw deleteOptionsDecodeError(err);
+    }
+    return parseDeleteOptions({ from: 'body', body: asObject(value) as Record<string, unknown> });
   }
   return parseDeleteOptions({ from: 'query', query: c.query });
 }

@@ -424,7 +424,7 @@ export class ResourceStore {
       if (ctx.dryRun) return { kind: 'deleted', object: this.served(current) };
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
-        meta.resourceVersion = String(deleted.modRevision);
+        current.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
         return { kind: 'deleted', object: this.served(current) };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < 20) continue;
@@ -450,7 +450,7 @@ export class ResourceStore {
       }
       return;
     }
-    const byKind = { group: this.rt.group, resource: this.rt.kind };
+    const byKind = { group: this.rt.internalGroup ?? this.rt.group, resource: this.rt.kind };
     if (pre?.uid !== undefined && pre.uid !== uid) {
       throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`);
     }
@@ -527,7 +527,8 @@ export class ResourceStore {
     const validateUpdate = sub ? sub.validateUpdate : this.rt.strategy.validateUpdate;
     errs.push(...(servedOld ? validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
     if (errs.length > 0) {
-      throw errors.invalid(qualifiedKind(this.rt), this.rt.group, this.rt.kind, obj.metadata?.name ?? '', errs);
+      const group = this.rt.internalGroup ?? this.rt.group;
+      throw errors.invalid(qualifiedKind({ group, kind: this.rt.kind }), group, this.rt.kind, obj.metadata?.name ?? '', errs);
     }
   }
 

@@ -108,5 +108,7 @@ export const eventsV1EventType: ResourceType = {
     validateUpdate: (obj, old) => validateEventUpdate(asCoreEvent(obj), asCoreEvent(old), 'events'),
   },
   storagePrefix: '/registry/events/',
+  // Served by kube's core event registry: its errors name the core Event.
+  internalGroup: '',
   storageConversion: eventsStorageConversion,
 };

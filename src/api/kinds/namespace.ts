@@ -115,6 +115,8 @@ export const namespaceType: ResourceType = {
     name: (obj) => obj.metadata?.name ?? '',
   },
   strategy: {
+    // The namespace registry answers a DELETE with the namespace (ReturnDeletedObject).
+    returnDeletedObject: true,
     // SetDefaults_Namespace sets the name label at decode (the writer owns it); strategy and
     // canonicalization set it again for generated names, which are not known before.
     defaults: canonicalizeNamespace,

@@ -42,6 +42,8 @@ export const serviceAccountType: ResourceType = {
   ],
   fieldSelectors: {},
   strategy: {
+    // kube's service account registry answers a DELETE with the object (ReturnDeletedObject).
+    returnDeletedObject: true,
     validate: (obj) => validateCoreFinalizerNames(obj.metadata),
     validateUpdate: (obj, old) => [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...validateCoreFinalizerNames(obj.metadata)],
   },

@@ -271,7 +271,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
     sendObject(c, opts.orphanDependents === false ? 202 : 200, outcome.object, fmt);
     return;
   }
-  if (rt.resource === 'namespaces' && rt.group === '') {
+  if (rt.strategy.returnDeletedObject) {
     sendObject(c, 200, outcome.object, fmt);
     return;
   }

@@ -180,6 +180,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
+    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
   await app.listen({ port: config.securePort, host: config.bindAddress });
   const port = (app.server.address() as AddressInfo).port;

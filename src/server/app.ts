@@ -18,6 +18,7 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleLi
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, markStreamedHttp2Body } from './protocol-errors.ts';
+import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -31,9 +32,14 @@ export interface FrontDoorOptions {
   readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
   readonly watches: WatchRegistry;
   readonly logger?: boolean;
+  /** In-flight limits and the large-body budget (kube's defaults when absent). */
+  readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    loadLimits: LoadLimits;
+  }
   interface FastifyRequest {
     requestInfo: RequestInfo;
     user: RequestUser;
@@ -91,6 +97,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
     if (!result.ok) throw result.error;
     req.user = result.user;
+  });
+
+  // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
+  const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
+  app.decorate('loadLimits', limits);
+  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  // Large bodies wait for their share of the body budget before they are read.
+  app.addHook('preParsing', async (req, reply, payload) => {
+    await limits.admitBody(req, reply);
+    return payload;
   });
 
   // 3. Authorization of the request info (RBAC arrives later; the gate is already in place).

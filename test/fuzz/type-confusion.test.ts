@@ -35,6 +35,9 @@ function minimal(rt: ResourceType, name: string): Record<string, unknown> {
   const obj: Record<string, unknown> = { apiVersion: apiVersionOf(rt), kind: rt.kind, metadata: { name } };
   if (rt.resource === 'rolebindings' || rt.resource === 'clusterrolebindings') obj.roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'x' };
   if (rt.resource === 'events' && rt.group === '') obj.involvedObject = { kind: 'Pod', name: 'p', namespace: 'default' };
+  if (rt.resource === 'events' && rt.group === 'events.k8s.io') {
+    Object.assign(obj, { eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'fuzz/ctl', reportingInstance: 'fuzz-1', action: 'Fuzz', reason: 'Fuzzing', type: 'Normal', regarding: { kind: 'Pod', name: 'p', namespace: 'default' } });
+  }
   return obj;
 }
 

@@ -2,7 +2,7 @@
  * PATCH: JSON patch, merge patch, strategic merge patch, and server-side apply, applied to the
  * current object inside the store's guaranteed-update loop (so a concurrent write re-runs the patch).
  */
-import { errors } from '../../api/status-errors.ts';
+import { ApiError, errors } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
 import { applyMergePatch } from '../../patch/merge-patch.ts';
@@ -54,7 +54,17 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     c.info.name,
     (current) => {
       if (isApply) {
-        const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
+        let merged: KubeObject;
+        try {
+          merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
+        } catch (err) {
+          // The body was typed above, so a type error here is the live object's: kube's
+          // "failed to create typed live object", which it returns unwrapped (a 500).
+          if (err instanceof Error && err.name === 'ApplyTypeError') {
+            throw new ApiError(500, '', `failed to create typed live object (${c.info.namespace}/${c.info.name}; ${rt.group}/${rt.version}, Kind=${rt.kind}): ${err.message}`);
+          }
+          throw err;
+        }
         if (current) {
           mergeSubresource(merged, current, sub, rt.hasStatus);
           unpinResourceVersion(merged, current);

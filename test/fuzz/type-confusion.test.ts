@@ -99,6 +99,36 @@ describe('type-confusion sweep over metadata and every write verb', () => {
     expect(JSON.parse(g.body).message).toContain('json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64');
   });
 
+  // Messages checked against kube-apiserver v1.32.4.
+  it('words patch and apply type errors as kube does', async () => {
+    const base = '/api/v1/namespaces/default/configmaps/words';
+    await fz.send('seed', 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'words' } }, 'application/json');
+    const msg = async (ct: string, body: unknown, query = '') => {
+      const r = await fz.send(ct, 'PATCH', `${base}${query}`, body, ct);
+      return [r.status, JSON.parse(r.body).message];
+    };
+    expect(await msg('application/strategic-merge-patch+json', { metadata: { ownerReferences: [{ uid: 5 }] } })).toEqual([
+      422,
+      ' "" is invalid: patch: Invalid value: "map[metadata:map[ownerReferences:[map[uid:5]]]]": cannot convert int64 to types.UID',
+    ]);
+    expect(await msg('application/strategic-merge-patch+json', { metadata: 'str' })).toEqual([422, ' "" is invalid: patch: Invalid value: "map[metadata:str]": cannot restore struct from: string']);
+    const apply = (meta: unknown) => msg('application/apply-patch+yaml', { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta }, '?fieldManager=m');
+    expect(await apply({ name: 'words', finalizers: [true] })).toEqual([
+      500,
+      'failed to create typed patch object (/words; /v1, Kind=ConfigMap): .metadata.finalizers[=true]: expected string, got &value.valueUnstructured{Value:true}',
+    ]);
+    expect(await apply({ name: 'words', ownerReferences: [{ controller: 'yes' }] })).toEqual([
+      500,
+      'failed to create typed patch object (/words; /v1, Kind=ConfigMap): .metadata.ownerReferences[uid=""].controller: expected boolean, got &{yes}',
+    ]);
+    expect(await apply({ name: 'words', generation: 1.5 })).toEqual([
+      500,
+      'failed to convert new object (/words; /v1, Kind=ConfigMap) to proper version: unable to convert unstructured object to /v1, Kind=ConfigMap: cannot convert float64 to int64',
+    ]);
+    const unwrapped = await fz.send('apply', 'PATCH', `${base}?fieldManager=m`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'str' }, 'application/apply-patch+yaml');
+    expect(JSON.parse(unwrapped.body)).not.toHaveProperty('reason');
+  });
+
   it('decodes null list elements and map values to zero values, as Go does', async () => {
     const r = await fz.send('create', 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'nulls', labels: { a: null } }, data: { k: null } }, 'application/json');
     expect(r.status).toBe(201);

@@ -10,7 +10,7 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode, goTypeErrorOf, patchTypeError } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode, goTypeErrorOf, patchTypeError, strategicPatchTypeError } from './body.ts';
 import { mergeSubresource, type VerbContext } from './resource.ts';
 import { applyContextFor } from '../../registry/apply-context.ts';
 import { fieldErr } from '../../api/field-errors.ts';
@@ -32,17 +32,19 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     const raw = asObject(body.value);
     // The typed conversion of the apply body, before any apply code walks it.
     const typeErr = goTypeErrorOf(raw, rt);
-    if (typeErr) throw applyTypeError(typeErr, raw, rt, c.info.namespace);
+    if (typeErr) throw applyTypeError(typeErr, raw, rt);
     if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
     applied = checkObjectBody(body, { rt, namespace: c.info.namespace, name: c.info.name }, mode, ctx.warnings);
   }
-  // Merge and strategic patches are typed like the object they patch (null deletes, `$` keys are
-  // directives); checking them first keeps ill-typed values away from the patch code.
-  if (body.kind === 'merge-patch' || body.kind === 'strategic-merge-patch') {
-    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: body.kind === 'strategic-merge-patch' });
-    if (typeErr) throw patchTypeError(typeErr, body.value);
+  // A strategic merge patch is typed like the object it patches (null deletes, `$` keys are
+  // directives), and kube converts it to the Go type before merging; checking it first keeps
+  // ill-typed values away from the schema-driven merge code. Merge and JSON patches are generic
+  // JSON operations: their result is checked below, as kube decodes it.
+  if (body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
+    if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');

@@ -40,7 +40,12 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
-  const decoded = kind === 'yaml' || kind === 'apply-patch' ? await decodeYamlAsync(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
+  const decoded =
+    kind === 'apply-patch'
+      ? await decodeYamlAsync(raw, { applyPatch: true })
+      : kind === 'yaml'
+        ? await decodeYamlAsync(raw, { expectedKind })
+        : decodeJson(raw, { expectedKind });
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
 

@@ -11,6 +11,7 @@ import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
 import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
+import { MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 
@@ -69,7 +70,8 @@ export function asObject(value: unknown): KubeObject {
 export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[]): void {
   const unknown = pruneUnknownFields(obj, rt.schema);
   if (mode === 'Ignore') return;
-  const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates];
+  // kube's strict decoder stops collecting at 100 errors (unknown and duplicate fields together).
+  const messages = [...unknown.slice(0, MAX_STRICT_ERRORS).map(formatUnknownFieldWarning), ...duplicates].slice(0, MAX_STRICT_ERRORS);
   if (messages.length === 0) return;
   if (mode === 'Strict') throw errors.badRequest(formatStrictDecodingError(messages));
   // One at a time: a spread of a hundred thousand arguments overflows the stack.

@@ -47,8 +47,10 @@ function failAll(w: Worker, err: unknown): void {
 
 function getWorker(): Worker {
   if (worker) return worker;
-  // The entry registers tsx in the worker thread, so it runs under `npm start` and the test runner alike.
-  const w = new Worker(new URL('./yaml-decode-worker.mjs', import.meta.url));
+  // Compiled ahead of time (build/, as `npm start` runs), the worker is plain JavaScript beside this
+  // file; from source (tests, tsx), the .mjs entry first registers tsx in the worker thread.
+  const compiled = import.meta.url.endsWith('.js');
+  const w = new Worker(new URL(compiled ? './yaml-decode-worker.js' : './yaml-decode-worker.mjs', import.meta.url));
   w.unref();
   w.on('message', (reply: Reply) => {
     const p = pending.get(reply.id);

@@ -2,7 +2,7 @@
  * PATCH: JSON patch, merge patch, strategic merge patch, and server-side apply, applied to the
  * current object inside the store's guaranteed-update loop (so a concurrent write re-runs the patch).
  */
-import { ApiError, errors } from '../../api/status-errors.ts';
+import { errors } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
 import { applyMergePatch } from '../../patch/merge-patch.ts';
@@ -10,7 +10,11 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode, goTypeErrorOf, patchTypeError, strategicPatchTypeError } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, strategicPatchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
+import { ApiError } from '../../api/status-errors.ts';
+import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
+import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
+import { goFormat, isJsonObject } from '../../patch/json-value.ts';
 import { mergeSubresource, type VerbContext } from './resource.ts';
 import { applyContextFor } from '../../registry/apply-context.ts';
 import { fieldErr } from '../../api/field-errors.ts';
@@ -50,6 +54,8 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
   const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
   const writeCtx: WriteContext = { ...ctx, manager: applyCtx.manager, subresource: sub, skipManagedFields: isApply };
+  const patchStrictErrors = isApply ? [] : patchDecodeStrictErrors(body, mode);
+  let warned = false;
 
   return store.update(
     c.info.namespace,
@@ -68,7 +74,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
           throw err;
         }
         if (current) {
-          mergeSubresource(merged, current, sub, rt.hasStatus);
+          mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);
         } else {
           delete merged.metadata?.resourceVersion;
@@ -97,8 +103,15 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       if (rt.namespaced && (meta.namespace ?? '') !== c.info.namespace) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
-      enforceFieldValidation(obj, rt, [], mode, ctx.warnings);
-      mergeSubresource(obj, current, sub, rt.hasStatus);
+      const unknown = pruneUnknownFields(obj, rt.schema).map(formatUnknownFieldWarning);
+      if (mode !== 'Ignore') {
+        const violations = [...patchStrictErrors, ...unknown];
+        if (violations.length > 0 && mode === 'Strict') throw strictPatchError(body, current, patched, violations);
+        // The update may be retried: warn once.
+        if (violations.length > 0 && !warned) ctx.warnings.push(...violations);
+        warned = true;
+      }
+      mergeSubresource(obj, current, sub, rt);
       unpinResourceVersion(obj, current);
       return obj;
     },
@@ -110,4 +123,39 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
 /** A patch that leaves resourceVersion as read is not a precondition; one that changes it is. */
 function unpinResourceVersion(obj: KubeObject, current: KubeObject): void {
   if (obj.metadata && obj.metadata.resourceVersion === current.metadata?.resourceVersion) delete obj.metadata.resourceVersion;
+}
+
+/** JSON patch operations have exactly these members (kube decodes them strictly into jsonPatchOp). */
+const JSON_PATCH_OP_FIELDS = new Set(['op', 'path', 'from', 'value']);
+
+/**
+ * The strict-decoding errors of the patch document itself, as kube reports them before the
+ * patched object's own: for JSON patch, unknown operation members then duplicates, each
+ * prefixed `json patch`; for merge and strategic merge patch, the duplicates.
+ */
+function patchDecodeStrictErrors(body: DecodedBody, mode: FieldValidation): string[] {
+  if (mode === 'Ignore') return [];
+  if (body.kind !== 'json-patch') return [...body.duplicates];
+  const unknown: string[] = [];
+  if (Array.isArray(body.value)) {
+    body.value.forEach((op, i) => {
+      if (!isJsonObject(op)) return;
+      for (const k of Object.keys(op)) if (!JSON_PATCH_OP_FIELDS.has(k)) unknown.push(formatUnknownFieldWarning(`[${i}].${k}`));
+    });
+  }
+  return [...unknown, ...body.duplicates].map((e) => `json patch ${e}`);
+}
+
+/**
+ * kube's Strict failure of a patch: 422 Invalid with no kind or name, one `patch` cause whose
+ * value is the patched document (JSON and merge patch) or the patch map printed with `%+v`
+ * (strategic merge patch).
+ */
+function strictPatchError(body: DecodedBody, current: KubeObject, patched: unknown, violations: readonly string[]): ApiError {
+  let text: string;
+  if (body.kind === 'merge-patch') text = mergePatchedText(current, body.value);
+  else if (body.kind === 'json-patch') text = jsonPatchedText(patched, Array.isArray(body.value) ? body.value : []);
+  else text = goFormat(body.value);
+  const detail = `Invalid value: ${goQuote(text)}: ${formatStrictDecodingError(violations)}`;
+  return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
 }

@@ -267,6 +267,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
+    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);

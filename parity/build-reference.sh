@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the reference servers the parity harness compares against:
-#   kube-apiserver v1.32.4 and etcd v3.5.17, from the Go module proxy, into ~/.cache/kube-ref/bin.
+#   kube-apiserver and kube-controller-manager v1.32.4 and etcd v3.5.17, from the Go module proxy, into ~/.cache/kube-ref/bin.
 #
 # Idempotent: a binary already stamped with the wanted version is kept, so `npm run parity` calls this
 # every time and pays only on the first run (about 20 minutes on 2 cores; Go's build cache makes a
 # relink after that a matter of seconds).
 #
-# Usage: parity/build-reference.sh [kube|etcd|e2e|all]   (default: kube and etcd; e2e only when asked)
+# Usage: parity/build-reference.sh [kube|kcm|etcd|e2e|all]   (default: kube, kcm, etcd; e2e only when asked)
 #
 # k8s.io/kubernetes is not meant to be consumed as a module: its go.mod requires every staging module
 # (k8s.io/api, k8s.io/apiserver, ...) at v0.0.0 and replaces them with ./staging paths, which do not
@@ -70,6 +70,20 @@ build_kube() {
   "$out" --version >&2
 }
 
+# kube-controller-manager, for the controllers the reference needs to behave like a cluster:
+# namespace deletion, garbage collection, the `default` ServiceAccount and kube-root-ca.crt.
+build_kcm() {
+  local out=$BIN/kube-controller-manager
+  if [[ -x $out ]] && "$out" --version 2>/dev/null | grep -qx "Kubernetes $KUBE_VERSION"; then
+    log "kube-controller-manager $KUBE_VERSION cached at $out"; return 0
+  fi
+  kube_module "$CACHE/src" k8s.io/kubernetes/cmd/kube-apiserver/app
+  log "building kube-controller-manager $KUBE_VERSION"
+  mkdir -p "$BIN"
+  (cd "$CACHE/src" && nice go build -ldflags "$(kube_ldflags)" -o "$out.tmp" k8s.io/kubernetes/cmd/kube-controller-manager)
+  mv "$out.tmp" "$out"
+}
+
 build_etcd() {
   local out=$BIN/etcd dir=$CACHE/etcd-src
   if [[ -x $out ]] && "$out" --version 2>/dev/null | grep -q "etcd Version: ${ETCD_VERSION#v}$"; then
@@ -104,9 +118,10 @@ build_e2e() {
 
 case ${1:-default} in
   kube) build_kube ;;
+  kcm) build_kcm ;;
   etcd) build_etcd ;;
   e2e) build_e2e ;;
-  default) build_kube; build_etcd ;;
-  all) build_kube; build_etcd; build_e2e ;;
-  *) echo "usage: $0 [kube|etcd|e2e|all]" >&2; exit 2 ;;
+  default) build_kube; build_kcm; build_etcd ;;
+  all) build_kube; build_kcm; build_etcd; build_e2e ;;
+  *) echo "usage: $0 [kube|kcm|etcd|e2e|all]" >&2; exit 2 ;;
 esac

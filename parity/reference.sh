@@ -3,6 +3,7 @@
 # real thing how it behaves.
 #
 #   parity/reference.sh start  [--dir DIR] [--port N] [--etcd-port N] [--authorization-mode RBAC|AlwaysAllow]
+#                              [--no-controller-manager]
 #   parity/reference.sh stop   [--dir DIR]
 #   parity/reference.sh status [--dir DIR]      (exit 0 when it answers /readyz)
 #   parity/reference.sh env    [--dir DIR]      (prints the shell lines of DIR/env)
@@ -15,7 +16,7 @@
 # admin.kubeconfig. Logs: DIR/kube-apiserver.log, DIR/etcd.log.
 #
 # Binaries: $KUBE_REF_BIN (default ~/.cache/kube-ref/bin) from parity/build-reference.sh; when
-# etcd 3.5.17 is not built yet the etcd on PATH is used.
+# etcd 3.5.17 is not built yet the etcd on PATH is used; kube-controller-manager runs when built.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +25,7 @@ DIR=/tmp/kube-ref
 PORT=
 ETCD_PORT=
 AUTHZ=RBAC
+KCM=1
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -33,6 +35,7 @@ while [[ $# -gt 0 ]]; do
     --port) PORT=$2; shift 2 ;;
     --etcd-port) ETCD_PORT=$2; shift 2 ;;
     --authorization-mode) AUTHZ=$2; shift 2 ;;
+    --no-controller-manager) KCM=0; shift ;;
     *) echo "reference.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -141,13 +144,26 @@ start() {
     >"$DIR/kube-apiserver.log" 2>&1 </dev/null &
   echo $! >"$DIR/kube-apiserver.pid"
 
+  write_kubeconfig
+  # kube-controller-manager with only the controllers that act on the kinds kube-gateway serves, so
+  # that namespace deletion, garbage collection and per-namespace `default` ServiceAccounts and
+  # kube-root-ca.crt ConfigMaps happen as in a cluster. The others (deployments, nodes, ...) would only
+  # add load. It reaches the apiserver through the admin kubeconfig, so it may start before /readyz.
+  if [[ -x $BIN/kube-controller-manager && $KCM == 1 ]]; then
+    setsid "$BIN/kube-controller-manager" \
+      --kubeconfig="$DIR/kubeconfig" --leader-elect=false --secure-port=0 \
+      --controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller \
+      --service-account-private-key-file="$p/sa.key" --root-ca-file="$p/ca.crt" \
+      >"$DIR/kube-controller-manager.log" 2>&1 </dev/null &
+    echo $! >"$DIR/kube-controller-manager.pid"
+  fi
+
   cat >"$DIR/env" <<EOF
 export KUBECONFIG=$DIR/kubeconfig
 export REF_URL=https://127.0.0.1:$PORT
 export REF_TOKEN=$(cut -d, -f1 "$p/tokens.csv")
 export REF_CA=$p/ca.crt
 EOF
-  write_kubeconfig
 
   local i
   for i in $(seq 1 180); do
@@ -166,7 +182,7 @@ EOF
 
 stop() {
   local name pid
-  for name in kube-apiserver etcd; do
+  for name in kube-controller-manager kube-apiserver etcd; do
     if alive "$DIR/$name.pid"; then
       pid=$(cat "$DIR/$name.pid")
       kill "$pid" 2>/dev/null || true
@@ -184,5 +200,5 @@ case $cmd in
   stop) stop ;;
   status) if ready; then log "ready"; cat "$DIR/env"; else log "not running in $DIR"; exit 1; fi ;;
   env) cat "$DIR/env" ;;
-  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,21p' "$0" >&2; exit 2 ;;
 esac

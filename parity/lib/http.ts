@@ -1,0 +1,87 @@
+/**
+ * The harness's HTTP client: one raw request to one server, answered as status, headers and body
+ * bytes. No decoding and no retries, so what the harness compares is exactly what the server sent.
+ */
+import https from 'node:https';
+
+/** How to reach one server: its base URL and the TLS material of the admin identity. */
+export interface Endpoint {
+  readonly label: string;
+  readonly url: string;
+  readonly ca: Buffer;
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
+export interface RawRequest {
+  readonly method: string;
+  /** Path and query, sent as given (no re-encoding), so malformed paths reach the server intact. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer;
+  /** Abort the request after this many milliseconds (watches end on their own before it). */
+  readonly timeoutMs: number;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  /** Header names lower-cased; repeated headers (Warning) keep every value in order. */
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  readonly body: Buffer;
+  /** Set when the client gave up or the connection failed; status is then 0. */
+  readonly error?: string;
+}
+
+/** One agent per endpoint so keep-alive connections are reused across a run. */
+const agents = new WeakMap<Endpoint, https.Agent>();
+
+function agentFor(ep: Endpoint): https.Agent {
+  let agent = agents.get(ep);
+  if (!agent) {
+    agent = new https.Agent({ ca: ep.ca, cert: ep.cert, key: ep.key, keepAlive: true, maxSockets: 8 });
+    agents.set(ep, agent);
+  }
+  return agent;
+}
+
+/** Sends one request; never rejects (transport failures come back as status 0 with `error`). */
+export function send(ep: Endpoint, req: RawRequest): Promise<RawResponse> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = { ...req.headers };
+    if (req.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(req.body.length);
+    let settled = false;
+    const done = (r: RawResponse) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(r);
+      }
+    };
+    const chunks: Buffer[] = [];
+    const out = https.request(`${ep.url}${req.path}`, { method: req.method, headers, agent: agentFor(ep) }, (res) => {
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done({ status: res.statusCode ?? 0, headers: collectHeaders(res.rawHeaders), body: Buffer.concat(chunks) }));
+      res.on('error', (err) => done({ status: res.statusCode ?? 0, headers: collectHeaders(res.rawHeaders), body: Buffer.concat(chunks), error: err.message }));
+    });
+    const timer = setTimeout(() => {
+      out.destroy(new Error(`no complete answer within ${req.timeoutMs} ms`));
+    }, req.timeoutMs);
+    out.on('error', (err) => done({ status: 0, headers: {}, body: Buffer.concat(chunks), error: err.message }));
+    out.end(req.body);
+  });
+}
+
+function collectHeaders(raw: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    (out[name] ??= []).push(raw[i + 1]!);
+  }
+  return out;
+}
+
+/** Closes the keep-alive connections of an endpoint (end of a run). */
+export function closeEndpoint(ep: Endpoint): void {
+  agents.get(ep)?.destroy();
+  agents.delete(ep);
+}

@@ -116,7 +116,14 @@ export function substitute(v: unknown, vars: Readonly<Record<string, unknown>>):
   if (typeof v === 'string') {
     const whole = /^\$([A-Za-z_]\w*)$/.exec(v);
     if (whole && whole[1]! in vars) return substitute(vars[whole[1]!], vars);
-    return v.replace(/\{([A-Za-z_]\w*)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+    // Repeated so that variables whose values mention other variables ({coll} = ".../{ns}/...") resolve.
+    let out = v;
+    for (let i = 0; i < 4; i++) {
+      const next = out.replace(/\{([A-Za-z_]\w*)\}/g, (m, name: string) => (name in vars && typeof vars[name] !== 'object' ? String(vars[name]) : m));
+      if (next === out) break;
+      out = next;
+    }
+    return out;
   }
   if (Array.isArray(v)) return v.map((x) => substitute(x, vars));
   if (v && typeof v === 'object') {

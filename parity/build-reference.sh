@@ -19,6 +19,7 @@ KUBE_VERSION=v1.32.4
 STAGING_VERSION=v0.32.4
 ETCD_VERSION=v3.5.17
 CACHE=${KUBE_REF_CACHE:-$HOME/.cache/kube-ref}
+HERE=$(cd "$(dirname "$0")" && pwd)
 BIN=$CACHE/bin
 
 # Checksums come from the module proxy itself (no sum database is reachable here); -mod=mod lets go
@@ -102,9 +103,10 @@ build_etcd() {
   "$out" --version | sed -n 1p >&2
 }
 
-# Kubernetes' e2e suite as one test binary (used by parity/run-e2e.sh). Same wrapper-module scheme.
+# Kubernetes' e2e suite as one test binary (used by parity/run-e2e.sh). Same wrapper-module scheme;
+# the module is parity/e2e in the repository, so its go.mod/go.sum pin what was built.
 build_e2e() {
-  local out=$BIN/e2e.test dir=$CACHE/e2e-src stamp=$BIN/e2e.test.version
+  local out=$BIN/e2e.test dir=$HERE/e2e stamp=$BIN/e2e.test.version
   if [[ -x $out && -f $stamp && $(cat "$stamp") == "$KUBE_VERSION" ]]; then
     log "e2e.test $KUBE_VERSION cached at $out"; return 0
   fi

@@ -23,6 +23,42 @@ const CONTROLLER_OBJECTS: ReadonlyArray<{ kind: string; name: string }> = [
   { kind: 'ServiceAccount', name: 'default' },
 ];
 
+/**
+ * What kube-gateway serves, by group and resource. Discovery documents are compared only on these:
+ * kube-apiserver serves many more kinds (pods, apps, ...), which is a known, deliberate gap.
+ */
+const SERVED: Readonly<Record<string, readonly string[]>> = {
+  '': ['namespaces', 'configmaps', 'secrets', 'serviceaccounts', 'events'],
+  'events.k8s.io': ['events'],
+  'coordination.k8s.io': ['leases'],
+  'rbac.authorization.k8s.io': ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+};
+
+/** Restricts discovery documents to the served groups and resources (see SERVED). */
+export function filterDiscovery(doc: unknown): unknown {
+  if (!doc || typeof doc !== 'object') return doc;
+  const o = doc as Record<string, unknown>;
+  const served = (group: string, resource: string) => SERVED[group]?.includes(resource.split('/')[0]!) ?? false;
+  if (o.kind === 'APIGroupList' && Array.isArray(o.groups)) {
+    return { ...o, groups: o.groups.filter((g: { name?: string }) => g.name !== undefined && g.name in SERVED) };
+  }
+  if (o.kind === 'APIResourceList' && Array.isArray(o.resources) && typeof o.groupVersion === 'string') {
+    const group = o.groupVersion.includes('/') ? o.groupVersion.split('/')[0]! : '';
+    if (!(group in SERVED)) return o;
+    return { ...o, resources: o.resources.filter((r: { name?: string }) => served(group, r.name ?? '')) };
+  }
+  if (o.kind === 'APIGroupDiscoveryList' && Array.isArray(o.items)) {
+    const items = (o.items as Array<{ metadata?: { name?: string }; versions?: Array<{ resources?: Array<{ resource?: string }> }> }>)
+      .filter((g) => (g.metadata?.name ?? '') in SERVED)
+      .map((g) => ({
+        ...g,
+        versions: g.versions?.map((v) => ({ ...v, resources: v.resources?.filter((r) => served(g.metadata?.name ?? '', r.resource ?? '')) })),
+      }));
+    return { ...o, items };
+  }
+  return doc;
+}
+
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const HAS_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
@@ -35,11 +71,36 @@ export class NormalizeContext {
   private readonly generated = new Map<string, string>();
   constructor(private readonly now: number = Date.now()) {}
 
+  private readonly perObject = new Map<string, number>();
+
   uid(value: string): string {
     return symbol(this.uids, value, 'uid');
   }
   rv(value: string): string {
     return symbol(this.rvs, value, 'rv');
+  }
+  /**
+   * Symbols named after the object they belong to (`<uid:ConfigMap/a>`, `<rv:ConfigMap/a#3>`, the
+   * third version of it seen). A write that only one server accepted then shifts the symbols of that
+   * object only, instead of every later symbol of the scenario.
+   */
+  objectUid(value: string, object: string): string {
+    const known = this.uids.get(value);
+    if (known) return known;
+    const n = (this.perObject.get(`uid ${object}`) ?? 0) + 1;
+    this.perObject.set(`uid ${object}`, n);
+    const sym = `<uid:${object}${n > 1 ? `#${n}` : ''}>`;
+    this.uids.set(value, sym);
+    return sym;
+  }
+  objectRv(value: string, object: string): string {
+    const known = this.rvs.get(value);
+    if (known) return known;
+    const n = (this.perObject.get(`rv ${object}`) ?? 0) + 1;
+    this.perObject.set(`rv ${object}`, n);
+    const sym = `<rv:${object}#${n}>`;
+    this.rvs.set(value, sym);
+    return sym;
   }
   knownRv(value: string): string | undefined {
     return this.rvs.get(value);
@@ -60,7 +121,9 @@ export class NormalizeContext {
   text(s: string): string {
     let out = s.replace(UUID, (u) => this.uid(u));
     for (const [name, sym] of this.generated) out = out.split(name).join(sym);
-    out = out.replace(/\b\d{1,19}\b/g, (n) => this.rvs.get(n) ?? n);
+    // Numbers are resourceVersions only in messages about them ("... the ResourceVersion in record (42)"):
+    // elsewhere "63" is a length limit that may happen to equal some resourceVersion.
+    if (/resource ?version/i.test(out)) out = out.replace(/\b\d{1,19}\b/g, (n) => this.rvs.get(n) ?? n);
     return out;
   }
 }
@@ -96,7 +159,8 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
     headers[name] = values.map((v) => ctx.text(v)).join(' | ');
   }
   if (res.error && res.status === 0) return { status: 0, headers, kind: 'error', body: res.error };
-  const ct = (res.headers['content-type']?.[0] ?? '').split(';')[0]!.trim().toLowerCase();
+  const fullCt = (res.headers['content-type']?.[0] ?? '').replace(/\s+/g, '').toLowerCase();
+  const ct = fullCt.startsWith('application/vnd.kubernetes.protobuf;stream=watch') ? 'application/vnd.kubernetes.protobuf;stream=watch' : fullCt.split(';')[0]!;
   const text = res.body.toString('utf8');
   if (res.body.length === 0) return { status: res.status, headers, kind: 'empty', body: '' };
   try {
@@ -111,13 +175,25 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
     if (ct === 'application/vnd.kubernetes.protobuf') {
       return { status: res.status, headers, kind: 'protobuf', body: normalizeValue(decodeProtobufEnvelope(res.body), ctx) };
     }
-    if (ct === 'application/vnd.kubernetes.protobuf;stream=watch' || (ct.startsWith('application/vnd.kubernetes.protobuf') && ct.includes('stream'))) {
-      return { status: res.status, headers, kind: 'protobuf-stream', body: res.body.length };
+    if (ct === 'application/vnd.kubernetes.protobuf;stream=watch') {
+      return { status: res.status, headers, kind: 'protobuf-stream', body: splitFrames(res.body).map((f) => normalizeValue(decodeProtobufEnvelope(f), ctx)) };
     }
   } catch (err) {
     return { status: res.status, headers, kind: 'text', body: `undecodable ${ct}: ${(err as Error).message}: ${ctx.text(text.slice(0, 300))}` };
   }
   return { status: res.status, headers, kind: 'text', body: ctx.text(text) };
+}
+
+/** Splits a protobuf watch stream into its frames (each a 4-byte big-endian length, then the frame). */
+function splitFrames(body: Buffer): Buffer[] {
+  const frames: Buffer[] = [];
+  let pos = 0;
+  while (pos + 4 <= body.length) {
+    const len = body.readUInt32BE(pos);
+    frames.push(body.subarray(pos + 4, Math.min(body.length, pos + 4 + len)));
+    pos += 4 + len;
+  }
+  return frames;
 }
 
 /** Splits a body of concatenated JSON documents (a watch stream, or one document). */
@@ -166,27 +242,43 @@ function filterEvents(docs: unknown[]): unknown[] {
  */
 export function normalizeValue(v: unknown, ctx: NormalizeContext): unknown {
   registerGenerated(v, ctx);
-  return walk(v, ctx, []);
+  return walk(filterDiscovery(v), ctx, []);
 }
 
-function registerGenerated(v: unknown, ctx: NormalizeContext): void {
+/**
+ * First pass: learns generated names and the identity (kind/name) behind each object's uid and
+ * resourceVersion, so that the second pass can name them wherever they appear (messages too).
+ */
+function registerGenerated(v: unknown, ctx: NormalizeContext, kindHint = ''): void {
   if (!v || typeof v !== 'object') return;
   if (Array.isArray(v)) {
-    for (const x of v) registerGenerated(x, ctx);
+    for (const x of v) registerGenerated(x, ctx, kindHint);
     return;
   }
   const o = v as Record<string, unknown>;
   const md = o.metadata as Record<string, unknown> | undefined;
-  if (md && typeof md.generateName === 'string' && typeof md.name === 'string' && md.name.startsWith(md.generateName) && md.name !== md.generateName) {
-    ctx.generatedName(md.generateName, md.name);
+  if (md && typeof md === 'object') {
+    if (typeof md.generateName === 'string' && typeof md.name === 'string' && md.name.startsWith(md.generateName) && md.name !== md.generateName) {
+      ctx.generatedName(md.generateName, md.name);
+    }
+    if (typeof md.name === 'string' && !Array.isArray(o.items)) {
+      const kind = typeof o.kind === 'string' ? o.kind : kindHint;
+      const id = `${kind}/${ctx.knownGenerated(md.name) ?? md.name}`;
+      if (typeof md.uid === 'string' && md.uid !== '') ctx.objectUid(md.uid, id);
+      if (typeof md.resourceVersion === 'string' && /^\d+$/.test(md.resourceVersion)) ctx.objectRv(md.resourceVersion, id);
+    }
   }
-  for (const x of Object.values(o)) registerGenerated(x, ctx);
+  // List items carry no kind of their own: take it from the list's kind.
+  const itemKind = typeof o.kind === 'string' && o.kind.endsWith('List') ? o.kind.slice(0, -4) : kindHint;
+  for (const [k, x] of Object.entries(o)) {
+    if (k === 'metadata') continue;
+    registerGenerated(x, ctx, k === 'items' ? itemKind : '');
+  }
 }
 
 function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unknown {
   if (Array.isArray(v)) {
-    const items = path[path.length - 1] === 'items' ? v.filter((x) => !isControllerObject(x)) : v;
-    return items.map((x, i) => walk(x, ctx, [...path, String(i)]));
+    return v.map((x, i) => walk(x, ctx, [...path, String(i)]));
   }
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
@@ -194,8 +286,14 @@ function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unkno
     const isList = Array.isArray(o.items);
     const isBookmark = o.type === 'BOOKMARK';
     for (const [k, x] of Object.entries(o)) {
-      if (k === 'metadata' && x && typeof x === 'object' && isList) {
-        out[k] = walkListMeta(x as Record<string, unknown>, ctx, [...path, k]);
+      if (k === 'metadata' && x && typeof x === 'object' && (isList || o.kind === 'Table')) {
+        // A Table of one object carries that object's resourceVersion; a Table of a list the list's.
+        out[k] = walkListMeta(x as Record<string, unknown>, ctx, [...path, k], o.kind === 'Table');
+      } else if (k === 'items' && Array.isArray(x) && typeof o.kind === 'string' && o.kind.endsWith('List')) {
+        // List items carry no kind of their own; the list's kind names it.
+        const kind = o.kind.slice(0, -4);
+        const kept = x.filter((item) => !isControllerObject({ kind, ...(item as object) }));
+        out[k] = walkField(k, kept, ctx, [...path, k]);
       } else if (k === 'object' && isBookmark && x && typeof x === 'object') {
         out[k] = bookmarkObject(x as Record<string, unknown>);
       } else {
@@ -214,10 +312,10 @@ function bookmarkObject(o: Record<string, unknown>): unknown {
   return { ...o, metadata: md };
 }
 
-function walkListMeta(md: Record<string, unknown>, ctx: NormalizeContext, path: readonly string[]): unknown {
+function walkListMeta(md: Record<string, unknown>, ctx: NormalizeContext, path: readonly string[], keepKnown = false): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(md)) {
-    if (k === 'resourceVersion' && typeof x === 'string' && x !== '') out[k] = '<rv>';
+    if (k === 'resourceVersion' && typeof x === 'string' && x !== '') out[k] = (keepKnown ? ctx.knownRv(x) : undefined) ?? '<rv>';
     else if (k === 'continue' && typeof x === 'string' && x !== '') out[k] = '<continue>';
     else out[k] = walkField(k, x, ctx, [...path, k]);
   }

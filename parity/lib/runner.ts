@@ -67,6 +67,7 @@ export async function runScenario(sc: Scenario, kube: Endpoint, ours: Endpoint):
 
 /** Sends one step to one server (repeating it while polling), then records what it saves. */
 async function execute(step: Step, side: Side): Promise<RawResponse> {
+  if (step.sleep > 0) await new Promise((f) => setTimeout(f, step.sleep * 1000));
   const deadline = Date.now() + (step.poll?.seconds ?? 0) * 1000;
   let res: RawResponse;
   for (;;) {

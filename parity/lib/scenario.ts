@@ -15,6 +15,7 @@
  *       save: {rv: metadata.resourceVersion}
  *       poll: {until: 404, seconds: 60} # repeat until that status (controllers act asynchronously)
  *       compare: false                  # a setup step: sent to both, not compared
+ *       sleep: 3                        # wait before sending
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -40,6 +41,8 @@ export interface Step {
   readonly save: Readonly<Record<string, string>>;
   readonly poll?: { readonly until: number; readonly seconds: number };
   readonly compare: boolean;
+  /** Seconds to wait before sending (lets asynchronous controllers act, on both servers alike). */
+  readonly sleep: number;
   /** Watches need longer than the default per-request limit. */
   readonly timeoutMs: number;
 }
@@ -107,6 +110,7 @@ function parseStep(s: unknown, index: number, file: string): Step {
     save: (o.save as Record<string, string> | undefined) ?? {},
     poll: poll ? { until: Number(poll.until ?? 404), seconds: Number(poll.seconds ?? 60) } : undefined,
     compare: o.compare !== false,
+    sleep: Number(o.sleep ?? 0),
     timeoutMs: Number(o.timeoutMs ?? (watching ? 15_000 : 10_000)),
   };
 }

@@ -51,7 +51,7 @@ async function main(): Promise<number> {
   const results: StepResult[] = [];
   try {
     // Scenarios are independent (own namespaces), so a few run at once; steps within one are sequential.
-    const queue = [...corpus];
+    const queue = corpus.filter((s) => !s.exclusive);
     const workers = Array.from({ length: Math.max(1, Number(values.concurrency)) }, async () => {
       for (let sc = queue.shift(); sc; sc = queue.shift()) {
         const r = await runScenario(sc, ref.endpoint, gw.endpoint);
@@ -60,6 +60,11 @@ async function main(): Promise<number> {
       }
     });
     await Promise.all(workers);
+    for (const sc of corpus.filter((s) => s.exclusive)) {
+      const r = await runScenario(sc, ref.endpoint, gw.endpoint);
+      results.push(...r);
+      if (!values.quiet) printScenario(r);
+    }
   } finally {
     closeEndpoint(ref.endpoint);
     closeEndpoint(gw.endpoint);

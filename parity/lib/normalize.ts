@@ -322,6 +322,11 @@ function walkListMeta(md: Record<string, unknown>, ctx: NormalizeContext, path: 
   return out;
 }
 
+function entryKey(e: unknown): string {
+  const m = (e ?? {}) as { manager?: string; operation?: string; subresource?: string; apiVersion?: string };
+  return `${m.manager ?? ''}\u0000${m.operation ?? ''}\u0000${m.subresource ?? ''}\u0000${m.apiVersion ?? ''}`;
+}
+
 function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonly string[]): unknown {
   if (typeof x === 'string') {
     if (key === 'uid' && x !== '') return ctx.uid(x);
@@ -335,6 +340,12 @@ function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonl
     // A resourceVersion already seen (protobuf trees have no key names to go by).
     if (/^\d+$/.test(x)) return ctx.knownRv(x) ?? x;
     return x;
+  }
+  // managedFields are ordered by their (one-second) timestamps, so two entries written within the
+  // run swap places depending on where the second boundary fell: compare them in a stable order.
+  if (key === 'managedFields' && Array.isArray(x)) {
+    const sorted = [...x].sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
+    return walk(sorted, ctx, path);
   }
   // Table cells: the Age column is a duration since creation ("5s"), which moves with the clock.
   if (key === 'cells' && Array.isArray(x)) {

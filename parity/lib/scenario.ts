@@ -6,6 +6,7 @@
  *
  *   description: what the scenario shows
  *   each: [{id: cm, ...vars}, ...]      # optional: one instance per entry, namespace suffixed by id
+ *   exclusive: true                     # optional: run alone, after all others
  *   steps:
  *     - POST: /api/v1/namespaces/{ns}/configmaps
  *       body: {metadata: {name: a}}     # JSON-encoded; or raw: "text" sent verbatim
@@ -55,6 +56,8 @@ export interface Scenario {
   readonly namespace: string;
   readonly vars: Readonly<Record<string, unknown>>;
   readonly steps: readonly Step[];
+  /** Runs alone after all other scenarios (it may destroy shared state on a server that gets it wrong). */
+  readonly exclusive: boolean;
 }
 
 /** Loads every *.yaml file in `dir` (sorted, so runs are in a stable order). */
@@ -78,6 +81,7 @@ export function loadScenarioFile(file: string, runSuffix = ''): Scenario[] {
       namespace,
       vars,
       steps: (doc.steps as unknown[]).map((s, i) => parseStep(s, i, file)),
+      exclusive: doc.exclusive === true,
     };
   });
 }

@@ -6,7 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { RawResponse } from './http.ts';
-import { decodeProtobufEnvelope } from './protobuf-wire.ts';
+import { decodeProtobufEnvelope, decodeProtobufFrame } from './protobuf-wire.ts';
 
 /** Headers that differ per request or per transport and say nothing about API behaviour. */
 const IGNORED_HEADERS = new Set([
@@ -176,7 +176,7 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
       return { status: res.status, headers, kind: 'protobuf', body: normalizeValue(decodeProtobufEnvelope(res.body), ctx) };
     }
     if (ct === 'application/vnd.kubernetes.protobuf;stream=watch') {
-      return { status: res.status, headers, kind: 'protobuf-stream', body: splitFrames(res.body).map((f) => normalizeValue(decodeProtobufEnvelope(f), ctx)) };
+      return { status: res.status, headers, kind: 'protobuf-stream', body: splitFrames(res.body).map((f) => normalizeValue(decodeProtobufFrame(f), ctx)) };
     }
   } catch (err) {
     return { status: res.status, headers, kind: 'text', body: `undecodable ${ct}: ${(err as Error).message}: ${ctx.text(text.slice(0, 300))}` };
@@ -332,6 +332,8 @@ function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonl
     if (key === 'uid' && x !== '') return ctx.uid(x);
     if (key === 'resourceVersion' && /^\d+$/.test(x)) return ctx.rv(x);
     if (key === 'continue' && x !== '') return '<continue>';
+    // Discovery's serverAddressByClientCIDRs names the server's own (random) port.
+    if (key === 'serverAddress') return x.replace(/:\d+$/, ':<port>');
     if (RFC3339.test(x) && ctx.isNow(x)) return timeShape(x);
     const gen = ctx.knownGenerated(x);
     if (gen) return gen;

@@ -52,6 +52,12 @@ export function decodeProtobufEnvelope(body: Buffer, nowSeconds = Math.floor(Dat
   return { magic: 'k8s\\0', envelope: foldMessage(fields) };
 }
 
+/** Decodes one frame of a protobuf watch stream: a bare WatchEvent message (type, RawExtension). */
+export function decodeProtobufFrame(frame: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): unknown {
+  const fields = decodeMessage(frame, nowSeconds);
+  return fields ? foldMessage(fields) : { undecodable: frame.subarray(0, 64).toString('base64') };
+}
+
 /** Reads a varint at `pos`; returns the value (as bigint) and the next position, or undefined. */
 function readVarint(buf: Buffer, pos: number): [bigint, number] | undefined {
   let result = 0n;
@@ -116,6 +122,11 @@ function varintValue(v: bigint): number | string {
 
 /** Printable text is a string; otherwise a nested message if it parses; otherwise raw bytes. */
 function lengthDelimited(b: Buffer, nowSeconds: number): WireValue {
+  // An embedded Kubernetes object (a watch event's `object.raw`) carries its own envelope.
+  if (b.length >= 4 && b.subarray(0, 4).equals(MAGIC)) {
+    const inner = decodeMessage(b.subarray(4), nowSeconds);
+    if (inner) return { 'k8s\\0': foldMessage(inner) };
+  }
   const s = b.toString('utf8');
   if (Buffer.from(s, 'utf8').equals(b) && !/[\x00-\x08\x0b-\x1f\x7f]/.test(s) && (b.length === 0 || !/^[\n\r]/.test(s))) return s;
   const msg = decodeMessage(b, nowSeconds);

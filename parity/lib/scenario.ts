@@ -148,7 +148,8 @@ export function encodeBody(step: Step, vars: Readonly<Record<string, unknown>>):
   if (step.body === undefined) return undefined;
   const body = substitute(step.body, vars);
   const ct = step.headers['content-type'] ?? '';
-  if (/yaml/.test(ct)) return Buffer.from(toYaml(body), 'utf8');
+  // YAML 1.1 rules, as the server's go-yaml reads them: strings such as `y` or `on` get quoted.
+  if (/yaml/.test(ct)) return Buffer.from(toYaml(body, { version: '1.1' }), 'utf8');
   return Buffer.from(JSON.stringify(body), 'utf8');
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { NormalizeContext, normalizeResponse, normalizeValue, parseJsonStream, timeShape, filterDiscovery } from '../../parity/lib/normalize.ts';
 import { diffValues } from '../../parity/lib/diff.ts';
-import { decodeProtobufEnvelope } from '../../parity/lib/protobuf-wire.ts';
+import { decodeProtobufEnvelope, decodeProtobufFrame } from '../../parity/lib/protobuf-wire.ts';
 import { substitute, readPath } from '../../parity/lib/scenario.ts';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
@@ -101,6 +101,14 @@ describe('decodeProtobufEnvelope', () => {
       magic: 'k8s\\0',
       envelope: { 1: { 1: 'v1', 2: 'ConfigMap' }, 2: { 1: { 1: 'a', 8: { 1: '<epoch-seconds>' } } } },
     });
+  });
+
+  it('decodes a watch frame with the object envelope inside its RawExtension', () => {
+    const typeMeta = Buffer.from([0x0a, 2, 0x76, 0x31, 0x12, 1, 0x58]);
+    const obj = Buffer.concat([Buffer.from('k8s\0', 'latin1'), Buffer.from([0x0a, typeMeta.length]), typeMeta]);
+    const raw = Buffer.concat([Buffer.from([0x0a, obj.length]), obj]);
+    const frame = Buffer.concat([Buffer.from([0x0a, 5]), Buffer.from('ADDED'), Buffer.from([0x12, raw.length]), raw]);
+    expect(decodeProtobufFrame(frame)).toEqual({ 1: 'ADDED', 2: { 1: { 'k8s\\0': { 1: { 1: 'v1', 2: 'X' } } } } });
   });
 
   it('says so when the body is not Kubernetes protobuf', () => {

@@ -39,6 +39,8 @@ const server = https.createServer(
     const headers = { ...req.headers, host: upstream.host };
     const out = https.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.rawHeaders);
+      // Send the headers now: a watch may have no event for minutes, and client-go waits for them.
+      res.flushHeaders();
       up.pipe(res);
     });
     out.on('error', (err) => {

@@ -14,6 +14,7 @@
 # (see PARITY-FINDINGS.md); --no-shim runs without it.
 # --reference: a private reference (parity/reference.sh, with its own kube-controller-manager).
 # --kubeconfig: an already running server; nothing is started.
+# E2E_TIMEOUT (default 30m) bounds the whole ginkgo run: a spec that hangs is reported as interrupted.
 # Output: ginkgo's log in $OUT (default /tmp/parity-e2e), JUnit report there, and a one-line summary.
 set -euo pipefail
 
@@ -99,7 +100,7 @@ fi
 # schedulable nodes nor lists kube-system pods, neither of which exists here.
 set +e
 nice "$BIN/e2e.test" --kubeconfig "$kubeconfig" --provider=skeleton --allowed-not-ready-nodes=-1 --num-nodes=1 \
-  --report-dir "$OUT" --ginkgo.focus="$FOCUS" --ginkgo.no-color --ginkgo.timeout=30m >"$OUT/e2e.log" 2>&1
+  --report-dir "$OUT" --ginkgo.focus="$FOCUS" --ginkgo.no-color --ginkgo.timeout="${E2E_TIMEOUT:-30m}" >"$OUT/e2e.log" 2>&1
 rc=$?
 set -e
 sed -n '/^Summarizing/,$p' "$OUT/e2e.log" | grep -E '^\s+\[(FAIL|TIMEDOUT|PANICKED)\]' | sed -E 's/^\s+//' >&2 || true

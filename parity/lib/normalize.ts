@@ -166,7 +166,10 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
   try {
     if (ct === 'application/json' || ct === 'application/json-patch+json') {
       const docs = parseJsonStream(text);
-      if (docs.length === 1) return { status: res.status, headers, kind: 'json', body: normalizeValue(docs[0], ctx) };
+      // A watch stream is recognized by its events, not by their number: a stream of one event (or
+      // of none left after dropping controller objects) is still a stream.
+      const isWatch = docs.every((d) => d !== null && typeof d === 'object' && 'type' in d && 'object' in d);
+      if (docs.length === 1 && !isWatch) return { status: res.status, headers, kind: 'json', body: normalizeValue(docs[0], ctx) };
       return { status: res.status, headers, kind: 'json-stream', body: filterEvents(docs).map((d) => normalizeValue(d, ctx)) };
     }
     if (ct === 'application/yaml') {

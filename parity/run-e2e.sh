@@ -48,12 +48,14 @@ log() { printf '[run-e2e] %s\n' "$*" >&2; }
 
 mkdir -p "$OUT"
 pids=()
+# Stops what this script started; keeps the script's exit status (an EXIT trap's last status would replace it).
 cleanup() {
-  local pid
+  local code=$? pid
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  [[ -n ${refdir:-} ]] && "$here/reference.sh" stop --dir "$refdir" >/dev/null 2>&1 || true
-  [[ -n ${datadir:-} ]] && rm -rf "$datadir"
+  if [[ -n ${refdir:-} ]]; then "$here/reference.sh" stop --dir "$refdir" >/dev/null 2>&1 || true; rm -rf "$refdir"; fi
+  if [[ -n ${datadir:-} ]]; then rm -rf "$datadir"; fi
+  exit "$code"
 }
 trap cleanup EXIT
 

@@ -74,11 +74,28 @@ async function main(): Promise<number> {
   const different = results.filter((r) => r.diffs.length > 0);
   const statusDiff = different.filter((r) => r.kube.status !== r.ours.status);
   if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 1));
+  printSummary(results);
   process.stdout.write(
     `\nparity: ${results.length} requests in ${corpus.length} scenarios: ${results.length - different.length} identical, ` +
       `${different.length} different (${statusDiff.length} with a different status code)\n`,
   );
   return different.length === 0 ? 0 : 1;
+}
+
+/** One line per corpus file: how many of its requests answered identically. */
+function printSummary(results: readonly StepResult[]): void {
+  const byFile = new Map<string, { total: number; same: number; status: number }>();
+  for (const r of results) {
+    const e = byFile.get(r.file) ?? { total: 0, same: 0, status: 0 };
+    e.total++;
+    if (r.diffs.length === 0) e.same++;
+    else if (r.kube.status !== r.ours.status) e.status++;
+    byFile.set(r.file, e);
+  }
+  process.stdout.write('\nper corpus file: identical / requests (requests with a different status code)\n');
+  for (const [file, e] of [...byFile].sort()) {
+    process.stdout.write(`  ${file.padEnd(24)} ${String(e.same).padStart(4)} / ${String(e.total).padEnd(4)} (${e.status})\n`);
+  }
 }
 
 function printScenario(results: readonly StepResult[]): void {

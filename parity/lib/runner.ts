@@ -2,12 +2,15 @@
  * Runs scenarios against the two servers in lockstep: each step goes to both at once, each answer is
  * normalized with that server's symbol tables, and the two views are compared.
  */
+import { basename } from 'node:path';
 import { send, type Endpoint, type RawResponse } from './http.ts';
 import { diffValues, type DiffLine } from './diff.ts';
 import { NormalizeContext, normalizeResponse, parseJsonStream, type View } from './normalize.ts';
 import { encodeBody, readPath, substitute, type Scenario, type Step } from './scenario.ts';
 
 export interface StepResult {
+  /** corpus file name without .yaml */
+  readonly file: string;
   readonly scenario: string;
   readonly index: number;
   readonly name: string;
@@ -47,6 +50,7 @@ export async function runScenario(sc: Scenario, kube: Endpoint, ours: Endpoint):
       const vo = normalizeResponse(ro!, sides[1].ctx);
       if (!step.compare) continue;
       results.push({
+        file: basename(sc.file, '.yaml'),
         scenario: sc.id,
         index,
         name: step.name,

@@ -19,6 +19,8 @@ export interface RawRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Buffer;
+  /** Send the body with Transfer-Encoding: chunked instead of Content-Length. */
+  readonly chunked?: boolean;
   /** Abort the request after this many milliseconds (watches end on their own before it). */
   readonly timeoutMs: number;
 }
@@ -48,7 +50,7 @@ function agentFor(ep: Endpoint): https.Agent {
 export function send(ep: Endpoint, req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = { ...req.headers };
-    if (req.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(req.body.length);
+    if (req.body !== undefined && !req.chunked && headers['content-length'] === undefined) headers['content-length'] = String(req.body.length);
     let settled = false;
     const done = (r: RawResponse) => {
       if (!settled) {
@@ -67,7 +69,14 @@ export function send(ep: Endpoint, req: RawRequest): Promise<RawResponse> {
       out.destroy(new Error(`no complete answer within ${req.timeoutMs} ms`));
     }, req.timeoutMs);
     out.on('error', (err) => done({ status: 0, headers: {}, body: Buffer.concat(chunks), error: err.message }));
-    out.end(req.body);
+    if (req.chunked && req.body) {
+      // Two writes without a length: Node sends them as chunks.
+      const half = Math.floor(req.body.length / 2);
+      out.write(req.body.subarray(0, half));
+      out.end(req.body.subarray(half));
+    } else {
+      out.end(req.body);
+    }
   });
 }
 

@@ -82,6 +82,7 @@ async function execute(step: Step, side: Side): Promise<RawResponse> {
       path: substitute(step.path, side.vars) as string,
       headers,
       body: encodeBody(step, side.vars),
+      chunked: step.chunked,
       timeoutMs: step.timeoutMs,
     });
     if (!step.poll || res.status === step.poll.until || Date.now() > deadline) break;

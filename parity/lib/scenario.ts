@@ -17,6 +17,8 @@
  *       poll: {until: 404, seconds: 60} # repeat until that status (controllers act asynchronously)
  *       compare: false                  # a setup step: sent to both, not compared
  *       sleep: 3                        # wait before sending
+ *       chunked: true                   # body sent chunked, without Content-Length
+ *   In any string, {x:N} stands for N letters x (large bodies without large corpus files).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -42,6 +44,8 @@ export interface Step {
   readonly save: Readonly<Record<string, string>>;
   readonly poll?: { readonly until: number; readonly seconds: number };
   readonly compare: boolean;
+  /** Send the body chunked, without Content-Length (a streamed upload). */
+  readonly chunked: boolean;
   /** Seconds to wait before sending (lets asynchronous controllers act, on both servers alike). */
   readonly sleep: number;
   /** Watches need longer than the default per-request limit. */
@@ -102,6 +106,8 @@ function parseStep(s: unknown, index: number, file: string): Step {
   }
   if (typeof o.contentType === 'string') headers['content-type'] = o.contentType;
   if ((o.body !== undefined || o.raw !== undefined) && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  // `contentType: none` sends the body with no Content-Type at all (as `kubectl create --raw -f` does).
+  if (headers['content-type'] === 'none') delete headers['content-type'];
   const poll = o.poll as { until?: number; seconds?: number } | undefined;
   const watching = /[?&]watch=(1|true)/.test(path) || /\/watch\//.test(path);
   return {
@@ -115,6 +121,7 @@ function parseStep(s: unknown, index: number, file: string): Step {
     poll: poll ? { until: Number(poll.until ?? 404), seconds: Number(poll.seconds ?? 60) } : undefined,
     compare: o.compare !== false,
     sleep: Number(o.sleep ?? 0),
+    chunked: o.chunked === true,
     timeoutMs: Number(o.timeoutMs ?? (watching ? 15_000 : 10_000)),
   };
 }
@@ -125,7 +132,7 @@ export function substitute(v: unknown, vars: Readonly<Record<string, unknown>>):
     const whole = /^\$([A-Za-z_]\w*)$/.exec(v);
     if (whole && whole[1]! in vars) return substitute(vars[whole[1]!], vars);
     // Repeated so that variables whose values mention other variables ({coll} = ".../{ns}/...") resolve.
-    let out = v;
+    let out = v.replace(/\{x:(\d+)\}/g, (_m, n: string) => 'x'.repeat(Number(n)));
     for (let i = 0; i < 4; i++) {
       const next = out.replace(/\{([A-Za-z_]\w*)\}/g, (m, name: string) => (name in vars && typeof vars[name] !== 'object' ? String(vars[name]) : m));
       if (next === out) break;

@@ -83,6 +83,7 @@ async function execute(step: Step, side: Side): Promise<RawResponse> {
       headers,
       body: encodeBody(step, side.vars),
       chunked: step.chunked,
+      http2: step.http2,
       timeoutMs: step.timeoutMs,
     });
     if (!step.poll || res.status === step.poll.until || Date.now() > deadline) break;

@@ -18,6 +18,7 @@
  *       compare: false                  # a setup step: sent to both, not compared
  *       sleep: 3                        # wait before sending
  *       chunked: true                   # body sent chunked, without Content-Length
+ *       http2: true                     # over HTTP/2 (default HTTP/1.1)
  *   In any string, {x:N} stands for N letters x (large bodies without large corpus files).
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -46,6 +47,8 @@ export interface Step {
   readonly compare: boolean;
   /** Send the body chunked, without Content-Length (a streamed upload). */
   readonly chunked: boolean;
+  /** Send over HTTP/2 (kubectl's and client-go's transport). */
+  readonly http2: boolean;
   /** Seconds to wait before sending (lets asynchronous controllers act, on both servers alike). */
   readonly sleep: number;
   /** Watches need longer than the default per-request limit. */
@@ -122,6 +125,7 @@ function parseStep(s: unknown, index: number, file: string): Step {
     compare: o.compare !== false,
     sleep: Number(o.sleep ?? 0),
     chunked: o.chunked === true,
+    http2: o.http2 === true,
     timeoutMs: Number(o.timeoutMs ?? (watching ? 15_000 : 10_000)),
   };
 }

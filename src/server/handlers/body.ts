@@ -12,6 +12,7 @@ import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
 import { MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
+import { LARGE_BODY_BYTES } from '../load-limits.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 
@@ -41,14 +42,21 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
+  // A large body's work on the event loop is split at its decode: other requests (health probes
+  // above all) run between reading it, decoding it, and storing it.
+  const large = raw.length >= LARGE_BODY_BYTES;
+  if (large) await yieldToEventLoop();
   const decoded =
     kind === 'apply-patch'
       ? await decodeYamlAsync(raw, { applyPatch: true })
       : kind === 'yaml'
         ? await decodeYamlAsync(raw, { expectedKind })
         : decodeJson(raw, { expectedKind });
+  if (large) await yieldToEventLoop();
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Whether the kind has a protobuf encoding (built-in kinds do; custom resources never). */
 export function protobufServed(rt: ResourceType): boolean {

@@ -39,8 +39,8 @@ describe('parseFlags', () => {
       '--storage-backend=etcd',
       '--history-duration=10m',
       '--event-ttl=30m',
-      '--max-requests-inflight=800',
-      '--max-mutating-requests-inflight=0',
+      '--max-requests-inflight=100',
+      '--max-mutating-requests-inflight=50',
     ]);
     expect(c).toEqual({
       securePort: 8443,
@@ -56,8 +56,8 @@ describe('parseFlags', () => {
       storageBackend: 'etcd',
       historyMs: 600_000,
       eventTtlMs: 1_800_000,
-      maxRequestsInflight: 800,
-      maxMutatingRequestsInflight: 0,
+      maxRequestsInflight: 100,
+      maxMutatingRequestsInflight: 50,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

@@ -3,7 +3,8 @@
  * scenario language. (The harness itself runs with `npm run parity`, not in the test suite.)
  */
 import { describe, expect, it } from 'vitest';
-import { NormalizeContext, normalizeResponse, normalizeValue, parseJsonStream, timeShape, filterDiscovery } from '../../parity/lib/normalize.ts';
+import { NormalizeContext, normalizeResponse, normalizeValue, parseJsonStream, timeShape } from '../../parity/lib/normalize.ts';
+import { filterDiscovery } from '../../parity/lib/served.ts';
 import { diffValues } from '../../parity/lib/diff.ts';
 import { decodeProtobufEnvelope, decodeProtobufFrame } from '../../parity/lib/protobuf-wire.ts';
 import { substitute, readPath } from '../../parity/lib/scenario.ts';

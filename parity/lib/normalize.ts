@@ -18,6 +18,7 @@ const IGNORED_HEADERS = new Set([
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const HAS_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/g;
 const NOW_WINDOW_MS = 3 * 24 * 3600_000;
 
 /** Symbol tables for one scenario on one server. */
@@ -76,6 +77,8 @@ export class NormalizeContext {
   /** Rewrites uids, known resourceVersions and generated names inside free text (messages). */
   text(s: string): string {
     let out = s.replace(UUID, (u) => this.uid(u));
+    // Objects quoted inside messages ("patch: Invalid value: \"{...}\"") carry their timestamps.
+    out = out.replace(TIME_IN_TEXT, (t) => (this.isNow(t) ? timeShape(t) : t));
     for (const [name, sym] of this.generated) out = out.split(name).join(sym);
     // Numbers are resourceVersions only in messages about them ("... the ResourceVersion in record (42)"):
     // elsewhere "63" is a length limit that may happen to equal some resourceVersion.

@@ -51,6 +51,7 @@ describe('normalizeValue', () => {
       message: 'the ResourceVersion in the precondition (<rv:ConfigMap/a#1>) does not match',
     });
     expect(normalizeValue({ message: 'must be no more than 63 characters' }, ctx)).toEqual({ message: 'must be no more than 63 characters' });
+    expect(normalizeValue({ message: 'Invalid value: "{\\"time\\":\\"2026-11-25T11:59:01Z\\"}"' }, ctx)).toEqual({ message: 'Invalid value: "{\\"time\\":\\"<timeZ>\\"}"' });
   });
 });
 

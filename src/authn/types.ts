@@ -35,7 +35,7 @@ export interface AuthRequest {
 
 /** One step's answer: a user, "not my kind of credential", or a credential of its kind that is bad. */
 export type AuthnOutcome =
-  | { readonly kind: 'authenticated'; readonly user: UserInfo }
+  | { readonly kind: 'authenticated'; readonly user: UserInfo; /** The audiences the credential was valid for, when the method knows. */ readonly audiences?: readonly string[] }
   | { readonly kind: 'no-credentials' }
   | { readonly kind: 'rejected'; readonly reason: string };
 
@@ -48,8 +48,15 @@ export interface RequestAuthenticator {
 /** One authentication step over a bearer token. */
 export interface TokenAuthenticator {
   readonly name: string;
-  /** `no-credentials` means this step does not know the token; another step may. */
-  authenticateToken(token: string): Promise<AuthnOutcome>;
+  /**
+   * `no-credentials` means this step does not know the token; another step may. `context.audiences`
+   * (a TokenReview's spec.audiences) replaces the server's --api-audiences for this check.
+   */
+  authenticateToken(token: string, context?: TokenContext): Promise<AuthnOutcome>;
+}
+
+export interface TokenContext {
+  readonly audiences?: readonly string[];
 }
 
 /** The gate's answer for one request. */

@@ -108,7 +108,8 @@ export const errors = {
   /** `Kind "name" is invalid: ...`; `qualifiedKind` is `ConfigMap` or `Role.rbac.authorization.k8s.io`. */
   invalid: (qualifiedKind: string, group: string, kind: string, name: string, errs: readonly FieldError[]) =>
     new ApiError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${aggregateFieldErrors(errs)}`, {
-      name,
+      // StatusDetails.name is omitempty in kube (an unnamed TokenRequest's 422 has none).
+      ...(name !== '' ? { name } : {}),
       group,
       kind,
       causes: errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),

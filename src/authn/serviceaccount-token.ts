@@ -111,7 +111,7 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountAuthe
       const iss = jws.claims.iss;
       if (typeof iss !== 'string' || !issuers.has(iss)) return { kind: 'no-credentials' };
       const reject = (reason: string): AuthnOutcome => ({ kind: 'rejected', reason });
-      if (!verifyJws(jws, keys)) return reject('invalid bearer token, square/go-jose: error in cryptographic primitive');
+      if (!verifyJws(jws, keys)) return reject('square/go-jose: error in cryptographic primitive');
 
       const wanted = context?.audiences && context.audiences.length > 0 ? context.audiences : opts.audiences;
       const tokenAudiences = audiencesOf(jws.claims.aud);

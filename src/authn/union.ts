@@ -6,11 +6,10 @@
  */
 import { errors } from '../api/status-errors.ts';
 import { anonymousUser } from './anonymous.ts';
-import { createBearerTokenAuthenticator } from './bearer-token.ts';
+import { createBearerTokenAuthenticator, reviewToken, withAuthenticatedGroup, type TokenReviewOutcome } from './bearer-token.ts';
+export { withAuthenticatedGroup };
 import { createTokenFileAuthenticator, loadTokenFile } from './token-file.ts';
 import {
-  ALL_AUTHENTICATED,
-  ALL_UNAUTHENTICATED,
   type AuthRequest,
   type AuthResult,
   type Authenticator,
@@ -33,8 +32,14 @@ export interface AuthenticatorOptions {
   readonly warn?: (message: string) => void;
 }
 
+/** The gate plus a TokenReview entry point over the same token steps. */
+export interface ServerAuthenticator extends Authenticator {
+  /** Reviews one bearer token for `audiences` (a TokenReview), with the token steps of the gate. */
+  reviewToken(token: string, audiences: readonly string[]): Promise<TokenReviewOutcome>;
+}
+
 /** Builds the gate from flags-level options. Throws when the token file cannot be read or parsed. */
-export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
+export function createAuthenticator(opts: AuthenticatorOptions): ServerAuthenticator {
   const steps: RequestAuthenticator[] = [];
   if (opts.clientCa && opts.clientCa.length > 0) steps.push(createX509Authenticator({ clientCa: opts.clientCa }));
   const tokenSteps: TokenAuthenticator[] = [];
@@ -46,7 +51,8 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   tokenSteps.push(...(opts.tokenAuthenticators ?? []));
   // Even with no token steps a bearer token must be looked at: it is invalid, hence 401, not anonymous.
   steps.push(createBearerTokenAuthenticator(tokenSteps));
-  return composeAuthenticators(steps, { anonymous: opts.anonymous });
+  const gate = composeAuthenticators(steps, { anonymous: opts.anonymous });
+  return { authenticate: (req) => gate.authenticate(req), reviewToken: (token, audiences) => reviewToken(tokenSteps, token, audiences) };
 }
 
 /** Composes request steps in the given order into the gate (see the file comment for the rules). */
@@ -64,10 +70,4 @@ export function composeAuthenticators(steps: readonly RequestAuthenticator[], op
       return { ok: false, error: errors.unauthorized(), reason: 'no credentials and anonymous access is disabled' };
     },
   };
-}
-
-/** Adds system:authenticated unless the user already carries it or system:unauthenticated, as kube does. */
-export function withAuthenticatedGroup(user: UserInfo): UserInfo {
-  if (user.groups.includes(ALL_AUTHENTICATED) || user.groups.includes(ALL_UNAUTHENTICATED)) return user;
-  return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
 }

@@ -19,7 +19,18 @@ import { decodeStored } from '../registry/stored-object.ts';
 import { decodedWrite } from '../registry/apply-context.ts';
 import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
-import { createAuthenticator } from '../authn/index.ts';
+import {
+  createAuthenticator,
+  createServiceAccountTokenAuthenticator,
+  loadServiceAccountKeys,
+  ServiceAccountKeyError,
+  ServiceAccountTokenIssuer,
+  type ServiceAccountGetter,
+} from '../authn/index.ts';
+import { selfSubjectReviewEndpoint, tokenRequestEndpoint, tokenReviewEndpoint, type ObjectReader } from '../authn/endpoints.ts';
+import { CreateOnlyEndpoints } from './handlers/create-only.ts';
+import { isApiError } from '../api/status-errors.ts';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './config.ts';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -261,17 +272,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   ]);
   const healthz = new HealthEndpoint('healthz', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
 
+  const authn = await buildAuthentication(config, catalog, clientCa);
+
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
   const openapi = createOpenApiDocuments(() => catalog.types());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
-    authenticator: createAuthenticator({
-      clientCa: [clientCa],
-      tokenFile: config.tokenAuthFile,
-      anonymous: config.anonymousAuth,
-    }),
+    authenticator: authn.authenticator,
+    createOnly: authn.endpoints,
     authorizer: opts.authorizer ?? alwaysAllow,
     catalog,
     routes: {
@@ -332,5 +342,68 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         await store.close();
         lock.release();
       })()),
+  };
+}
+
+/**
+ * The authentication gate and the authentication.k8s.io endpoints: client certificates, the
+ * token file, service-account tokens (keys from flags or generated into the data dir), then
+ * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
+ */
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string) {
+  let keys;
+  try {
+    keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
+  } catch (err) {
+    if (err instanceof ServiceAccountKeyError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  const issuers = config.serviceAccountIssuers?.length ? config.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = config.apiAudiences?.length ? config.apiAudiences : issuers;
+  const objects = catalogReader(catalog);
+  const live = async (resource: 'serviceaccounts' | 'secrets', ns: string, name: string) => {
+    const obj = await objects.get(resource, ns, name);
+    return obj ? { uid: String(obj.metadata?.uid ?? ''), deletionTimestamp: obj.metadata?.deletionTimestamp ?? null } : undefined;
+  };
+  const getter: ServiceAccountGetter = { serviceAccount: (ns, name) => live('serviceaccounts', ns, name), secret: (ns, name) => live('secrets', ns, name) };
+  const authenticator = createAuthenticator({
+    clientCa: [clientCa],
+    tokenFile: config.tokenAuthFile,
+    anonymous: config.anonymousAuth,
+    tokenAuthenticators: [
+      createServiceAccountTokenAuthenticator({
+        issuers,
+        audiences: apiAudiences,
+        keys: keys.verificationKeys,
+        ...(config.serviceAccountLookup === false ? {} : { getter }),
+      }),
+    ],
+  });
+  const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
+  const endpoints = new CreateOnlyEndpoints()
+    .add('', 'v1', 'serviceaccounts', 'token', tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }))
+    .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }))
+    .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint());
+  return { authenticator, endpoints };
+}
+
+/**
+ * Reads objects through the registry: the watch cache first (no round trip on every token), and
+ * on a miss a consistent read, so an object created a moment ago is found (as kube's lookup does).
+ */
+function catalogReader(catalog: ResourceCatalog): ObjectReader {
+  return {
+    async get(resource, namespace, name) {
+      const store = catalog.lookup('', 'v1', resource)?.store;
+      if (!store) return undefined;
+      for (const rv of ['0', '']) {
+        try {
+          return (await store.get(namespace, name, rv)).value;
+        } catch (err) {
+          if (!(isApiError(err) && err.code === 404)) throw err;
+        }
+      }
+      return undefined;
+    },
   };
 }

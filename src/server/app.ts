@@ -16,6 +16,7 @@ import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
+import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
@@ -31,6 +32,8 @@ export interface FrontDoorOptions {
   readonly routes: NonResourceRoutes;
   readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
   readonly watches: WatchRegistry;
+  /** Resources answered without storage (TokenReview, serviceaccounts/token, ...). */
+  readonly createOnly?: CreateOnlyEndpoints;
   readonly logger?: boolean;
   /** In-flight limits and the large-body budget (kube's defaults when absent). */
   readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
@@ -169,6 +172,8 @@ function decodeURIComponentSafe(p: string): string {
 }
 
 async function routeResource(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, opts: FrontDoorOptions): Promise<void> {
+  const createOnly = info.extraParts.length === 0 ? opts.createOnly?.find(info) : undefined;
+  if (createOnly) return handleCreateOnly(req, reply, info, createOnly, req.user);
   const served = opts.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served || info.extraParts.length > 0) throw errors.pathNotFound();
   const { rt } = served;

@@ -31,7 +31,23 @@ export interface ServerConfig {
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
+  /**
+   * Service-account tokens: accepted issuers (the first signs; default DEFAULT_SERVICE_ACCOUNT_ISSUER),
+   * verification key files, the signing key file (absent: generated into the data dir).
+   */
+  readonly serviceAccountIssuers?: readonly string[];
+  readonly serviceAccountKeyFiles?: readonly string[];
+  readonly serviceAccountSigningKeyFile?: string;
+  /** --api-audiences; absent or empty: the issuers. */
+  readonly apiAudiences?: readonly string[];
+  /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
+  readonly serviceAccountLookup?: boolean;
+  /** --service-account-max-token-expiration in seconds; 0 or absent is no limit. */
+  readonly serviceAccountMaxTokenExpirationSeconds?: number;
 }
+
+/** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 /** A command line that cannot be parsed; the message names the offending flag or value. */
 export class FlagError extends Error {
@@ -41,7 +57,7 @@ export class FlagError extends Error {
   }
 }
 
-type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice';
+type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray';
 
 interface FlagSpec {
   readonly name: string;
@@ -53,6 +69,7 @@ interface FlagSpec {
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
   { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
@@ -63,6 +80,11 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'secure-port', kind: 'int', defaultText: '6443', help: 'Port to serve HTTPS on; 0 picks a free port.' },
+  { name: 'service-account-issuer', kind: 'stringArray', defaultText: DEFAULT_SERVICE_ACCOUNT_ISSUER, help: 'Issuer of service-account tokens (repeatable; the first signs, all are accepted).' },
+  { name: 'service-account-key-file', kind: 'stringArray', help: 'PEM file of RSA or ECDSA keys (public or private) that verify service-account tokens (repeatable).' },
+  { name: 'service-account-lookup', kind: 'bool', defaultText: 'true', help: 'Reject service-account tokens whose ServiceAccount (or bound Secret) no longer exists.' },
+  { name: 'service-account-max-token-expiration', kind: 'duration', help: 'Longest validity a TokenRequest may ask for.' },
+  { name: 'service-account-signing-key-file', kind: 'string', help: 'PEM private key (RSA or ECDSA) that signs service-account tokens; generated into the data dir when absent.' },
   { name: 'shutdown-delay-duration', kind: 'duration', defaultText: '0s', help: 'On shutdown, time during which /readyz fails while requests are still served.' },
   { name: 'storage-backend', kind: 'string', defaultText: 'sqlite', help: 'Where objects are stored: sqlite (in the data dir), etcd or memory.' },
   { name: 'tls-cert-file', kind: 'string', help: 'PEM serving certificate (with intermediates); generated into the data dir when absent.' },
@@ -109,7 +131,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | { readonly h
     const value = convert(spec, text);
     const previous = raw.get(name);
     // Slice flags accumulate across repetitions; every other flag keeps its last value.
-    raw.set(name, spec.kind === 'stringSlice' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
+    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
   }
   if (raw.get('help') === true) return { help: usage() };
   return buildConfig(raw);
@@ -136,6 +158,8 @@ function typeName(kind: FlagKind): string {
       return ' duration';
     case 'stringSlice':
       return ' strings';
+    case 'stringArray':
+      return ' stringArray';
     case 'string':
       return ' string';
   }
@@ -148,6 +172,9 @@ function convert(spec: FlagSpec, text: string): RawValue {
       return text;
     case 'stringSlice':
       return text === '' ? [] : text.split(',');
+    case 'stringArray':
+      // pflag's StringArray: the value as given, commas included.
+      return [text];
     case 'bool': {
       const b = parseGoBool(text);
       if (b === undefined) throw invalid(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
@@ -262,6 +289,17 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const historyMs = nonNegativeDuration('history-duration', 5 * 60_000);
   if (historyMs === 0) throw new FlagError('--history-duration must be greater than 0');
 
+  const strings = (name: string): string[] => ((raw.get(name) as readonly string[] | undefined) ?? []).filter((v) => v !== '');
+  const serviceAccountIssuers = strings('service-account-issuer');
+  if (serviceAccountIssuers.length === 0) serviceAccountIssuers.push(DEFAULT_SERVICE_ACCOUNT_ISSUER);
+  for (const iss of serviceAccountIssuers) {
+    // kube: an issuer containing a colon must be a URL.
+    if (iss.includes(':') && !URL.canParse(iss)) throw new FlagError(`service-account-issuer ${JSON.stringify(iss)} contained a ':' but was not a valid URL`);
+  }
+  const apiAudiences = strings('api-audiences');
+  const maxTokenMs = nonNegativeDuration('service-account-max-token-expiration', 0);
+  if (maxTokenMs !== 0 && maxTokenMs < 3600_000) throw new FlagError('service-account-max-token-expiration; must be >= 3600 (1 hour)');
+
   const config: ServerConfig = {
     securePort,
     bindAddress,
@@ -278,6 +316,12 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    serviceAccountIssuers: Object.freeze(serviceAccountIssuers),
+    serviceAccountKeyFiles: Object.freeze(strings('service-account-key-file')),
+    ...optional('serviceAccountSigningKeyFile', nonEmpty(str('service-account-signing-key-file'))),
+    apiAudiences: Object.freeze(apiAudiences.length > 0 ? apiAudiences : [...serviceAccountIssuers]),
+    serviceAccountLookup: (raw.get('service-account-lookup') as boolean | undefined) ?? true,
+    serviceAccountMaxTokenExpirationSeconds: Math.floor(maxTokenMs / 1000),
   };
   return Object.freeze(config);
 }

@@ -159,6 +159,34 @@ const RBAC: readonly MessageDef[] = [
   ]),
 ];
 
+/**
+ * authentication/v1 request bodies kubectl sends in protobuf (`create token`, `auth whoami`).
+ * Answers go out as JSON: UserInfo.extra (map of ExtraValue) has no encoding here.
+ */
+const AUTHENTICATION: readonly MessageDef[] = [
+  message('authentication.TokenRequest', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'authentication.TokenRequestSpec', 'always'],
+    ['status', 3, 'authentication.TokenRequestStatus', 'always'],
+  ]),
+  message('authentication.TokenRequestSpec', [
+    ['audiences', 1, '[]string', 'always'],
+    ['expirationSeconds', 4, 'int64', 'pointer'],
+    ['boundObjectRef', 3, 'authentication.BoundObjectReference', 'pointer'],
+  ]),
+  message('authentication.BoundObjectReference', [
+    ['kind', 1, 'string'],
+    ['apiVersion', 2, 'string'],
+    ['name', 3, 'string'],
+    ['uid', 4, 'string'],
+  ]),
+  message('authentication.TokenRequestStatus', [
+    ['token', 1, 'string', 'always'],
+    ['expirationTimestamp', 2, 'Time', 'always'],
+  ]),
+  message('authentication.SelfSubjectReview', [['metadata', 1, 'ObjectMeta']]),
+];
+
 /** A `<Kind>List` message: ListMeta and the items. */
 function listOf(itemMessage: string, name = `${itemMessage}List`): MessageDef {
   return message(name, [
@@ -186,6 +214,7 @@ export const KIND_MESSAGES: readonly MessageDef[] = [
   ...EVENTS,
   ...COORDINATION,
   ...RBAC,
+  ...AUTHENTICATION,
   ...LIST_ITEMS.map((item) => listOf(item)),
 ];
 
@@ -212,6 +241,8 @@ export const KINDS: readonly KindDef[] = [
     ['RoleBinding', 'RoleBinding'],
     ['ClusterRoleBinding', 'ClusterRoleBinding'],
   ]),
+  { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', message: 'authentication.TokenRequest' },
+  { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', message: 'authentication.SelfSubjectReview' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
   { apiVersion: 'meta.k8s.io/v1', kind: 'Status', message: 'Status' },
 ];

@@ -1,0 +1,67 @@
+/**
+ * Create-only endpoints: resources that are never stored, whose only verb is create, answered
+ * by computing a result from the posted object (TokenReview, SelfSubjectReview, and
+ * subresources such as serviceaccounts/token). The body is decoded and field-validated like any
+ * create; the answer is 201 with the completed object.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../api/status-errors.ts';
+import type { KubeObject, ResourceType } from '../../api/types.ts';
+import { negotiateOutput } from '../../codec/negotiate.ts';
+import { dryRunFromQuery } from '../../registry/delete-options.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { addWarnings, sendValue } from '../respond.ts';
+import type { RequestUser } from '../user.ts';
+import { fieldValidationMode, readObjectBody } from './body.ts';
+
+export interface CreateOnlyRequest {
+  /** The decoded, type-checked body (apiVersion and kind set). */
+  readonly body: KubeObject;
+  readonly namespace: string;
+  /** The name in the URL (the parent object's, for a subresource), or ''. */
+  readonly name: string;
+  readonly user: RequestUser;
+  readonly dryRun: boolean;
+}
+
+export interface CreateOnlyEndpoint {
+  /** The kind posted and answered. */
+  readonly rt: ResourceType;
+  /** Computes the answer; may throw ApiErrors. */
+  create(req: CreateOnlyRequest): Promise<KubeObject>;
+}
+
+/** The create-only endpoints of a server, by URL group/version/resource/subresource. */
+export class CreateOnlyEndpoints {
+  private readonly byPath = new Map<string, CreateOnlyEndpoint>();
+
+  /** `group` and `version` are the URL's (the parent resource's, for a subresource). */
+  add(group: string, version: string, resource: string, subresource: string, endpoint: CreateOnlyEndpoint): this {
+    this.byPath.set(`${group}/${version}/${resource}/${subresource}`, endpoint);
+    return this;
+  }
+
+  find(info: ResourceRequestInfo): CreateOnlyEndpoint | undefined {
+    return this.byPath.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}/${info.subresource}`);
+  }
+}
+
+/** kube's answer to a verb its router has no handler for on this path. */
+const methodNotAllowed = () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+
+export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, endpoint: CreateOnlyEndpoint, user: RequestUser): Promise<void> {
+  if (info.verb !== 'create') throw methodNotAllowed();
+  const fmt = negotiateOutput({
+    accept: String(req.headers.accept ?? ''),
+    offer: { serializers: ['json', 'yaml'] },
+    prettyQuery: req.searchParams.get('pretty'),
+    userAgent: String(req.headers['user-agent'] ?? ''),
+  });
+  const dryRun = dryRunFromQuery(req.searchParams, 'CreateOptions');
+  const warnings: string[] = [];
+  // The URL's name belongs to the parent (serviceaccounts/NAME/token); the body's is not compared to it.
+  const body = await readObjectBody(req, { rt: endpoint.rt, namespace: info.namespace, name: '' }, fieldValidationMode(req.searchParams), warnings);
+  const result = await endpoint.create({ body, namespace: info.namespace, name: info.name, user, dryRun });
+  addWarnings(reply, warnings);
+  sendValue(req, reply, 201, result, fmt);
+}

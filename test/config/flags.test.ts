@@ -21,7 +21,17 @@ describe('parseFlags', () => {
       eventTtlMs: 3_600_000,
       maxRequestsInflight: 400,
       maxMutatingRequestsInflight: 200,
+      serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+      serviceAccountKeyFiles: [],
+      apiAudiences: ['https://kubernetes.default.svc.cluster.local'],
+      serviceAccountLookup: true,
+      serviceAccountMaxTokenExpirationSeconds: 0,
     });
+  });
+
+  it('checks the service-account flags as kube-apiserver does', () => {
+    expect(() => config(['--service-account-issuer=1a:b'])).toThrow('service-account-issuer "1a:b" contained a \':\' but was not a valid URL');
+    expect(() => config(['--service-account-max-token-expiration=30m'])).toThrow('must be >= 3600 (1 hour)');
   });
 
   it('reads every flag in --flag=value form', () => {
@@ -41,6 +51,14 @@ describe('parseFlags', () => {
       '--event-ttl=30m',
       '--max-requests-inflight=100',
       '--max-mutating-requests-inflight=50',
+      '--service-account-issuer=https://a.example,with-comma',
+      '--service-account-issuer=https://b.example',
+      '--service-account-key-file=/etc/sa1.pub',
+      '--service-account-key-file=/etc/sa2.pub',
+      '--service-account-signing-key-file=/etc/sa.key',
+      '--api-audiences=api,other',
+      '--service-account-lookup=false',
+      '--service-account-max-token-expiration=48h',
     ]);
     expect(c).toEqual({
       securePort: 8443,
@@ -58,6 +76,13 @@ describe('parseFlags', () => {
       eventTtlMs: 1_800_000,
       maxRequestsInflight: 100,
       maxMutatingRequestsInflight: 50,
+      // StringArray flags keep commas; --api-audiences is a comma-separated slice.
+      serviceAccountIssuers: ['https://a.example,with-comma', 'https://b.example'],
+      serviceAccountKeyFiles: ['/etc/sa1.pub', '/etc/sa2.pub'],
+      serviceAccountSigningKeyFile: '/etc/sa.key',
+      apiAudiences: ['api', 'other'],
+      serviceAccountLookup: false,
+      serviceAccountMaxTokenExpirationSeconds: 172_800,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

@@ -134,6 +134,21 @@ export interface ResourceType {
    * (events.k8s.io Events are core Events): validation and delete-precondition errors name it.
    */
   readonly internalGroup?: string;
+  /**
+   * Kinds that are only computed, never stored (TokenReview): discovery lists `verbs` and no
+   * storage version hash. Absent: a stored kind with every verb.
+   */
+  readonly virtual?: { readonly verbs: readonly string[] };
+  /** Subresources answered with another kind (serviceaccounts/token with TokenRequest), for discovery. */
+  readonly extraSubresources?: readonly ExtraSubresource[];
+}
+
+export interface ExtraSubresource {
+  readonly name: string;
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly verbs: readonly string[];
 }
 
 /** `v1` for the core group, `group/version` otherwise. */

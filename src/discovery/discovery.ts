@@ -103,14 +103,17 @@ function legacyResources(rt: ResourceType): object[] {
     singularName: rt.singular,
     namespaced: rt.namespaced,
     kind: rt.kind,
-    verbs: resourceVerbs,
+    verbs: rt.virtual?.verbs ?? resourceVerbs,
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
     ...(rt.categories.length ? { categories: rt.categories } : {}),
-    storageVersionHash: storageVersionHash(rt),
+    ...(rt.virtual ? {} : { storageVersionHash: storageVersionHash(rt) }),
   };
   const out: object[] = [main];
   if (rt.hasStatus) out.push({ name: `${rt.resource}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: statusVerbs });
   if (rt.group === '' && rt.resource === 'namespaces') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+  for (const sub of rt.extraSubresources ?? []) {
+    out.push({ name: `${rt.resource}/${sub.name}`, singularName: '', namespaced: rt.namespaced, group: sub.group, version: sub.version, kind: sub.kind, verbs: sub.verbs });
+  }
   return out;
 }
 
@@ -121,7 +124,7 @@ function aggregatedResource(rt: ResourceType): object {
     responseKind,
     scope: rt.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: rt.singular,
-    verbs: resourceVerbs,
+    verbs: rt.virtual?.verbs ?? resourceVerbs,
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
     ...(rt.categories.length ? { categories: rt.categories } : {}),
     ...(subresourcesOf(rt, responseKind).length > 0 ? { subresources: subresourcesOf(rt, responseKind) } : {}),
@@ -147,5 +150,8 @@ function subresourcesOf(rt: ResourceType, responseKind: object): object[] {
   const out: object[] = [];
   if (rt.hasStatus) out.push({ subresource: 'status', responseKind, verbs: statusVerbs });
   if (rt.group === '' && rt.resource === 'namespaces') out.push({ subresource: 'finalize', responseKind, verbs: ['update'] });
+  for (const sub of rt.extraSubresources ?? []) {
+    out.push({ subresource: sub.name, responseKind: { group: sub.group, version: sub.version, kind: sub.kind }, verbs: sub.verbs });
+  }
   return out;
 }

@@ -29,6 +29,7 @@ import {
 } from '../authn/index.ts';
 import { selfSubjectReviewEndpoint, tokenRequestEndpoint, tokenReviewEndpoint, type ObjectReader } from '../authn/endpoints.ts';
 import { CreateOnlyEndpoints } from './handlers/create-only.ts';
+import { authenticationDiscoveryTypes } from '../api/kinds/authentication.ts';
 import { isApiError } from '../api/status-errors.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './config.ts';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
@@ -285,7 +286,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authorizer: opts.authorizer ?? alwaysAllow,
     catalog,
     routes: {
-      discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''))),
+      discovery: () => (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''))),
       openapi: () => openapi,
       version: {
         major: '1',

@@ -134,4 +134,29 @@ describe('service-account tokens over HTTP', () => {
     await t.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'doomed' } } });
     expect((await t.request('GET', '/api/v1/namespaces/default', bearer(token))).status).toBe(401);
   });
+
+  it('discovery lists tokenreviews, selfsubjectreviews and serviceaccounts/token as kube does', async () => {
+    const group = await t.request('GET', '/apis/authentication.k8s.io/v1');
+    expect(group.json).toEqual({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'authentication.k8s.io/v1',
+      resources: [
+        { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+        { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+      ],
+    });
+    const core = await t.request('GET', '/api/v1');
+    expect(core.json.resources).toContainEqual({
+      name: 'serviceaccounts/token',
+      singularName: '',
+      namespaced: true,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
+    const out = await t.kubectl(['api-resources', '--api-group=authentication.k8s.io', '-o', 'name']);
+    expect(out.stdout.split('\n').filter(Boolean).sort()).toEqual(['selfsubjectreviews.authentication.k8s.io', 'tokenreviews.authentication.k8s.io']);
+  });
 });

@@ -46,6 +46,7 @@ function virtualType(resource: string, kind: string, namespaced: boolean, descri
     strategy: {},
     // Never stored; a prefix nobody else uses keeps the type well-formed.
     storagePrefix: `/registry/${GROUP}/${resource}/`,
+    virtual: { verbs: ['create'] },
   };
 }
 
@@ -77,3 +78,6 @@ export const tokenReviewType = virtualType('tokenreviews', 'TokenReview', false,
 export const selfSubjectReviewType = virtualType('selfsubjectreviews', 'SelfSubjectReview', false, 'SelfSubjectReview contains the user information the server has about the caller.', {
   status: s.object('Filled in by the server with the user attributes.', { userInfo: userInfoSchema }),
 });
+
+/** The kinds discovery lists under authentication.k8s.io/v1 (TokenRequest is a subresource of serviceaccounts). */
+export const authenticationDiscoveryTypes: readonly ResourceType[] = [selfSubjectReviewType, tokenReviewType];

@@ -7,3 +7,4 @@ export * from './serviceaccount-token.ts';
 export { loadServiceAccountKeys, ServiceAccountKeyError, type ServiceAccountKeys } from './service-account-keys.ts';
 export { anonymousUser, createAnonymousAuthenticator } from './anonymous.ts';
 export * from './types.ts';
+export { createRequestHeaderAuthenticator, type RequestHeaderOptions } from './request-header.ts';

@@ -1,6 +1,6 @@
 /**
- * The authentication gate assembled from its steps, in the order kube-apiserver uses: client
- * certificate, then bearer tokens; the first step that authenticates decides; any rejection
+ * The authentication gate assembled from its steps, in the order kube-apiserver uses: the
+ * authenticating proxy, client certificate, then bearer tokens; the first step that authenticates decides; any rejection
  * (an unknown bearer token, a certificate that does not verify) fails the request with 401;
  * a request no step claimed is anonymous when that is enabled, else 401.
  */
@@ -18,8 +18,11 @@ import {
   type UserInfo,
 } from './types.ts';
 import { createX509Authenticator } from './x509.ts';
+import { createRequestHeaderAuthenticator, type RequestHeaderOptions } from './request-header.ts';
 
 export interface AuthenticatorOptions {
+  /** The authenticating proxy (--requestheader-*); first in the union, as in kube. */
+  readonly requestHeader?: RequestHeaderOptions;
   /** PEM bundles of client CAs (contents, not paths). Absent or empty: no certificate authentication. */
   readonly clientCa?: readonly string[];
   /** Path of a static token CSV file, read once now; a bad file throws. */
@@ -41,6 +44,7 @@ export interface ServerAuthenticator extends Authenticator {
 /** Builds the gate from flags-level options. Throws when the token file cannot be read or parsed. */
 export function createAuthenticator(opts: AuthenticatorOptions): ServerAuthenticator {
   const steps: RequestAuthenticator[] = [];
+  if (opts.requestHeader && opts.requestHeader.clientCa.length > 0) steps.push(createRequestHeaderAuthenticator(opts.requestHeader));
   if (opts.clientCa && opts.clientCa.length > 0) steps.push(createX509Authenticator({ clientCa: opts.clientCa }));
   const tokenSteps: TokenAuthenticator[] = [];
   if (opts.tokenFile !== undefined) {

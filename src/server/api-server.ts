@@ -367,7 +367,19 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
     return obj ? { uid: String(obj.metadata?.uid ?? ''), deletionTimestamp: obj.metadata?.deletionTimestamp ?? null } : undefined;
   };
   const getter: ServiceAccountGetter = { serviceAccount: (ns, name) => live('serviceaccounts', ns, name), secret: (ns, name) => live('secrets', ns, name) };
+  const requestheaderCa = config.requestheaderClientCaFile ? await readRequestheaderCa(config.requestheaderClientCaFile) : undefined;
   const authenticator = createAuthenticator({
+    ...(requestheaderCa
+      ? {
+          requestHeader: {
+            clientCa: [requestheaderCa],
+            allowedNames: config.requestheaderAllowedNames ?? [],
+            usernameHeaders: config.requestheaderUsernameHeaders ?? [],
+            groupHeaders: config.requestheaderGroupHeaders ?? [],
+            extraHeaderPrefixes: config.requestheaderExtraHeadersPrefix ?? [],
+          },
+        }
+      : {}),
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
     anonymous: config.anonymousAuth,
@@ -386,6 +398,14 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
     .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }))
     .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint());
   return { authenticator, endpoints };
+}
+
+async function readRequestheaderCa(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new StartupError(`cannot read --requestheader-client-ca-file ${path}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /**

@@ -38,6 +38,12 @@ export interface ServerConfig {
   readonly serviceAccountIssuers?: readonly string[];
   readonly serviceAccountKeyFiles?: readonly string[];
   readonly serviceAccountSigningKeyFile?: string;
+  /** The authenticating proxy: its CA file, allowed CNs, and the headers it names the user in. */
+  readonly requestheaderClientCaFile?: string;
+  readonly requestheaderAllowedNames?: readonly string[];
+  readonly requestheaderUsernameHeaders?: readonly string[];
+  readonly requestheaderGroupHeaders?: readonly string[];
+  readonly requestheaderExtraHeadersPrefix?: readonly string[];
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -79,6 +85,11 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
   { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
+  { name: 'requestheader-allowed-names', kind: 'stringSlice', help: 'Client certificate common names allowed to name users in request headers; empty allows any certificate of --requestheader-client-ca-file.' },
+  { name: 'requestheader-client-ca-file', kind: 'string', help: 'PEM bundle of authorities that sign authenticating proxies\' client certificates; request headers are trusted only from them.' },
+  { name: 'requestheader-extra-headers-prefix', kind: 'stringSlice', help: 'Request header prefixes naming user extras (X-Remote-Extra- is common).' },
+  { name: 'requestheader-group-headers', kind: 'stringSlice', help: 'Request headers naming groups (X-Remote-Group is common).' },
+  { name: 'requestheader-username-headers', kind: 'stringSlice', help: 'Request headers naming the user; the first non-empty wins (X-Remote-User is common).' },
   { name: 'secure-port', kind: 'int', defaultText: '6443', help: 'Port to serve HTTPS on; 0 picks a free port.' },
   { name: 'service-account-issuer', kind: 'stringArray', defaultText: DEFAULT_SERVICE_ACCOUNT_ISSUER, help: 'Issuer of service-account tokens (repeatable; the first signs, all are accepted).' },
   { name: 'service-account-key-file', kind: 'stringArray', help: 'PEM file of RSA or ECDSA keys (public or private) that verify service-account tokens (repeatable).' },
@@ -316,6 +327,15 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    ...optional('requestheaderClientCaFile', nonEmpty(str('requestheader-client-ca-file'))),
+    ...(raw.has('requestheader-client-ca-file')
+      ? {
+          requestheaderAllowedNames: Object.freeze(strings('requestheader-allowed-names')),
+          requestheaderUsernameHeaders: Object.freeze(strings('requestheader-username-headers')),
+          requestheaderGroupHeaders: Object.freeze(strings('requestheader-group-headers')),
+          requestheaderExtraHeadersPrefix: Object.freeze(strings('requestheader-extra-headers-prefix')),
+        }
+      : {}),
     serviceAccountIssuers: Object.freeze(serviceAccountIssuers),
     serviceAccountKeyFiles: Object.freeze(strings('service-account-key-file')),
     ...optional('serviceAccountSigningKeyFile', nonEmpty(str('service-account-signing-key-file'))),

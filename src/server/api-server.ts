@@ -30,6 +30,7 @@ import {
 import { selfSubjectReviewEndpoint, tokenRequestEndpoint, tokenReviewEndpoint, type ObjectReader } from '../authn/endpoints.ts';
 import { CreateOnlyEndpoints } from './handlers/create-only.ts';
 import { authenticationDiscoveryTypes } from '../api/kinds/authentication.ts';
+import { issuerDiscoveryDocuments } from '../authn/issuer-discovery.ts';
 import { isApiError } from '../api/status-errors.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './config.ts';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
@@ -288,6 +289,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     routes: {
       discovery: () => (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''))),
       openapi: () => openapi,
+      documents: authn.documents,
       version: {
         major: '1',
         minor: '32',
@@ -315,6 +317,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const port = (app.server.address() as AddressInfo).port;
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
   url = `https://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  authn.setExternalUrl(url);
   // Written only now that this server holds the data dir and listens: it names this server's URL.
   const kubeconfigPath = join(lock.path, 'admin.kubeconfig');
   await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.caCert, certPem: certs.adminCert, keyPem: certs.adminKey });
@@ -397,7 +400,10 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
     .add('', 'v1', 'serviceaccounts', 'token', tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }))
     .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }))
     .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint());
-  return { authenticator, endpoints };
+  // The jwks_uri names this server's URL, known once it listens.
+  let externalUrl = '';
+  const documents = issuerDiscoveryDocuments(issuers[0]!, keys.verificationKeys, () => externalUrl);
+  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u) };
 }
 
 async function readRequestheaderCa(path: string): Promise<string> {

@@ -2,6 +2,7 @@
  * Service-account tokens end to end: TokenRequest through kubectl, the token used as a bearer
  * token, TokenReview and SelfSubjectReview (`kubectl auth whoami`), revocation by deletion.
  */
+import { createPublicKey, verify } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,5 +159,27 @@ describe('service-account tokens over HTTP', () => {
     });
     const out = await t.kubectl(['api-resources', '--api-group=authentication.k8s.io', '-o', 'name']);
     expect(out.stdout.split('\n').filter(Boolean).sort()).toEqual(['selfsubjectreviews.authentication.k8s.io', 'tokenreviews.authentication.k8s.io']);
+  });
+
+  it('serves issuer discovery whose JWKS verifies issued tokens', async () => {
+    const config = await t.request('GET', '/.well-known/openid-configuration');
+    expect(config.status).toBe(200);
+    expect(config.headers['content-type']).toBe('application/json');
+    expect(config.headers['cache-control']).toBe('public, max-age=3600');
+    expect(config.json).toEqual({
+      issuer: ISSUER,
+      jwks_uri: `${t.server.url}/openid/v1/jwks`,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
+    const jwks = await t.request('GET', '/openid/v1/jwks');
+    expect(jwks.headers['content-type']).toBe('application/jwk-set+json');
+    const token = (await requestToken()).json.status.token as string;
+    const jws = parseJws(token)!;
+    const jwk = jwks.json.keys.find((k: { kid: string }) => k.kid === jws.header.kid);
+    expect(jwk).toMatchObject({ use: 'sig', kty: 'RSA', alg: 'RS256', e: 'AQAB' });
+    const key = createPublicKey({ key: jwk, format: 'jwk' });
+    expect(verify('sha256', Buffer.from(jws.signingInput), key, jws.signature)).toBe(true);
   });
 });

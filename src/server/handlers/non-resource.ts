@@ -26,6 +26,8 @@ export interface NonResourceRoutes {
   readonly discovery: () => DiscoveryDocuments;
   readonly openapi: () => OpenApiDocuments;
   readonly version: object;
+  /** Fixed documents served by path (service-account issuer discovery); undefined when not one. */
+  readonly documents?: (path: string) => { readonly body: Buffer; readonly contentType: string; readonly cacheControl: string } | undefined;
 }
 
 export async function handleNonResource(
@@ -52,6 +54,11 @@ export async function handleNonResource(
   }
   if (!readOnly) throw errors.pathNotFound();
   if (path === '/version') return sendValue(req, reply, 200, routes.version);
+  const doc = routes.documents?.(path);
+  if (doc) {
+    reply.code(200).header('content-type', doc.contentType).header('cache-control', doc.cacheControl).send(doc.body);
+    return;
+  }
   if (path === '/api' || path === '/apis') {
     const docs = routes.discovery();
     const aggregated = wantsAggregated(accept);

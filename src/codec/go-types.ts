@@ -260,6 +260,9 @@ function zeroOf(s: Schema): unknown {
   }
 }
 
+// metav1.MicroTime fields (their schemas say date-time like metav1.Time's): parsed with microseconds.
+const MICRO_TIME_FIELDS = new Set(['eventTime', 'lastObservedTime', 'acquireTime', 'renewTime']);
+
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
 function validTime(s: string): boolean {
@@ -287,7 +290,8 @@ function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): voi
         // metav1.Time decodes its JSON string itself: Go names the inner string, at the field.
         fail(w, where, value, isTime(s) ? 'string' : goTypeName(s, prop, w), 'string');
       } else if (isTime(s) && !validTime(value)) {
-        fail(w, where, value, 'v1.Time', 'string', `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`);
+        const layout = MICRO_TIME_FIELDS.has(prop) ? '2006-01-02T15:04:05.000000Z07:00' : '2006-01-02T15:04:05Z07:00';
+        fail(w, where, value, 'v1.Time', 'string', `parsing time ${JSON.stringify(value)} as "${layout}": cannot parse ${JSON.stringify(value)} as "2006"`);
       } else if (s.format === 'byte' && !BASE64.test(value)) {
         fail(w, where, value, '[]uint8', 'string', `illegal base64 data at input byte ${firstBadBase64Byte(value)}`);
       }

@@ -30,7 +30,7 @@ import { HealthEndpoint, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
@@ -60,17 +60,21 @@ export interface StartOptions {
   readonly logger?: boolean;
   /** How long an unreachable etcd is retried at start before giving up; default ETCD_DIAL_TIMEOUT_MS. */
   readonly etcdDialTimeoutMs?: number;
+  /** Aborts a start that is still waiting (for etcd): it undoes itself and rejects. */
+  readonly signal?: AbortSignal;
+  /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
+  readonly namespaceControllerTiming?: NamespaceControllerTiming;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
 export const ETCD_DIAL_TIMEOUT_MS = 20_000;
 
-async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promise<Store> {
+async function openStore(config: ServerConfig, etcdDialTimeoutMs: number, signal: AbortSignal | undefined): Promise<Store> {
   switch (config.storageBackend) {
     case 'memory':
       return new MemoryStore({ historyMs: config.historyMs });
     case 'etcd':
-      return connectEtcd(config.etcdServers, etcdDialTimeoutMs);
+      return connectEtcd(config.etcdServers, etcdDialTimeoutMs, signal);
     default:
       try {
         return SqliteStore.open(join(config.dataDir, 'state.db'), { historyMs: config.historyMs });
@@ -89,12 +93,13 @@ async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promi
  * Connects to etcd, retrying with backoff while it is unreachable (etcd often starts alongside),
  * for as long as kube-apiserver's dial timeout; then a StartupError.
  */
-async function connectEtcd(servers: readonly string[], timeoutMs: number): Promise<Store> {
+async function connectEtcd(servers: readonly string[], timeoutMs: number, signal: AbortSignal | undefined): Promise<Store> {
   // Loaded only for this backend: the etcd client (gRPC) costs about 25 MB and a tenth of a second at start.
   const { EtcdStore } = await import('../storage/etcd-store.ts');
   const deadline = Date.now() + timeoutMs;
   let delay = 100;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       return await EtcdStore.connect([...servers]);
     } catch (err) {
@@ -105,10 +110,23 @@ async function connectEtcd(servers: readonly string[], timeoutMs: number): Promi
           { cause: err },
         );
       }
-      await new Promise((r) => setTimeout(r, delay));
+      await sleep(delay, signal);
       delay = Math.min(delay * 2, 2000);
     }
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts (the caller then sees it aborted). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** A listen failure as one line: what is wrong with the address and what to do. */
@@ -156,7 +174,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
 async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<() => unknown>): Promise<RunningServer> {
   const { config } = opts;
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
-  const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS));
+  const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
 
   const certs = await ensureCertificatesForServer(config.dataDir);
@@ -183,7 +201,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
-      ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
+      // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
+      ...(old
+        ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+        : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
@@ -203,7 +224,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
   // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
-  const namespaceController = new NamespaceController(namespaceStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store));
+  const namespaceController = new NamespaceController(
+    namespaceStore,
+    () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store),
+    opts.namespaceControllerTiming,
+  );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
   const garbageCollector = new GarbageCollector(storesByPrefix());

@@ -26,7 +26,7 @@ import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from './api-context.ts';
 import { buildFrontDoor } from './app.ts';
-import { HealthEndpoint, type HealthCheck } from './health.ts';
+import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
@@ -241,25 +241,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
-  const ok = (name: string): HealthCheck => ({ name, check: () => {} });
-  const livez = new HealthEndpoint('livez', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
-  const readyz = new HealthEndpoint('readyz', [
-    ok('ping'),
-    ok('log'),
-    storeCheck,
-    { name: 'etcd-readiness', check: () => store.healthCheck() },
-    ok('informer-sync'),
-    ok('poststarthook/start-apiserver-admission-initializer'),
-    ok('poststarthook/generic-apiserver-start-informers'),
-    ok('poststarthook/start-system-namespaces-controller'),
-    {
+  const healthParts = {
+    store: storeCheck,
+    storeReadiness: { name: 'etcd-readiness', check: () => store.healthCheck() },
+    shutdown: {
       name: 'shutdown',
       check: () => {
         if (shuttingDown) throw new Error('process is shutting down');
       },
     },
-  ]);
-  const healthz = new HealthEndpoint('healthz', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
+  };
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;

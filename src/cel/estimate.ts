@@ -8,6 +8,8 @@ import { AUTHZ_CHECK_COST, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, SELECT_A
 
 export interface CostEstimate {
   readonly kind: 'estimate';
+  /** Best-case runtime cost. */
+  readonly min: number;
   /** Worst-case runtime cost over every object the schemas admit. */
   readonly max: number;
 }
@@ -138,12 +140,13 @@ function walkReceiverCall([name, receiver, args]: [string, Node, Node[]], scope:
 }
 
 /** Estimates the worst-case runtime cost of an expression whose variables have the given types. */
-export function estimateCost(expression: string, variables: Readonly<Record<string, CelType>>): CostEstimate | { kind: 'compileError'; message: string } {
+export function estimateCost(expression: string, variables: Readonly<Record<string, CelType>>, _env?: unknown): CostEstimate | { kind: 'compileError'; message: string } {
   let ast: Node;
   try {
     ast = parser.parse(rewriteSource(expression)).ast as unknown as Node;
   } catch (error) {
     return { kind: 'compileError', message: error instanceof Error ? error.message : String(error) };
   }
-  return { kind: 'estimate', max: walk(ast, new Map(Object.entries(variables))).cost };
+  const max = walk(ast, new Map(Object.entries(variables))).cost;
+  return { kind: 'estimate', min: max, max };
 }

@@ -7,7 +7,7 @@
 import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
-import { childNodes, type EngineNode } from './cost.ts';
+import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
 import { compileRegex, literalPatternError, regexFind, regexFindAll, regexMatches, type CompiledRegex } from './regex.ts';
 

@@ -2,23 +2,36 @@
 // expression and environment), evaluate many times under a cost budget, estimate worst-case cost.
 import type { Environment } from '@marcbachmann/cel-js';
 import { createKubernetesEngine } from './libraries.ts';
-import { instrument, withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE, type EngineNode } from './cost.ts';
+import { withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE } from './cost.ts';
+import { instrument } from './cost-plan.ts';
+import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { rewriteSource } from './source-rewrite.ts';
+import type { VariableDeclaration } from './declarations.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
 export { estimateCost, type CostEstimate } from './estimate.ts';
+export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';
 export { COST_LIMIT_MESSAGE } from './cost.ts';
 
 /** kube-apiserver's per-expression runtime budget for CRD rules and admission expressions. */
 export const PER_CALL_COST_LIMIT = 1_000_000;
 
-/** The variables an expression may name; values are bound at evaluation. */
+/**
+ * kube-apiserver's two environments: `new` for expressions being created or changed (libraries up
+ * to the compatibility version, 1.31 for 1.32), `stored` for expressions already persisted (every
+ * library of 1.32, so a stored object never stops validating after a rollback or upgrade).
+ */
+export type ExpressionsEnvironment = 'new' | 'stored';
+
+/** The variables an expression may name, with their types; values are bound at evaluation. */
 export interface CelEnvironment {
-  readonly variables: Readonly<Record<string, { readonly type: 'dyn' }>>;
+  readonly variables: Readonly<Record<string, VariableDeclaration>>;
+  /** Defaults to `new`. */
+  readonly expressions?: ExpressionsEnvironment;
 }
 
 export interface CompiledExpression {

@@ -27,9 +27,10 @@ export function unescapePropertyName(field: string): string {
 /** A CEL type description derived from a schema; size bounds feed the cost estimator. */
 export type CelType =
   | { readonly kind: 'object'; readonly fields: Readonly<Record<string, CelType>>; readonly maxProperties?: number }
-  | { readonly kind: 'map'; readonly value: CelType; readonly maxProperties?: number }
+  | { readonly kind: 'map'; readonly key?: CelType; readonly value: CelType; readonly maxProperties?: number }
+  | { readonly kind: 'optional'; readonly element: CelType }
   | { readonly kind: 'list'; readonly element: CelType; readonly listType: 'atomic' | 'set' | 'map'; readonly mapKeys?: readonly string[]; readonly maxItems?: number }
-  | { readonly kind: 'int' | 'double' | 'bool' | 'bytes' | 'timestamp' | 'duration' | 'dyn' | 'intOrString' }
+  | { readonly kind: 'int' | 'uint' | 'double' | 'bool' | 'bytes' | 'timestamp' | 'duration' | 'dyn' | 'null' | 'intOrString' }
   | { readonly kind: 'string'; readonly maxLength?: number };
 
 /** The CEL type SPEC.md's mapping gives a schema. */

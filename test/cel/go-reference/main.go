@@ -315,6 +315,37 @@ func encode(v ref.Val) any {
 	return map[string]any{"t": "opaque", "type": v.Type().TypeName(), "v": fmt.Sprint(v.Value())}
 }
 
+// unstructured decodes JSON as the apiserver does for objects: integers as int64, others float64.
+func unstructured(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var obj any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	var convert func(any) any
+	convert = func(v any) any {
+		switch x := v.(type) {
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				return n
+			}
+			f, _ := x.Float64()
+			return f
+		case []any:
+			for i := range x {
+				x[i] = convert(x[i])
+			}
+		case map[string]any:
+			for k := range x {
+				x[k] = convert(x[k])
+			}
+		}
+		return v
+	}
+	return convert(obj), nil
+}
+
 func u64(n uint64) *uint64 { return &n }
 
 func run(e Entry, envSet *environment.EnvSet) Result {
@@ -354,8 +385,8 @@ func run(e Entry, envSet *environment.EnvSet) Result {
 	}
 	for name, raw := range e.Bindings {
 		if schemaAdaptor != nil && (name == "self" || name == "oldSelf") {
-			var obj any
-			if err := json.Unmarshal(raw, &obj); err != nil {
+			obj, err := unstructured(raw)
+			if err != nil {
 				return Result{ID: e.ID, Phase: "setup", Error: err.Error()}
 			}
 			activation[name] = common.UnstructuredToVal(obj, schemaAdaptor)

@@ -1,0 +1,274 @@
+// Applies cel-go's runtime cost model (see cost.ts) to a checked engine program: a static pass decides,
+// per node, what cel-go's planner would have made of it (constant, attribute, qualifier, call,
+// constructor, comprehension step) and wraps the node's evaluation to charge exactly that.
+import { allNodes, currentEvaluate, isNode, type EngineNode, type Evaluate } from './engine-ast.ts';
+import { Optional } from '@marcbachmann/cel-js';
+import { callCost, charge, withoutCharging, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST } from './cost.ts';
+
+type Handle = (...a: unknown[]) => unknown;
+type Node = EngineNode & { setMeta?(key: string, value: unknown): Node; checkedType?: { hasDynType?: boolean } };
+
+const SELECTS: ReadonlySet<string> = new Set(['.', '.?', '[]', '[?]']);
+const BINARY: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', 'in']);
+/** Identifiers that name types or function namespaces rather than variables: constants to cel-go. */
+export const TYPE_NAMES: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+export const NAMESPACES: ReadonlySet<string> = new Set(['strings', 'sets', 'optional', 'ip', 'format', 'cel', 'math', 'base64', 'lists']);
+/** Conversions cel-go folds when their argument is constant (interpreter.maybeOptimizeConstUnary). */
+const CONVERSIONS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'string', 'bytes', 'bool', 'dyn', 'type', 'duration', 'timestamp']);
+/** Source-rewrite helpers for optional list/map entries: not calls in cel-go. */
+const OPTIONAL_LITERAL_HELPERS: ReadonlySet<string> = new Set(['__optList__', '__optMap__']);
+
+/** How cel-go's comprehension expansion of each single-variable macro is charged beyond its own sub-expressions. */
+const MACRO_STEPS: Readonly<Record<string, { perStep: number; brokenCondition: number; result: number }>> = {
+  all: { perStep: 3, brokenCondition: 2, result: 1 },
+  exists: { perStep: 4, brokenCondition: 3, result: 1 },
+  exists_one: { perStep: 0, brokenCondition: 0, result: 2 },
+  map: { perStep: 0, brokenCondition: 0, result: 1 },
+  filter: { perStep: 0, brokenCondition: 0, result: 1 },
+};
+
+function isVariable(n: EngineNode): boolean {
+  return n.op === 'id' && !TYPE_NAMES.has(n.args as string) && !NAMESPACES.has(n.args as string);
+}
+
+function isAttribute(n: EngineNode): boolean {
+  let x = n;
+  while (SELECTS.has(x.op)) x = (x.args as [EngineNode])[0];
+  return x.op === 'id';
+}
+
+/** The per-node facts of cel-go's plan. */
+interface Plan {
+  readonly constant: Set<EngineNode>;
+  /** Attributes evaluated inside another attribute (ternary branches, index operands): their root is not observed. */
+  readonly embedded: Set<EngineNode>;
+  /** Conversion calls of constants, folded when the program is built. */
+  readonly folded: Set<EngineNode>;
+  /** `x in [constant primitives]`: a set-membership test with no cost of its own. */
+  readonly setMembership: Set<EngineNode>;
+  /** List literals that are the entry list of an optional map literal, and the entry pairs inside. */
+  readonly mapEntryList: Set<EngineNode>;
+  readonly free: Set<EngineNode>;
+  /** Qualifiers above an optional qualifier in the same chain. */
+  readonly afterOptional: Set<EngineNode>;
+}
+
+function isPrimitive(n: EngineNode): boolean {
+  if (n.op !== 'value') return false;
+  const v = n.args;
+  return typeof v === 'bigint' || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || (v !== null && typeof v === 'object' && v.constructor?.name === 'UnsignedInt');
+}
+
+function plan(nodes: readonly EngineNode[]): Plan {
+  const p: Plan = { constant: new Set(), embedded: new Set(), folded: new Set(), setMembership: new Set(), mapEntryList: new Set(), free: new Set(), afterOptional: new Set() };
+  // Children before parents: allNodes lists parents first, so walk it backwards.
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const n = nodes[i] as EngineNode;
+    const a = n.args;
+    if (n.op === 'value') p.constant.add(n);
+    else if (n.op === 'id' && TYPE_NAMES.has(a as string)) p.constant.add(n);
+    else if (n.op === '-_' && isNode(a) && (a.op === 'value' || (a.op === '-_' && p.constant.has(a))) && (a.op !== 'value' || typeof a.args === 'bigint' || typeof a.args === 'number')) p.constant.add(n);
+    else if (n.op === 'list' && Array.isArray(a) && a.every((x) => p.constant.has(x as EngineNode))) p.constant.add(n);
+    else if (n.op === 'map' && Array.isArray(a) && a.every((e) => Array.isArray(e) && e.every((x) => p.constant.has(x as EngineNode)))) p.constant.add(n);
+    else if (n.op === 'call' && n.meta.macro === undefined) {
+      const [name, args] = a as [string, EngineNode[]];
+      if (CONVERSIONS.has(name) && args.length === 1 && p.constant.has(args[0] as EngineNode)) {
+        p.constant.add(n);
+        p.folded.add(n);
+      }
+      if (OPTIONAL_LITERAL_HELPERS.has(name)) {
+        p.free.add(n);
+        if (name === '__optMap__' && args[0]?.op === 'list') {
+          p.mapEntryList.add(args[0]);
+          for (const pair of args[0].args as EngineNode[]) p.free.add(pair);
+        }
+      }
+    }
+  }
+  for (const n of nodes) {
+    if (n.op === '?:') {
+      const [, t, f] = n.args as EngineNode[];
+      for (const b of [t, f]) if (b !== undefined && isAttribute(b)) p.embedded.add(b);
+    } else if (n.op === '[]' || n.op === '[?]') {
+      const index = (n.args as EngineNode[])[1];
+      if (index !== undefined && isAttribute(index)) p.embedded.add(index);
+    } else if (n.op === 'in') {
+      const list = (n.args as EngineNode[])[1];
+      if (list?.op === 'list' && p.constant.has(list) && (list.args as EngineNode[]).every(isPrimitive)) p.setMembership.add(n);
+    }
+  }
+  for (const n of nodes) {
+    if (!SELECTS.has(n.op)) continue;
+    let x = (n.args as [EngineNode])[0];
+    while (SELECTS.has(x.op)) {
+      if (x.op === '.?' || x.op === '[?]') {
+        p.afterOptional.add(n);
+        break;
+      }
+      x = (x.args as [EngineNode])[0];
+    }
+  }
+  // Embedding reaches down a qualifier chain to its root.
+  for (const top of [...p.embedded]) {
+    let x = top;
+    while (SELECTS.has(x.op)) {
+      x = (x.args as [EngineNode])[0];
+      p.embedded.add(x);
+    }
+  }
+  return p;
+}
+
+/** The fixed cost of an attribute node: the variable, each qualifier, and a relative attribute's own step. */
+function attributeCost(n: EngineNode, p: Plan): number {
+  if (n.op === 'id') return p.embedded.has(n) || !isVariable(n) ? 0 : 1;
+  const operand = (n.args as [EngineNode])[0];
+  const relativeBase = !SELECTS.has(operand.op) && operand.op !== 'id';
+  return 1 + (relativeBase && !p.embedded.has(n) ? 1 : 0);
+}
+
+/**
+ * An optional qualifier that finds nothing ends cel-go's attribute resolution: neither it nor the
+ * qualifiers after it are charged. The engine evaluates those on the empty optional, so the charge
+ * follows the result.
+ */
+function chargeUnlessAbsent(node: EngineNode, cost: number): void {
+  const inner = currentEvaluate(node);
+  node.evaluate = function charged(ev, ast, ctx) {
+    const r = inner.call(node, ev, ast, ctx);
+    if (!(r instanceof Optional) || r.hasValue()) charge(cost);
+    return r;
+  };
+}
+
+function wrapHandle(node: EngineNode, wrap: (inner: Handle) => Handle): boolean {
+  const inner = node.handle as Handle | undefined;
+  if (typeof inner !== 'function') return false;
+  node.handle = wrap(inner) as EngineNode['handle'];
+  return true;
+}
+
+function chargeAround(node: EngineNode, cost: number): void {
+  if (cost === 0) return;
+  const inner = currentEvaluate(node);
+  node.evaluate = function charged(ev, ast, ctx) {
+    charge(cost);
+    return inner.call(node, ev, ast, ctx);
+  };
+}
+
+/** Charges a call node's cost from its argument values and result (also when the call fails). */
+function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[]): void {
+  const ok = wrapHandle(node, (inner) => function costed(this: unknown, ...a: unknown[]) {
+    let result: unknown;
+    try {
+      result = inner.apply(this, a);
+    } catch (error) {
+      charge(callCost(name, receiverStyle, argsOf(a), undefined));
+      throw error;
+    }
+    charge(callCost(name, receiverStyle, argsOf(a), result));
+    return result;
+  });
+  if (!ok) chargeAround(node, 1);
+}
+
+/** Evaluates a folded conversion once, when the program is built; its failure is the compile error cel-go reports. */
+function foldConversion(node: EngineNode): void {
+  const arg = ((node.args as [string, EngineNode[]])[1])[0] as Node;
+  const handle = node.handle as Handle | undefined;
+  let folded: { value: unknown } | undefined;
+  if (arg.op === 'value' && typeof handle === 'function' && arg.checkedType?.hasDynType !== true) {
+    try {
+      folded = { value: handle([arg.args], node, undefined) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw Object.assign(new Error(`program instantiation failed: ${message}`), { node });
+    }
+  }
+  const inner = currentEvaluate(node);
+  node.evaluate = function constant(ev, ast, ctx) {
+    folded ??= { value: withoutCharging(() => inner.call(node, ev, ast, ctx)) };
+    return folded.value;
+  };
+}
+
+function instrumentComprehension(macro: EngineNode, name: string): void {
+  const steps = MACRO_STEPS[name];
+  const comprehension = macro.meta.alternate;
+  if (steps === undefined || comprehension === undefined || comprehension.op !== 'comprehension') return;
+  const args = comprehension.args as { step?: EngineNode };
+  const step = args.step;
+  let count = 0;
+  if (step !== undefined) {
+    const inner = currentEvaluate(step);
+    step.evaluate = function iteration(ev, ast, ctx) {
+      count++;
+      charge(steps.perStep);
+      return inner.call(step, ev, ast, ctx);
+    };
+  }
+  wrapHandle(comprehension, (inner) => function loop(this: unknown, items: unknown, ...rest: unknown[]) {
+    const outer = count;
+    count = 0;
+    try {
+      const result = inner.call(this, items, ...rest);
+      const size = Array.isArray(items) ? items.length : items instanceof Map ? items.size : items !== null && typeof items === 'object' ? Object.keys(items).length : 0;
+      if (count < size) charge(steps.brokenCondition);
+      charge(steps.result);
+      return result;
+    } finally {
+      count = outer;
+    }
+  });
+}
+
+/** Wraps every node of a checked program so evaluation charges the active tracker as cel-go would. */
+export function instrument(root: EngineNode): void {
+  const nodes = allNodes(root);
+  const p = plan(nodes);
+  for (const node of nodes) {
+    const op = node.op;
+    if (p.folded.has(node)) {
+      foldConversion(node);
+      continue;
+    }
+    if (p.free.has(node)) continue;
+    if (op === 'value' || op === '&&' || op === '||' || op === '?:' || op === 'comprehension' || op === 'accuValue') continue;
+    if (op === '.?' || op === '[?]' || (SELECTS.has(op) && p.afterOptional.has(node))) {
+      chargeUnlessAbsent(node, attributeCost(node, p));
+    } else if (op === 'id' || SELECTS.has(op)) {
+      chargeAround(node, attributeCost(node, p));
+    } else if (op === 'list') {
+      if (!p.constant.has(node)) chargeAround(node, p.mapEntryList.has(node) ? MAP_CREATE_BASE_COST : LIST_CREATE_BASE_COST);
+    } else if (op === 'map') {
+      if (!p.constant.has(node)) chargeAround(node, MAP_CREATE_BASE_COST);
+    } else if (op === 'accuInc') {
+      chargeAround(node, 2);
+    } else if (op === 'accuPush') {
+      chargeAround(node, 2 + (p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST));
+    } else if (op === '!_' || op === '-_') {
+      if (!p.constant.has(node)) chargeAround(node, 1);
+    } else if (BINARY.has(op)) {
+      if (p.setMembership.has(node)) continue;
+      instrumentCall(node, op, false, (a) => [a[0], a[1]]);
+    } else if (op === 'call') {
+      if (node.meta.macro !== undefined || node.meta.alternate !== undefined) continue;
+      const [name] = node.args as [string];
+      instrumentCall(node, name, false, (a) => a[0] as unknown[]);
+    } else if (op === 'rcall') {
+      const [name, receiver] = node.args as [string, EngineNode];
+      if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
+        instrumentComprehension(node, name);
+        continue;
+      }
+      if (receiver.op === 'id' && NAMESPACES.has(receiver.args as string)) {
+        instrumentCall(node, `${receiver.args as string}.${name}`, false, (a) => (a[0] as unknown[]).slice(1));
+      } else {
+        instrumentCall(node, name, true, (a) => a[0] as unknown[]);
+      }
+    }
+  }
+}
+
+export type { Evaluate };

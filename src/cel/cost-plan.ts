@@ -3,7 +3,7 @@
 // constructor, comprehension step) and wraps the node's evaluation to charge exactly that.
 import { allNodes, currentEvaluate, isNode, type EngineNode, type Evaluate } from './engine-ast.ts';
 import { Optional } from '@marcbachmann/cel-js';
-import { callCost, charge, withoutCharging, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST } from './cost.ts';
+import { callCost, charge, withoutCharging, CostLimitExceeded, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST } from './cost.ts';
 
 type Handle = (...a: unknown[]) => unknown;
 type Node = EngineNode & { setMeta?(key: string, value: unknown): Node; checkedType?: { hasDynType?: boolean } };
@@ -157,20 +157,42 @@ function chargeAround(node: EngineNode, cost: number): void {
   };
 }
 
-/** Charges a call node's cost from its argument values and result (also when the call fails). */
+/**
+ * Charges a call node's cost from its argument values and result (also when the call fails). cel-go
+ * charges a call even when an argument failed (the error is its argument value, of size 1), so a
+ * failure before the call is reached is charged as such a call.
+ */
 function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[]): void {
+  let reached = false;
   const ok = wrapHandle(node, (inner) => function costed(this: unknown, ...a: unknown[]) {
+    reached = true;
     let result: unknown;
     try {
       result = inner.apply(this, a);
     } catch (error) {
-      charge(callCost(name, receiverStyle, argsOf(a), undefined));
+      if (!(error instanceof CostLimitExceeded)) charge(callCost(name, receiverStyle, argsOf(a), undefined));
       throw error;
     }
     charge(callCost(name, receiverStyle, argsOf(a), result));
     return result;
   });
-  if (!ok) chargeAround(node, 1);
+  if (!ok) {
+    chargeAround(node, 1);
+    return;
+  }
+  const evaluate = currentEvaluate(node);
+  node.evaluate = function call(ev, ast, ctx) {
+    const outer = reached;
+    reached = false;
+    try {
+      return evaluate.call(node, ev, ast, ctx);
+    } catch (error) {
+      if (!reached && !(error instanceof CostLimitExceeded)) charge(callCost(name, receiverStyle, [], undefined));
+      throw error;
+    } finally {
+      reached = outer;
+    }
+  };
 }
 
 /** Evaluates a folded conversion once, when the program is built; its failure is the compile error cel-go reports. */

@@ -12,6 +12,7 @@ import { registerComprehensionMacros } from './comprehensions.ts';
 import { registerCoreOverloads } from './core-overloads.ts';
 import { registerRewriteHelpers } from './source-rewrite.ts';
 import { regexMatches, regexFind, regexFindAll } from './regex.ts';
+import { registerNetFormatSets } from './kube-net-format-sets.ts';
 
 /** The receiver of `strings.quote`; CEL namespaces are constants of their own type in the engine. */
 class StringsNamespace {}
@@ -196,6 +197,7 @@ export function createKubernetesEngine(): Environment {
   registerUrls(env);
   registerQuantities(env);
   registerAuthorizer(env);
+  registerNetFormatSets(env);
   registerComprehensionMacros(env);
   registerRewriteHelpers(env);
   env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));

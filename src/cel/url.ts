@@ -3,6 +3,7 @@
 
 /** A parsed URL with the kube-apiserver accessor values precomputed. */
 export class KubeUrl {
+  readonly celTypeName = 'kubernetes.URL';
   constructor(
     readonly scheme: string,
     readonly host: string,

@@ -219,11 +219,18 @@ function optMapMacro(flat: boolean) {
   });
 }
 
-/** Registers the two-variable comprehension macros and optMap/optFlatMap on an engine environment. */
-export function registerComprehensionMacros(env: Environment): void {
+/**
+ * Registers optMap/optFlatMap and, when asked, the two-variable comprehension macros (kube 1.32 has
+ * them only in its stored-expressions environment: they came with 1.32 and the compatibility
+ * version for new expressions is 1.31).
+ */
+export function registerComprehensionMacros(env: Environment, twoVariable: boolean): void {
   const reg = (signature: string, handler: unknown): void => {
     env.registerFunction(signature, handler as (...a: unknown[]) => unknown);
   };
+  reg('optional.optMap(ast, ast): optional<dyn>', optMapMacro(false));
+  reg('optional.optFlatMap(ast, ast): optional<dyn>', optMapMacro(true));
+  if (!twoVariable) return;
   reg('list.all(ast, ast, ast): bool', twoVarMacro('all', false));
   reg('list.exists(ast, ast, ast): bool', twoVarMacro('exists', false));
   reg('list.existsOne(ast, ast, ast): bool', twoVarMacro('existsOne', false));
@@ -233,6 +240,4 @@ export function registerComprehensionMacros(env: Environment): void {
   reg('map.transformMap(ast, ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMap', true));
   reg('map.transformMapEntry(ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMapEntry', false));
   reg('map.transformMapEntry(ast, ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMapEntry', true));
-  reg('optional.optMap(ast, ast): optional<dyn>', optMapMacro(false));
-  reg('optional.optFlatMap(ast, ast): optional<dyn>', optMapMacro(true));
 }

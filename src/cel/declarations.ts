@@ -53,3 +53,21 @@ export function parseTypeName(text: string): CelType {
   if (pos !== text.length) throw new Error(`type ${JSON.stringify(text)}: trailing text at ${pos}`);
   return t;
 }
+
+/**
+ * The engine's name for a declared type. Schema-derived objects stay dyn: their fields are checked
+ * against the schema by the engine only as map entries.
+ */
+export function engineTypeName(t: CelType): string {
+  switch (t.kind) {
+    case 'int': case 'uint': case 'double': case 'string': case 'bool': case 'bytes': case 'dyn':
+      return t.kind;
+    case 'null': return 'null';
+    case 'timestamp': return 'google.protobuf.Timestamp';
+    case 'duration': return 'google.protobuf.Duration';
+    case 'list': return `list<${engineTypeName(t.element)}>`;
+    case 'optional': return `optional<${engineTypeName(t.element)}>`;
+    case 'map': return t.key === undefined ? 'dyn' : `map<${engineTypeName(t.key)}, ${engineTypeName(t.value)}>`;
+    default: return 'dyn';
+  }
+}

@@ -237,7 +237,15 @@ export function patchChecked(root: EngineNode): void {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
         if (Array.isArray(l) && Array.isArray(r)) return (hasListTypeSemantics(l) ? listTypeEquals(l, r) : celEquals(l, r)) !== negate;
         if (isMapValue(l) && isMapValue(r)) return celEquals(l, r) !== negate;
-        return inner(l, r, ...rest);
+        // Values of different runtime types (only reachable through dyn: the checker rejects them
+        // otherwise) compare by CEL's heterogeneous equality: numbers by value, anything else unequal.
+        if (isNumber(l) && isNumber(r)) return celEquals(l, r) !== negate;
+        try {
+          return inner(l, r, ...rest);
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'no_such_overload') throw error;
+          return celEquals(l, r) !== negate;
+        }
       });
     } else if (op === 'in') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {

@@ -8,7 +8,7 @@ import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { rewriteSource } from './source-rewrite.ts';
-import type { VariableDeclaration } from './declarations.ts';
+import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -63,20 +63,30 @@ export interface EvaluateOptions {
 const engines = new Map<string, Environment>();
 const programs = new Map<string, CompiledExpression | CompileError>();
 const MAX_CACHED_PROGRAMS = 10_000;
-let base: Environment | undefined;
+const bases = new Map<ExpressionsEnvironment, Environment>();
+
+function declaredTypeName(decl: VariableDeclaration): string {
+  return decl.type === 'dyn' ? 'dyn' : engineTypeName(decl.type);
+}
 
 function environmentKey(env: CelEnvironment): string {
-  return Object.keys(env.variables).sort().join(',');
+  const vars = Object.keys(env.variables).sort().map((name) => `${name}:${declaredTypeName(env.variables[name] as VariableDeclaration)}`);
+  return `${env.expressions ?? 'new'};${vars.join(',')}`;
 }
 
 function engineFor(env: CelEnvironment): Environment {
   const key = environmentKey(env);
   let engine = engines.get(key);
   if (engine === undefined) {
-    base ??= createKubernetesEngine();
+    const kind = env.expressions ?? 'new';
+    let base = bases.get(kind);
+    if (base === undefined) {
+      base = createKubernetesEngine(kind);
+      bases.set(kind, base);
+    }
     engine = base.clone({ unlistedVariablesAreDyn: false });
-    for (const name of Object.keys(env.variables)) {
-      engine.registerVariable(name, name === 'authorizer' ? 'kubernetes.authorization.Authorizer' : 'dyn');
+    for (const [name, decl] of Object.entries(env.variables)) {
+      engine.registerVariable(name, name === 'authorizer' ? 'kubernetes.authorization.Authorizer' : declaredTypeName(decl));
     }
     engines.set(key, engine);
   }

@@ -99,7 +99,6 @@ function registerStrings(env: Environment): void {
   };
   env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => replace(s, a, b, -1n));
   env.registerFunction('string.replace(string, string, int): string', replace);
-  env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
   env.registerFunction('string.format(list): string', (s: string, args: unknown[]) => formatString(s, args));
   env.registerType('StringsNamespace', StringsNamespace);
   env.registerConstant('strings', 'StringsNamespace', new StringsNamespace());
@@ -173,23 +172,20 @@ function isZeroValue(v: unknown): boolean {
   return false;
 }
 
-function registerNumericEquality(env: Environment): void {
-  const u = (x: UnsignedInt) => x.value;
-  const pairs: Array<[string, string, (a: never, b: never) => boolean]> = [
-    ['int', 'double', (a: bigint, b: number) => Number(a) === b],
-    ['uint', 'double', (a: UnsignedInt, b: number) => Number(u(a)) === b],
-    ['int', 'uint', (a: bigint, b: UnsignedInt) => a === u(b)],
-  ];
-  for (const [l, r, eq] of pairs) {
-    // The engine derives != and the mirrored operand order from ==.
-    env.registerOperator(`${l} == ${r}`, eq as (a: unknown, b: unknown) => boolean);
+/**
+ * `null == x` type-checks in cel-go when x's type is nullable (messages such as timestamps and
+ * durations, optionals); numbers, strings, lists and maps never equal null and are rejected.
+ */
+function registerNullEquality(env: Environment): void {
+  for (const t of ['google.protobuf.Timestamp', 'google.protobuf.Duration', 'optional<dyn>']) {
+    env.registerOperator(`${t} == null`, () => false);
   }
 }
 
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
-export function createKubernetesEngine(): Environment {
+export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
   const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
-  registerNumericEquality(env);
+  registerNullEquality(env);
   registerCoreOverloads(env);
   registerLists(env);
   registerRegex(env);
@@ -198,7 +194,7 @@ export function createKubernetesEngine(): Environment {
   registerQuantities(env);
   registerAuthorizer(env);
   registerNetFormatSets(env);
-  registerComprehensionMacros(env);
+  registerComprehensionMacros(env, expressions === 'stored');
   registerRewriteHelpers(env);
   env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
   return env;

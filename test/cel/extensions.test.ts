@@ -29,7 +29,8 @@ const self = toCelValue(
   },
   celTypeFromSchema(schema),
 );
-const env: CelEnvironment = { variables: { self: { type: 'dyn' } } };
+// The stored-expressions environment: two-variable comprehensions are in kube 1.32 only for stored expressions.
+const env: CelEnvironment = { expressions: 'stored', variables: { self: { type: 'dyn' } } };
 
 function run(expr: string): unknown {
   const c = compile(expr, env);

@@ -8,11 +8,13 @@ import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { rewriteSource } from './source-rewrite.ts';
+import { estimateChecked, type CostEstimate } from './estimate.ts';
+import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
-export { estimateCost, type CostEstimate } from './estimate.ts';
+export type { CostEstimate } from './estimate.ts';
 export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';
 export { COST_LIMIT_MESSAGE } from './cost.ts';
@@ -39,6 +41,8 @@ export interface CompiledExpression {
   readonly expression: string;
   /** @internal the engine's evaluator for this program. */
   readonly run: (activation: Record<string, unknown>) => unknown;
+  /** @internal the checked program, for the cost estimate. */
+  readonly ast: EngineNode;
 }
 
 export interface CompileError {
@@ -118,7 +122,7 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
     if (!checked.valid) throw checked.error;
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode);
-    result = { kind: 'compiled', expression, run: (activation) => program(activation) };
+    result = { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
   } catch (error) {
     result = compileError(expression, error);
   }
@@ -147,4 +151,21 @@ export function evaluate(compiled: CompiledExpression, activation: Record<string
     return { kind: 'error', reason: 'EvaluationError', message, cost: out.cost };
   }
   return { kind: 'value', value: out.result, cost: out.cost };
+}
+
+/**
+ * kube-apiserver's static cost estimate of an expression whose variables have the given types
+ * (schema-derived types bound sizes through maxLength, maxItems and maxProperties); a compile error
+ * when the expression does not compile in that environment.
+ */
+export function estimateCost(
+  expression: string,
+  variables: Readonly<Record<string, CelType>>,
+  env: { readonly expressions?: ExpressionsEnvironment } = {},
+): CostEstimate | { kind: 'compileError'; message: string } {
+  const declared: Record<string, VariableDeclaration> = {};
+  for (const [name, type] of Object.entries(variables)) declared[name] = { type };
+  const compiled = compile(expression, { variables: declared, expressions: env.expressions });
+  if (isCompileError(compiled)) return { kind: 'compileError', message: compiled.message };
+  return estimateChecked(compiled.ast, variables);
 }

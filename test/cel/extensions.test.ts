@@ -109,15 +109,20 @@ describe('extension functions and syntax', () => {
 describe('cost estimate of the added syntax', () => {
   const listOf = (maxItems: number) => celTypeFromSchema({ type: 'object', properties: { l: { type: 'array', maxItems, items: { type: 'string', maxLength: 10 } } } });
   const estimate = (expr: string, maxItems: number): number => {
-    const e = estimateCost(expr, { self: listOf(maxItems) });
+    const e = estimateCost(expr, { self: listOf(maxItems) }, { expressions: 'stored' });
     if (e.kind !== 'estimate') throw new Error(e.message);
     return e.max;
   };
 
   it('charges two-variable comprehensions per element, like the one-variable macros', () => {
-    for (const expr of ['self.l.all(i, x, x.size() > i)', 'self.l.transformList(i, x, x + "a")', 'self.l.existsOne(i, x, x == "a")']) {
+    for (const expr of ['self.l.all(i, x, x.size() > i)', 'self.l.existsOne(i, x, x == "a")']) {
       expect(estimate(expr, 100)).toBeGreaterThan(9 * estimate(expr, 10));
     }
+    // kube-apiserver v1.32.4's figures: cel-go tracks only the first variable's size, so the
+    // unbounded second variable saturates transformList's estimate.
+    expect(estimate('self.l.all(i, x, x.size() > i)', 10)).toBe(73);
+    expect(estimate('self.l.existsOne(i, x, x == "a")', 100)).toBe(404);
+    expect(estimate('self.l.transformList(i, x, x + "a")', 10)).toBe(18446744073709551615);
   });
 
   it('estimates expressions that use optional literal syntax instead of rejecting them', () => {

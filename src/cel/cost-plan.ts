@@ -195,18 +195,20 @@ function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, 
   };
 }
 
-/** Evaluates a folded conversion once, when the program is built; its failure is the compile error cel-go reports. */
-function foldConversion(node: EngineNode): void {
-  const arg = ((node.args as [string, EngineNode[]])[1])[0] as Node;
-  const handle = node.handle as Handle | undefined;
+/** Evaluates a constant sub-expression once, standalone; used to fold when the program is built. */
+export type ConstantEvaluator = (node: EngineNode) => { readonly value: unknown } | { readonly error: string };
+
+/**
+ * Evaluates a folded conversion when the program is built, as cel-go's OptOptimize does; its
+ * failure is the compile error kube-apiserver reports ("program instantiation failed: ...").
+ * Without an evaluator (while evaluating such a constant itself) it folds at first evaluation.
+ */
+function foldConversion(node: EngineNode, evaluateConstant: ConstantEvaluator | undefined): void {
   let folded: { value: unknown } | undefined;
-  if (arg.op === 'value' && typeof handle === 'function' && arg.checkedType?.hasDynType !== true) {
-    try {
-      folded = { value: handle([arg.args], node, undefined) };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw Object.assign(new Error(`program instantiation failed: ${message}`), { node });
-    }
+  if (evaluateConstant !== undefined) {
+    const out = evaluateConstant(node);
+    if ('error' in out) throw Object.assign(new Error(`program instantiation failed: ${out.error}`), { node });
+    folded = out;
   }
   const inner = currentEvaluate(node);
   node.evaluate = function constant(ev, ast, ctx) {
@@ -246,13 +248,13 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
 }
 
 /** Wraps every node of a checked program so evaluation charges the active tracker as cel-go would. */
-export function instrument(root: EngineNode): void {
+export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluator): void {
   const nodes = allNodes(root);
   const p = plan(nodes);
   for (const node of nodes) {
     const op = node.op;
     if (p.folded.has(node)) {
-      foldConversion(node);
+      foldConversion(node, evaluateConstant);
       continue;
     }
     if (p.free.has(node)) continue;

@@ -113,22 +113,40 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
   const key = `${environmentKey(env)}\u0000${expression}`;
   const cached = programs.get(key);
   if (cached !== undefined) return cached;
-  let result: CompiledExpression | CompileError;
+  const result = compileUncached(expression, env, true);
+  if (programs.size >= MAX_CACHED_PROGRAMS) programs.clear();
+  programs.set(key, result);
+  return result;
+}
+
+/**
+ * Parses, checks and plans a program. With `fold`, constant conversions are evaluated now (each
+ * as a standalone program of its source text, which has no variables), as cel-go does when kube
+ * builds the program; their errors are compile errors.
+ */
+function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
   try {
     const engine = engineFor(env);
-    const program = engine.parse(rewriteSource(expression));
+    const source = rewriteSource(expression);
+    const program = engine.parse(source);
     patchParsed(program.ast as unknown as EngineNode);
     const checked = program.check();
     if (!checked.valid) throw checked.error;
     patchChecked(program.ast as unknown as EngineNode);
-    instrument(program.ast as unknown as EngineNode);
-    result = { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
+    instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
+    return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
   } catch (error) {
-    result = compileError(expression, error);
+    return compileError(expression, error);
   }
-  if (programs.size >= MAX_CACHED_PROGRAMS) programs.clear();
-  programs.set(key, result);
-  return result;
+}
+
+function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {
+  const { start, end } = node as unknown as { start: number; end: number };
+  const constant = compileUncached(source.slice(start, end), { variables: {}, expressions: env.expressions }, false);
+  if (isCompileError(constant)) return { error: constant.message.split('\n')[0] ?? '' };
+  const out = withCostBudget(Number.MAX_SAFE_INTEGER, () => constant.run({}));
+  if (out.error !== undefined) return { error: out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error) };
+  return { value: out.result };
 }
 
 export function isCompileError(c: CompiledExpression | CompileError): c is CompileError {

@@ -84,21 +84,49 @@ function hasMacro(arg: Node) {
 
 /** Applies the parse-time patches; call before type-checking. */
 export function patchParsed(root: EngineNode): void {
-  for (const node of allNodes(root)) {
-    // An empty literal's element type would stay an unbound parameter, which the engine cannot
-    // resolve against the cross-type numeric operators; CEL types it as list(dyn)/map(dyn, dyn).
+  const nodes = allNodes(root);
+  const insideLiteral = new Set<EngineNode>();
+  for (const node of nodes) {
+    if (node.op === 'list') for (const x of node.args as EngineNode[]) insideLiteral.add(x);
+    if (node.op === 'map') for (const e of node.args as EngineNode[][]) for (const x of e) insideLiteral.add(x);
+  }
+  for (const node of nodes) {
     if ((node.op === 'list' || node.op === 'map') && Array.isArray(node.args) && node.args.length === 0) {
-      const typeName = node.op === 'list' ? 'list<dyn>' : 'map<dyn, dyn>';
-      node.setMeta('check', (chk: { getType(n: string): unknown }) => chk.getType(typeName));
+      // An empty literal is a fresh value each time (the engine's shares one). Standing alone it is
+      // list(dyn)/map(dyn, dyn) (an unbound element type would not resolve against the operators);
+      // inside another literal its element type stays open so that [[1], []] is homogeneous.
+      if (!insideLiteral.has(node)) {
+        const typeName = node.op === 'list' ? 'list<dyn>' : 'map<dyn, dyn>';
+        node.setMeta('check', (chk: { getType(n: string): unknown }) => chk.getType(typeName));
+      }
       node.setMeta('evaluate', node.op === 'list' ? () => [] : () => ({}));
       continue;
+    }
+    if (node.op === 'rcall' && (node.args as [string])[0] === 'format') {
+      // cel-go exempts the literal arguments of the strings extension's format from the
+      // homogeneous-literal rule.
+      for (const arg of (node.args as [string, Node, Node[]])[2]) if (arg.op === 'list') relaxHomogeneity(arg);
     }
     if (node.op !== 'call' || !Array.isArray(node.args)) continue;
     const [name, args] = node.args as [unknown, unknown];
     if (name === 'has' && node.meta.macro !== undefined && Array.isArray(args) && args.length === 1) {
       node.setMeta('macro', hasMacro(args[0] as Node));
     }
+    if ((name === '__optList__' || name === '__optMap__') && Array.isArray(args) && (args[0] as Node | undefined)?.op === 'list') {
+      // The rewritten optional literal's entries mix optional and plain values; the homogeneity of
+      // the literal they stand for is not checked here.
+      relaxHomogeneity(args[0] as Node);
+      if (name === '__optMap__') for (const pair of (args[0] as Node).args as Node[]) if (pair.op === 'list') relaxHomogeneity(pair);
+    }
   }
+}
+
+/** Type-checks a list literal's elements without requiring one element type: list(dyn). */
+function relaxHomogeneity(list: Node): void {
+  list.setMeta('check', (chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown }, ast: Node, ctx: unknown) => {
+    for (const x of ast.args as Node[]) chk.check(x, ctx);
+    return chk.getType('list<dyn>');
+  });
 }
 
 function checkInt(v: unknown): unknown {

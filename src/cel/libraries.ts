@@ -2,7 +2,7 @@
 // URLs, quantities, authorizer, the extended-strings functions the engine lacks, cross-type numeric
 // equality and the optional helpers. Function names and error texts follow kube-apiserver.
 import { Environment, Optional } from '@marcbachmann/cel-js';
-import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
 import { KubeUrl, parseKubeUrl } from './url.ts';
@@ -21,50 +21,65 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-function compareScalars(a: unknown, b: unknown): number {
+/** CEL ordering of two values of one comparable type (cel-go's Compare; numbers across kinds). */
+function compareValues(a: unknown, b: unknown): number {
   const x = a instanceof UnsignedInt ? a.value : a;
   const y = b instanceof UnsignedInt ? b.value : b;
+  if ((typeof x === 'bigint' || typeof x === 'number') && (typeof y === 'bigint' || typeof y === 'number')) return x < y ? -1 : x > y ? 1 : 0;
   if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
-  if ((typeof x === 'bigint' || typeof x === 'number') && (typeof y === 'bigint' || typeof y === 'number')) {
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
   if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
+  if (x instanceof Uint8Array && y instanceof Uint8Array) return Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+  if (x instanceof Date && y instanceof Date) return Math.sign(x.getTime() - y.getTime());
+  if (x instanceof Duration && y instanceof Duration) return x.seconds < y.seconds ? -1 : x.seconds > y.seconds ? 1 : Math.sign(x.nanos - y.nanos);
   if (x instanceof Quantity && y instanceof Quantity) return x.compare(y);
   return fail('no such overload');
 }
 
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+
+function addValues(acc: unknown, v: unknown): unknown {
+  if (typeof acc === 'bigint' && typeof v === 'bigint') {
+    const r = acc + v;
+    return r < INT64_MIN || r > INT64_MAX ? fail('integer overflow') : r;
+  }
+  if (typeof acc === 'number' && typeof v === 'number') return acc + v;
+  if (acc instanceof UnsignedInt && v instanceof UnsignedInt) {
+    const r = acc.value + v.value;
+    return r > UINT64_MAX ? fail('unsigned integer overflow') : new UnsignedInt(r);
+  }
+  if (acc instanceof Duration && v instanceof Duration) return acc.addDuration(v);
+  return fail('no such overload');
+}
+
+const COMPARABLE = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
+const SUMMABLE: ReadonlyArray<readonly [string, () => unknown]> = [
+  ['int', () => 0n], ['uint', () => new UnsignedInt(0n)], ['double', () => 0], ['google.protobuf.Duration', () => new Duration(0n, 0)],
+];
+
+/** kube's lists library: typed overloads, so `['a'].sum()` or `[1u].indexOf(1)` fail to compile as in kube. */
 function registerLists(env: Environment): void {
-  env.registerFunction('list.isSorted(): bool', (l: unknown[]) => {
-    for (let i = 1; i < l.length; i++) if (compareScalars(l[i - 1], l[i]) > 0) return false;
-    return true;
-  });
-  env.registerFunction('list.sum(): dyn', (l: unknown[]) => {
-    if (l.length === 0) return 0n;
-    let acc = l[0];
-    for (const v of l.slice(1)) {
-      if (typeof acc === 'bigint' && typeof v === 'bigint') acc = acc + v;
-      else if (typeof acc === 'number' && typeof v === 'number') acc = acc + v;
-      else if (acc instanceof UnsignedInt && v instanceof UnsignedInt) acc = new UnsignedInt(acc.value + v.value);
-      else fail('no such overload');
-    }
-    return acc;
-  });
-  const extreme = (sign: number) => (l: unknown[]) => {
-    if (l.length === 0) fail('min called on empty list');
-    let best = l[0];
-    for (const v of l) if (compareScalars(v, best) * sign > 0) best = v;
-    return best;
+  const extreme = (name: string, prefer: number) => (l: unknown[]) => {
+    let best: unknown;
+    l.forEach((v, i) => {
+      if (i === 0 || compareValues(best, v) === prefer) best = v;
+    });
+    return l.length === 0 ? fail(`${name} called on empty list`) : best;
   };
-  env.registerFunction('list.min(): dyn', (l: unknown[]) => {
-    if (l.length === 0) fail('min called on empty list');
-    return extreme(-1)(l);
-  });
-  env.registerFunction('list.max(): dyn', (l: unknown[]) => {
-    if (l.length === 0) fail('max called on empty list');
-    return extreme(1)(l);
-  });
-  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((v) => celEquals(v, x))));
-  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => {
+  for (const t of COMPARABLE) {
+    env.registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => {
+      for (let i = 1; i < l.length; i++) if (compareValues(l[i - 1], l[i]) > 0) return false;
+      return true;
+    });
+    env.registerFunction(`list<${t}>.min(): ${t}`, extreme('min', 1));
+    env.registerFunction(`list<${t}>.max(): ${t}`, extreme('max', -1));
+  }
+  for (const [t, zero] of SUMMABLE) {
+    env.registerFunction(`list<${t}>.sum(): ${t}`, (l: unknown[]) => l.reduce(addValues, zero()));
+  }
+  env.registerFunction('list<T>.indexOf(T): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((v) => celEquals(v, x))));
+  env.registerFunction('list<T>.lastIndexOf(T): int', (l: unknown[], x: unknown) => {
     for (let i = l.length - 1; i >= 0; i--) if (celEquals(l[i], x)) return BigInt(i);
     return -1n;
   });
@@ -184,7 +199,7 @@ function registerNullEquality(env: Environment): void {
 
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
 export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true });
   registerNullEquality(env);
   registerCoreOverloads(env);
   registerLists(env);

@@ -56,10 +56,11 @@ describe('list-type set and map semantics', () => {
   });
 
   it('merges a map list by its keys: matching keys replace in place, new keys append', () => {
-    const merged = run("self.ports + [{'name': 'http', 'protocol': 'TCP', 'port': 8080}, {'name': 'http', 'protocol': 'UDP', 'port': 1}]") as Array<Record<string, unknown>>;
+    // kube requires homogeneous map literals: mixed string and int values go through dyn().
+    const merged = run("self.ports + [{'name': dyn('http'), 'protocol': dyn('TCP'), 'port': dyn(8080)}, {'name': dyn('http'), 'protocol': dyn('UDP'), 'port': dyn(1)}]") as Array<Record<string, unknown>>;
     expect(merged.map((p) => [p.name, p.protocol, p.port])).toEqual([['http', 'TCP', 8080n], ['dns', 'UDP', 53n], ['http', 'UDP', 1n]]);
-    expect(run("self.ports == [{'name': 'dns', 'protocol': 'UDP', 'port': 53}, {'name': 'http', 'protocol': 'TCP', 'port': 80}]")).toBe(true);
-    expect(run("self.ports == [{'name': 'dns', 'protocol': 'UDP', 'port': 54}, {'name': 'http', 'protocol': 'TCP', 'port': 80}]")).toBe(false);
+    expect(run("self.ports == [{'name': dyn('dns'), 'protocol': dyn('UDP'), 'port': dyn(53)}, {'name': dyn('http'), 'protocol': dyn('TCP'), 'port': dyn(80)}]")).toBe(true);
+    expect(run("self.ports == [{'name': dyn('dns'), 'protocol': dyn('UDP'), 'port': dyn(54)}, {'name': dyn('http'), 'protocol': dyn('TCP'), 'port': dyn(80)}]")).toBe(false);
   });
 });
 

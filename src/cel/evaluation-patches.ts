@@ -164,23 +164,52 @@ function literalMapEvaluate(ev: Evaluator, node: EngineNode, ctx: unknown): unkn
   return buildLiteralMap(keys, values);
 }
 
-/** A CEL map from literal entries: rejects unsupported key types and repeated keys; string-keyed maps stay plain objects as the engine builds them. */
+/**
+ * A CEL map from literal entries, as cel-go v0.22 builds it: any key type, and a repeated key keeps
+ * its last value. String-keyed maps stay plain objects as the engine builds them.
+ */
 export function buildLiteralMap(keys: readonly unknown[], values: readonly unknown[]): unknown {
-  let allStrings = true;
+  if (keys.every((k) => typeof k === 'string')) {
+    const obj: Record<string, unknown> = {};
+    keys.forEach((k, i) => {
+      Object.defineProperty(obj, k as string, { value: values[i], enumerable: true, writable: true, configurable: true });
+    });
+    return obj;
+  }
+  const out = new Map<unknown, unknown>();
   keys.forEach((k, i) => {
-    if (!(typeof k === 'string' || typeof k === 'bigint' || typeof k === 'boolean' || k instanceof UnsignedInt)) {
-      fail(`unsupported key type: ${k === null ? 'null_type' : typeof k === 'number' ? 'double' : typeof k}`);
-    }
-    for (let j = 0; j < i; j++) if (celEquals(keys[j], k)) fail(`Failed with repeated key: ${String(k)}`);
-    allStrings &&= typeof k === 'string';
+    let key = k;
+    for (const existing of out.keys()) if (celEquals(existing, k)) key = existing;
+    out.set(key, values[i]);
   });
-  if (!allStrings) return new Map(keys.map((k, i) => [k, values[i]]));
-  const obj: Record<string, unknown> = {};
-  keys.forEach((k, i) => {
-    if (k !== '__proto__') obj[k as string] = values[i];
-  });
-  return obj;
+  return out;
 }
+
+/** ext/strings indexOf and lastIndexOf with an offset, counted in code points. */
+function indexOfOffset(s: string, sub: string, offset: bigint, last: boolean): bigint {
+  if (sub === '') return offset;
+  const runes = [...s];
+  const subs = [...sub];
+  if (offset < 0n) fail(`index out of range: ${offset}`);
+  if (offset >= BigInt(runes.length)) return -1n;
+  const matchAt = (i: number) => subs.every((c, j) => runes[i + j] === c);
+  if (!last) {
+    for (let i = Number(offset); i < runes.length - (subs.length - 1); i++) if (matchAt(i)) return BigInt(i);
+    return -1n;
+  }
+  for (let i = Math.min(Number(offset), runes.length - subs.length); i >= 0; i--) if (matchAt(i)) return BigInt(i);
+  return -1n;
+}
+
+const STRING_SEARCH: Readonly<Record<string, (s: string, sub: string, offset: bigint | undefined) => bigint>> = {
+  indexOf: (s, sub, offset) => indexOfOffset(s, sub, offset ?? 0n, false),
+  lastIndexOf: (s, sub, offset) => {
+    if (offset !== undefined) return indexOfOffset(s, sub, offset, true);
+    const length = BigInt([...s].length);
+    if (sub === '') return length;
+    return length === 0n ? -1n : indexOfOffset(s, sub, length - 1n, true);
+  },
+};
 
 const ASCII_UPPER = /[A-Z]/g;
 const ASCII_LOWER = /[a-z]/g;
@@ -332,7 +361,14 @@ export function patchChecked(root: EngineNode): void {
       const [name] = node.args as [string];
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
-      if (REGEX_METHODS.has(name)) {
+      const search = STRING_SEARCH[name];
+      if (search !== undefined) {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, sub, offset] = a as unknown[];
+          if (typeof s !== 'string' || typeof sub !== 'string' || (offset !== undefined && typeof offset !== 'bigint')) return inner(a, ...rest);
+          return search(s, sub, offset as bigint | undefined);
+        });
+      } else if (REGEX_METHODS.has(name)) {
         patchRegexMethod(node, name);
       } else if (override !== undefined) {
         wrapHandle(node, (inner) => (a, ...rest) => {

@@ -9,6 +9,7 @@ import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
 import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
+import { goParseInt, goParseUint, goParseFloat, goParseTimestamp, goParseDuration, uintFromDouble } from './go-conversions.ts';
 import { compileRegex, literalPatternError, regexFind, regexFindAll, regexMatches, type CompiledRegex } from './regex.ts';
 
 // The engine's evaluator and node internals these patches use.
@@ -222,6 +223,14 @@ const STRING_OVERRIDES: Readonly<Record<string, (s: string) => string>> = {
   trim: (s) => s.replace(TRIM, ''),
 };
 
+const STRING_CONVERSIONS: Readonly<Record<string, (s: string) => unknown>> = {
+  int: goParseInt,
+  uint: goParseUint,
+  double: goParseFloat,
+  timestamp: goParseTimestamp,
+  duration: goParseDuration,
+};
+
 const REGEX_METHODS: ReadonlySet<string> = new Set(['matches', 'find', 'findAll']);
 
 const OFFSET_ZONE = /^([+-])?(\d{2}):(\d{2})$/;
@@ -340,6 +349,16 @@ export function patchChecked(root: EngineNode): void {
       wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
     } else if (op === 'call') {
       const [name] = node.args as [string];
+      const fromString = STRING_CONVERSIONS[name];
+      if (fromString !== undefined) {
+        // Go's strconv/time parsing, which the engine's conversions do not follow.
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [v] = a as unknown[];
+          if (typeof v === 'string') return checkTemporal(fromString(v));
+          if (name === 'uint' && typeof v === 'number') return uintFromDouble(v);
+          return inner(a, ...rest);
+        });
+      }
       if (name === 'int') {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const d = (a as unknown[])[0];

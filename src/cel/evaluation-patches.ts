@@ -67,14 +67,16 @@ function hasField(ev: Evaluator, obj: unknown, field: unknown, node: unknown): b
 
 /** has(e.f) for any operand e: CEL allows has() on map and message expressions, not only variables. */
 function hasMacro(arg: Node) {
-  const selects = arg.op === '.' || arg.op === '.?' || arg.op === '[]';
+  // cel-go accepts only a field selection (not an index) as has()'s argument.
+  const selects = arg.op === '.' || arg.op === '.?';
   const [operand, field] = (selects ? arg.args : [undefined, undefined]) as [Node | undefined, Node | string | undefined];
   const fieldName = typeof field === 'string' ? field : field?.op === 'value' ? (field.args as unknown) : undefined;
   return {
     args: [arg],
     typeCheck(chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown; createError(c: string, m: string, n: unknown): Error }, _m: unknown, ctx: unknown) {
-      if (operand === undefined || fieldName === undefined) throw chk.createError('invalid_macro_argument', 'has() invalid argument', arg);
-      chk.check(operand, ctx);
+      if (operand === undefined || fieldName === undefined) throw chk.createError('invalid_macro_argument', 'invalid argument to has() macro', arg);
+      const t = chk.check(operand, ctx) as { kind?: string; name?: string };
+      if (t.kind === 'primitive' || t.kind === 'list') throw chk.createError('no_such_field', `type '${t.name ?? t.kind}' does not support field selection`, arg);
       return chk.getType('bool');
     },
     evaluate(ev: Evaluator, _m: unknown, ctx: unknown) {

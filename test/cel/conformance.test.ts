@@ -71,10 +71,11 @@ describe('cel-spec conformance (simple tests)', () => {
     // Cases with heterogeneous list/map literals (cel-spec assumes them allowed) do not apply to
     // kube-apiserver, whose environment rejects them at compile time; 54 at the time of writing.
     expect(rejected).toBeLessThanOrEqual(54);
-    // Measured 98.6% of the remaining applicable cases. Six known failures are where kube-apiserver
-    // 1.32 (cel-go v0.22, checked with the differential test) differs from today's cel-spec:
-    // eq/ne_mixed_types are rejected by its checker; repeated and null map keys are accepted;
-    // indexOf/lastIndexOf past the end return -1.
-    expect(pass / (run.length - rejected)).toBeGreaterThanOrEqual(0.986);
+    // Measured 97.8% of the remaining applicable cases. Seventeen known failures are where
+    // kube-apiserver 1.32 (cel-go v0.22, checked with the differential test) differs from today's
+    // cel-spec: eq/ne_mixed_types are rejected by its checker; repeated and null map keys are
+    // accepted; indexOf/lastIndexOf past the end return -1; it has no cel.bind and no backquoted
+    // field names.
+    expect(pass / (run.length - rejected)).toBeGreaterThanOrEqual(0.9779);
   });
 });

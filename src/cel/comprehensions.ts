@@ -3,6 +3,7 @@
 // transformMap, transformMapEntry) and the optional library's optMap/optFlatMap.
 // Each macro keeps its sub-expressions in `args` so cost instrumentation reaches them.
 import { Optional, type Environment } from '@marcbachmann/cel-js';
+import { charge, LIST_CREATE_BASE_COST } from './cost.ts';
 
 // The engine's checker, evaluator, context and type objects, as far as these macros use them.
 interface CelType {
@@ -104,6 +105,11 @@ function asBool(v: unknown): boolean {
   return typeof v === 'boolean' ? v : fail('no such overload: predicate result is not bool');
 }
 
+/**
+ * Evaluates a two-variable comprehension, charging what cel-go's expansion of it costs beyond its
+ * sub-expressions (ext/comprehensions.go): all/exists pay the accumulator and loop condition per
+ * element, existsOne an increment per match, transforms the accumulator update.
+ */
 function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
   const [receiver, ...rest] = m.args as [AstNode, ...AstNode[]];
   const pairs = pairsOf(ev.run(receiver, ctx));
@@ -119,20 +125,34 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
     case 'exists': {
       // Errors are absorbed when another element decides the result, as CEL's && and || do.
       const decisive = m.kind === 'exists';
+      const condition = decisive ? 3 : 2;
       let error: unknown;
-      for (const [k, v] of pairs) {
+      for (let i = 0; i < pairs.length; i++) {
+        const [k, v] = pairs[i] as [unknown, unknown];
+        charge(condition + 1, true);
         try {
-          if (asBool(ev.run(body, bind(k, v))) === decisive) return decisive;
+          if (asBool(ev.run(body, bind(k, v))) === decisive) {
+            if (i + 1 < pairs.length) charge(condition, true);
+            charge(1);
+            return decisive;
+          }
         } catch (e) {
           error ??= e;
         }
       }
       if (error !== undefined) throw error;
+      charge(1);
       return !decisive;
     }
     case 'existsOne': {
       let count = 0;
-      for (const [k, v] of pairs) if (asBool(ev.run(body, bind(k, v)))) count++;
+      for (const [k, v] of pairs) {
+        if (asBool(ev.run(body, bind(k, v)))) {
+          count++;
+          charge(2);
+        }
+      }
+      charge(2);
       return count === 1;
     }
     case 'transformList': {
@@ -141,7 +161,9 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
         const c = bind(k, v);
         if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
         out.push(ev.run(body, c));
+        charge(2 + (body.op === 'value' ? 0 : LIST_CREATE_BASE_COST));
       }
+      charge(1);
       return out;
     }
     default: {
@@ -150,6 +172,7 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
         const c = bind(k, v);
         if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
         const r = ev.run(body, c);
+        charge(m.kind === 'transformMap' ? 3 : 2);
         if (m.kind === 'transformMap') out.set(k, r);
         else {
           for (const [k2, v2] of entriesOf(r)) {
@@ -158,6 +181,7 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
           }
         }
       }
+      charge(1);
       return out;
     }
   }

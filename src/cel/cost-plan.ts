@@ -51,6 +51,8 @@ interface Plan {
   readonly free: Set<EngineNode>;
   /** Qualifiers above an optional qualifier in the same chain. */
   readonly afterOptional: Set<EngineNode>;
+  /** The cost of each `!`/`-` node after cel-go's parser folds runs of them (see unaryRuns). */
+  readonly unary: Map<EngineNode, number>;
 }
 
 function isPrimitive(n: EngineNode): boolean {
@@ -60,7 +62,7 @@ function isPrimitive(n: EngineNode): boolean {
 }
 
 function plan(nodes: readonly EngineNode[]): Plan {
-  const p: Plan = { constant: new Set(), embedded: new Set(), folded: new Set(), setMembership: new Set(), mapEntryList: new Set(), free: new Set(), afterOptional: new Set() };
+  const p: Plan = { constant: new Set(), embedded: new Set(), folded: new Set(), setMembership: new Set(), mapEntryList: new Set(), free: new Set(), afterOptional: new Set(), unary: new Map() };
   // Children before parents: allNodes lists parents first, so walk it backwards.
   for (let i = nodes.length - 1; i >= 0; i--) {
     const n = nodes[i] as EngineNode;
@@ -108,6 +110,8 @@ function plan(nodes: readonly EngineNode[]): Plan {
       x = (x.args as [EngineNode])[0];
     }
   }
+  unaryRuns(nodes, p);
+  typeNameChains(nodes, p);
   // Embedding reaches down a qualifier chain to its root.
   for (const top of [...p.embedded]) {
     let x = top;
@@ -117,6 +121,57 @@ function plan(nodes: readonly EngineNode[]): Plan {
     }
   }
   return p;
+}
+
+type Positioned = EngineNode & { readonly start?: number };
+
+/**
+ * cel-go's parser drops an even run of `!` or `-` written back to back and keeps one call for an
+ * odd run; a single `-` before a number literal is part of the literal. Runs are recognised by
+ * source positions, so `-(-1)` (parenthesised) stays two operations.
+ */
+function unaryRuns(nodes: readonly EngineNode[], p: Plan): void {
+  const inner = new Set<EngineNode>();
+  for (const n of nodes as Positioned[]) {
+    if (n.op !== '!_' && n.op !== '-_') continue;
+    const child = n.args as Positioned;
+    if (child.op === n.op && child.start === (n.start ?? -2) + 1) inner.add(child);
+  }
+  for (const n of nodes as Positioned[]) {
+    if ((n.op !== '!_' && n.op !== '-_') || inner.has(n)) continue;
+    let length = 1;
+    let x = n.args as Positioned;
+    const run: EngineNode[] = [n];
+    while (inner.has(x)) {
+      run.push(x);
+      length++;
+      x = x.args as Positioned;
+    }
+    const numeric = x.op === 'value' && (typeof x.args === 'bigint' || typeof x.args === 'number');
+    const cost = length % 2 === 0 || (numeric && length === 1) ? 0 : 1;
+    run.forEach((r, i) => p.unary.set(r, i === 0 ? cost : 0));
+  }
+}
+
+/** Type names spelled as qualified identifiers (google.protobuf.Duration): constants to cel-go. */
+const QUALIFIED_TYPE_NAMES: ReadonlySet<string> = new Set(['google.protobuf.Timestamp', 'google.protobuf.Duration', 'net.IP', 'net.CIDR', 'kubernetes.Quantity', 'kubernetes.URL', 'kubernetes.NamedFormat']);
+
+function typeNameChains(nodes: readonly EngineNode[], p: Plan): void {
+  for (const n of nodes) {
+    if (n.op !== '.') continue;
+    const parts: string[] = [];
+    const chain: EngineNode[] = [];
+    let x: EngineNode = n;
+    while (x.op === '.') {
+      chain.push(x);
+      parts.unshift((x.args as [EngineNode, string])[1]);
+      x = (x.args as [EngineNode])[0];
+    }
+    if (x.op !== 'id') continue;
+    parts.unshift(x.args as string);
+    if (!QUALIFIED_TYPE_NAMES.has(parts.join('.'))) continue;
+    for (const c of [...chain, x]) p.free.add(c);
+  }
 }
 
 /** The fixed cost of an attribute node: the variable, each qualifier, and a relative attribute's own step. */
@@ -134,9 +189,11 @@ function attributeCost(n: EngineNode, p: Plan): number {
  */
 function chargeUnlessAbsent(node: EngineNode, cost: number): void {
   const inner = currentEvaluate(node);
+  // A relative attribute's own step (cost beyond the qualifier's 1) is charged either way.
+  const always = cost - 1;
   node.evaluate = function charged(ev, ast, ctx) {
     const r = inner.call(node, ev, ast, ctx);
-    if (!(r instanceof Optional) || r.hasValue()) charge(cost);
+    charge(!(r instanceof Optional) || r.hasValue() ? cost : always);
     return r;
   };
 }
@@ -228,7 +285,7 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
     const inner = currentEvaluate(step);
     step.evaluate = function iteration(ev, ast, ctx) {
       count++;
-      charge(steps.perStep);
+      charge(steps.perStep, true);
       return inner.call(step, ev, ast, ctx);
     };
   }
@@ -238,7 +295,7 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
     try {
       const result = inner.call(this, items, ...rest);
       const size = Array.isArray(items) ? items.length : items instanceof Map ? items.size : items !== null && typeof items === 'object' ? Object.keys(items).length : 0;
-      if (count < size) charge(steps.brokenCondition);
+      if (count < size) charge(steps.brokenCondition, true);
       charge(steps.result);
       return result;
     } finally {
@@ -272,12 +329,18 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
     } else if (op === 'accuPush') {
       chargeAround(node, 2 + (p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST));
     } else if (op === '!_' || op === '-_') {
-      if (!p.constant.has(node)) chargeAround(node, 1);
+      chargeAround(node, p.unary.get(node) ?? 1);
     } else if (BINARY.has(op)) {
       if (p.setMembership.has(node)) continue;
       instrumentCall(node, op, false, (a) => [a[0], a[1]]);
     } else if (op === 'call') {
-      if (node.meta.macro !== undefined || node.meta.alternate !== undefined) continue;
+      if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
+        // has() on a select from something other than a variable: the relative attribute's step.
+        const [name, args] = node.args as [string, EngineNode[]];
+        const sel = args[0];
+        if (name === 'has' && sel !== undefined && SELECTS.has(sel.op) && !isAttribute(sel)) chargeAround(node, 1);
+        continue;
+      }
       const [name] = node.args as [string];
       instrumentCall(node, name, false, (a) => a[0] as unknown[]);
     } else if (op === 'rcall') {

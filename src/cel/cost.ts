@@ -34,10 +34,14 @@ interface Tracker {
 
 let active: Tracker | undefined;
 
-export function charge(n: number): void {
+export function charge(n: number, unitSteps = false): void {
   const t = active;
   if (t === undefined || n === 0) return;
-  t.cost += n;
+  // cel-go stops at the first step past the limit; the engine may absorb that error and go on,
+  // but the cost stays where the limit was crossed. A charge standing for several one-unit steps
+  // (a comprehension's accumulator and condition) crosses the limit by one, as those steps would.
+  if (t.exceeded) throw new CostLimitExceeded();
+  t.cost = unitSteps && t.cost + n > t.limit ? Math.max(t.cost, t.limit) + 1 : t.cost + n;
   if (t.cost > t.limit) {
     t.exceeded = true;
     throw new CostLimitExceeded();

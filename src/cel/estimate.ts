@@ -493,18 +493,17 @@ class Coster {
       case 'format':
         if (target.type.kind === 'string') return done(factor(sizeOf(target, scope), 0.1));
         break;
-      case 'bytes':
-        if (target === NO_TARGET && a0?.type.kind === 'string') {
+      case 'bytes': case 'string': {
+        // string_to_bytes / bytes_to_string traverse their argument; through dyn every overload of
+        // the conversion is a candidate and the estimate covers them all.
+        const from = name === 'bytes' ? 'string' : 'bytes';
+        if (target === NO_TARGET && a0 !== undefined && (a0.type.kind === from || a0.type.kind === 'dyn')) {
           const sz = sizeOf(a0, scope);
-          return done(factor(sz, 0.1), r(sz.min, mulU(sz.max, 4n)));
+          const traversal = done(factor(sz, 0.1), name === 'bytes' ? r(sz.min, mulU(sz.max, 4n)) : r(sz.min / 4n, sz.max));
+          return a0.type.kind === 'dyn' ? { ...traversal, cost: union(traversal.cost, add(ONE, argSum)) } : traversal;
         }
         break;
-      case 'string':
-        if (target === NO_TARGET && a0?.type.kind === 'bytes') {
-          const sz = sizeOf(a0, scope);
-          return done(factor(sz, 0.1), r(sz.min / 4n, sz.max));
-        }
-        break;
+      }
       case 'strings.quote':
         if (a0 !== undefined) {
           const sz = sizeOf(a0, scope);

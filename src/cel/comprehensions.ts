@@ -258,6 +258,7 @@ export function registerComprehensionMacros(env: Environment, twoVariable: boole
   reg('list.all(ast, ast, ast): bool', twoVarMacro('all', false));
   reg('list.exists(ast, ast, ast): bool', twoVarMacro('exists', false));
   reg('list.existsOne(ast, ast, ast): bool', twoVarMacro('existsOne', false));
+  reg('list.exists_one(ast, ast, ast): bool', twoVarMacro('existsOne', false));
   reg('list.transformList(ast, ast, ast): list<dyn>', twoVarMacro('transformList', false));
   reg('list.transformList(ast, ast, ast, ast): list<dyn>', twoVarMacro('transformList', true));
   reg('map.transformMap(ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMap', false));

@@ -25,6 +25,7 @@ export function registerCoreOverloads(env: Environment): void {
   env.registerFunction('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)));
   env.registerFunction('string(google.protobuf.Timestamp): string', (t: Date) => formatTimestamp(t));
   env.registerFunction('string(google.protobuf.Duration): string', durationText);
+  env.registerFunction('int(google.protobuf.Duration): int', (d: Duration) => d.seconds * 1_000_000_000n + BigInt(d.nanos));
   env.registerFunction('timestamp(google.protobuf.Timestamp): google.protobuf.Timestamp', (t: Date) => t);
   env.registerFunction('duration(google.protobuf.Duration): google.protobuf.Duration', (d: Duration) => d);
 

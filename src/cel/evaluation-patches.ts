@@ -108,7 +108,7 @@ export function patchParsed(root: EngineNode): void {
     if (node.op === 'rcall' && (node.args as [string])[0] === 'format') {
       // cel-go exempts the literal arguments of the strings extension's format from the
       // homogeneous-literal rule.
-      for (const arg of (node.args as [string, Node, Node[]])[2]) if (arg.op === 'list') relaxHomogeneity(arg);
+      for (const arg of (node.args as [string, Node, Node[]])[2]) relaxNested(arg);
     }
     if (node.op !== 'call' || !Array.isArray(node.args)) continue;
     const [name, args] = node.args as [unknown, unknown];
@@ -122,6 +122,26 @@ export function patchParsed(root: EngineNode): void {
       if (name === '__optMap__') for (const pair of (args[0] as Node).args as Node[]) if (pair.op === 'list') relaxHomogeneity(pair);
     }
   }
+}
+
+/** Exempts a literal and the literals nested in it from the homogeneity rule. */
+function relaxNested(node: Node): void {
+  if (node.op === 'list') {
+    relaxHomogeneity(node);
+    for (const x of node.args as Node[]) relaxNested(x);
+  } else if (node.op === 'map') {
+    relaxMapHomogeneity(node);
+    for (const e of node.args as Node[][]) for (const x of e) relaxNested(x);
+  }
+}
+
+/** Type-checks a map literal's entries without requiring one key and one value type: map(dyn, dyn). */
+function relaxMapHomogeneity(map: Node): void {
+  if ((map.args as unknown[]).length === 0) return;
+  map.setMeta('check', (chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown }, ast: Node, ctx: unknown) => {
+    for (const e of ast.args as Node[][]) for (const x of e) chk.check(x, ctx);
+    return chk.getType('map<dyn, dyn>');
+  });
 }
 
 /** Type-checks a list literal's elements without requiring one element type: list(dyn). */

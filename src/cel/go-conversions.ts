@@ -39,8 +39,9 @@ export function goParseFloat(s: string): number {
     const [whole = '', frac = ''] = (hex[2] as string).split('.');
     const mantissa = parseInt(whole || '0', 16) + (frac === '' ? 0 : parseInt(frac, 16) / 16 ** frac.length);
     v = (hex[1] === '-' ? -1 : 1) * mantissa * 2 ** Number(hex[3]);
-  } else if (DECIMAL_FLOAT.test(s)) {
-    v = Number(s);
+  } else if (DECIMAL_FLOAT.test(s.replace(/(?<=[0-9])_(?=[0-9])/g, ''))) {
+    // strconv.ParseFloat accepts underscores between digits, as Go literals do.
+    v = Number(s.replace(/_/g, ''));
   } else {
     return conversionError('double');
   }

@@ -140,7 +140,8 @@ function registerQuantities(env: Environment): void {
   env.registerType('kubernetes.Quantity', Quantity);
   env.registerFunction('quantity(string): kubernetes.Quantity', (s: string) => parseQuantity(s) ?? fail('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\''));
   env.registerFunction('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
-  env.registerFunction('kubernetes.Quantity.sign(): int', (q: Quantity) => BigInt(q.sign()));
+  // kube 1.32 declares sign as a global function, not a member (quantity.go).
+  env.registerFunction('sign(kubernetes.Quantity): int', (q: Quantity) => BigInt(q.sign()));
   env.registerFunction('kubernetes.Quantity.isInteger(): bool', (q: Quantity) => q.asInt64() !== undefined);
   env.registerFunction('kubernetes.Quantity.asInteger(): int', (q: Quantity) => q.asInt64() ?? fail('cannot convert value to integer'));
   env.registerFunction('kubernetes.Quantity.asApproximateFloat(): double', (q: Quantity) => q.asApproximateFloat());

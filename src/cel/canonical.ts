@@ -35,7 +35,11 @@ export function canonicalValue(v: unknown): Tagged {
   if (v instanceof Optional) return v.hasValue() ? { t: 'optional', v: canonicalValue(v.value()) } : { t: 'optional' };
   if (Array.isArray(v)) return { t: 'list', v: v.map(canonicalValue) };
   const ctor = (v as object).constructor;
-  if (ctor?.name === 'Type' || ctor?.name === 'TypeDeclaration') return { t: 'type', v: (v as { name: string }).name };
+  if (ctor?.name === 'Type' || ctor?.name === 'TypeDeclaration') {
+    // cel-go's names for the null and optional types.
+    const name = (v as { name: string }).name;
+    return { t: 'type', v: name === 'null' ? 'null_type' : name === 'optional' ? 'optional_type' : name };
+  }
   if (v instanceof Map || ctor === Object || ctor === undefined) {
     const entries: Array<[unknown, unknown]> = v instanceof Map ? [...v.entries()] : Object.entries(v);
     const pairs = entries.map(([k, x]) => [canonicalValue(k), canonicalValue(x)] as [Tagged, Tagged]);

@@ -10,6 +10,7 @@ import { celEquals } from './values.ts';
 import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
 import { goParseInt, goParseUint, goParseFloat, goParseTimestamp, goParseDuration, uintFromDouble } from './go-conversions.ts';
+import { goFormatG } from './strings-ext.ts';
 import { compileRegex, literalPatternError, regexFind, regexFindAll, regexMatches, type CompiledRegex } from './regex.ts';
 
 // The engine's evaluator and node internals these patches use.
@@ -391,6 +392,7 @@ export function patchChecked(root: EngineNode): void {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const b = (a as unknown[])[0];
           if (b instanceof Uint8Array) return UTF8.decode(b);
+          if (typeof b === 'number') return goFormatG(b);
           return inner(a, ...rest);
         });
       } else if (name === 'duration' || name === 'timestamp') {

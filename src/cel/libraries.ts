@@ -100,7 +100,15 @@ function registerStrings(env: Environment): void {
     if (i < 0n || i > BigInt(cps.length)) fail(`index out of range: ${i}`);
     return cps[Number(i)] ?? '';
   });
+  // Go's strings.Replace: an empty old string matches before every code point and at the end.
   const replace = (s: string, from: string, to: string, n: bigint) => {
+    if (from === '') {
+      const runes = [...s];
+      const limit = n < 0n ? runes.length + 1 : Number(n < BigInt(runes.length + 1) ? n : BigInt(runes.length + 1));
+      let out = '';
+      for (let i = 0; i <= runes.length; i++) out += (i < limit ? to : '') + (runes[i] ?? '');
+      return out;
+    }
     if (n < 0n) return s.split(from).join(to);
     let out = s;
     let pos = 0;
@@ -185,6 +193,7 @@ function isZeroValue(v: unknown): boolean {
   if (Array.isArray(v) || v instanceof Uint8Array) return v.length === 0;
   if (v instanceof Map) return v.size === 0;
   if (typeof v === 'object' && v.constructor === Object) return Object.keys(v).length === 0;
+  if (v instanceof Duration) return v.seconds === 0n && v.nanos === 0;
   return false;
 }
 

@@ -45,6 +45,20 @@ export function durationText(d: Duration): string {
   return `${nanos < 0n ? '-' : ''}${whole}${frac === '' ? '' : `.${frac}`}s`;
 }
 
+/**
+ * Go's strconv.FormatFloat(d, 'g', -1, 64), which cel-go's string(double) uses: the shortest
+ * digits, in exponent form when the exponent is below -4 or at least 6 ("1.23456789e+08", "1e-07").
+ */
+export function goFormatG(d: number): string {
+  if (Number.isNaN(d)) return 'NaN';
+  if (!Number.isFinite(d)) return d > 0 ? '+Inf' : '-Inf';
+  if (d === 0) return Object.is(d, -0) ? '-0' : '0';
+  const [mantissa = '', expText = '0'] = d.toExponential().split('e');
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return String(d);
+}
+
 /** RFC 3339 in UTC with the fractional second only when non-zero, as CEL's string(timestamp). */
 export function formatTimestamp(t: Date): string {
   return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');

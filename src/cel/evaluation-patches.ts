@@ -225,6 +225,17 @@ function indexOfOffset(s: string, sub: string, offset: bigint, last: boolean): b
   return -1n;
 }
 
+/** ext/strings substring, in code points, with cel-go's errors. */
+function substring(s: string, start: bigint, end: bigint | undefined): string {
+  const runes = [...s];
+  const length = BigInt(runes.length);
+  const stop = end ?? length;
+  if (start < 0n || start > length) fail(`index out of range: ${start}`);
+  if (stop < 0n || stop > length) fail(`index out of range: ${stop}`);
+  if (start > stop) fail(`invalid substring range. start: ${start}, end: ${stop}`);
+  return runes.slice(Number(start), Number(stop)).join('');
+}
+
 const STRING_SEARCH: Readonly<Record<string, (s: string, sub: string, offset: bigint | undefined) => bigint>> = {
   indexOf: (s, sub, offset) => indexOfOffset(s, sub, offset ?? 0n, false),
   lastIndexOf: (s, sub, offset) => {
@@ -405,7 +416,13 @@ export function patchChecked(root: EngineNode): void {
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
       const search = STRING_SEARCH[name];
-      if (search !== undefined) {
+      if (name === 'substring') {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, start, end] = a as unknown[];
+          if (typeof s !== 'string' || typeof start !== 'bigint' || (end !== undefined && typeof end !== 'bigint')) return inner(a, ...rest);
+          return substring(s, start, end as bigint | undefined);
+        });
+      } else if (search !== undefined) {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [s, sub, offset] = a as unknown[];
           if (typeof s !== 'string' || typeof sub !== 'string' || (offset !== undefined && typeof offset !== 'bigint')) return inner(a, ...rest);

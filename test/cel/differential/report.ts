@@ -26,7 +26,7 @@ for (const e of corpus) {
     g[0]++;
   } else {
     for (const a of d) perAspect[a]++;
-    next[e.id] = { aspects: d, reason: known[e.id]?.reason ?? reasonFor(e, exp, ours, d) };
+    next[e.id] = { aspects: d, reason: process.argv.includes('--reasons') ? reasonFor(e, exp, ours, d) : known[e.id]?.reason ?? reasonFor(e, exp, ours, d) };
     if (show !== undefined && e.id.startsWith(show)) {
       console.log(`${e.id} ${JSON.stringify(e.expr).slice(0, 120)} [${d.join(',')}]\n  go:   ${JSON.stringify({ ...exp, id: undefined }).slice(0, 300)}\n  ours: ${JSON.stringify({ ...ours, id: undefined }).slice(0, 300)}`);
     }

@@ -1,7 +1,7 @@
 // The Kubernetes format library's named formats (apiserver/pkg/cel/library/format.go): each validates a
 // string and lists the problems in kube's wording; MaxRegexSize feeds the cost of `validate`.
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isLabelValue, maxLenError, regexError, byteLength } from '../api/validation/names.ts';
-import { parseKubeUrl } from './url.ts';
+import { parseRequestUri } from './url.ts';
 
 export class NamedFormat {
   readonly celTypeName = 'kubernetes.NamedFormat';
@@ -60,7 +60,12 @@ function isDateTime(s: string): boolean {
 }
 
 function uriProblems(s: string): string[] {
-  return parseKubeUrl(s) === undefined ? [`parse ${JSON.stringify(s)}: invalid URI for request`] : [];
+  try {
+    parseRequestUri(s);
+    return [];
+  } catch (error) {
+    return [(error as Error).message];
+  }
 }
 
 /** kube's ConstantFormats, by the name `format.<name>()` and `format.named(name)` use. */

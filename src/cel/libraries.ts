@@ -5,7 +5,7 @@ import { Environment, Optional } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
-import { KubeUrl, parseKubeUrl } from './url.ts';
+import { KubeUrl, parseKubeUrl, parseKubeUrlValue } from './url.ts';
 import { celEquals } from './values.ts';
 import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
@@ -130,7 +130,14 @@ function registerStrings(env: Environment): void {
 
 function registerUrls(env: Environment): void {
   env.registerType('kubernetes.URL', KubeUrl);
-  env.registerFunction('url(string): kubernetes.URL', (s: string) => parseKubeUrl(s) ?? fail(`URL parse error during conversion from string: parse "${s}": invalid URI for request`));
+  env.registerFunction('url(string): kubernetes.URL', (s: string) => {
+    try {
+      return parseKubeUrlValue(s);
+    } catch (error) {
+      return fail(`URL parse error during conversion from string: ${(error as Error).message}`);
+    }
+  });
+  env.registerOperator('kubernetes.URL == kubernetes.URL', (a: KubeUrl, b: KubeUrl) => a.equals(b));
   env.registerFunction('isURL(string): bool', (s: string) => parseKubeUrl(s) !== undefined);
   env.registerFunction('kubernetes.URL.getScheme(): string', (u: KubeUrl) => u.scheme);
   env.registerFunction('kubernetes.URL.getHost(): string', (u: KubeUrl) => u.host);

@@ -8,15 +8,16 @@
 import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
-import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
-import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
-import type { FieldError } from '../api/field-errors.ts';
-import { cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
+import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
+import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
+import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
+import { normalizeGoValues } from '../schema/go-values.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
@@ -42,11 +43,24 @@ export interface WriteContext {
   readonly subresource?: string;
   /** Server-side apply already computed managedFields; the update tracker must not run. */
   readonly skipManagedFields?: boolean;
+  /** The request verb; a patch's duplicate owner references are reported as found after admission, as kube does. */
+  readonly operation?: 'create' | 'update' | 'patch';
+}
+
+/** kube's warnings for duplicate owner references (endpoints/handlers/rest.go). */
+function duplicateOwnerReferencesWarning(uids: readonly string[], afterAdmission: boolean): string {
+  const where = afterAdmission ? ' after mutating admission happens' : '';
+  return `.metadata.ownerReferences contains duplicate entries${where}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${uids.join(', ')}`;
 }
 
 /** Checks that run on writes, in this order, before persistence (admission lives here). */
 export interface WriteHooks {
-  /** Mutating stage: may change the object (managed fields, admission mutation). */
+  /**
+   * What kube-apiserver does to a written object before its registry sees it: decode-time
+   * defaulting, then managed fields. Runs before the strategy, whose changes nobody owns.
+   */
+  decoded?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): void;
+  /** Mutating stage: may change the object (admission mutation). */
   mutate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
   /** Validating stage: throws ApiError to reject. */
   validate?(op: 'create' | 'update' | 'delete', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
@@ -63,6 +77,16 @@ export interface DeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
   readonly propagationPolicy?: string;
   readonly orphanDependents?: boolean;
+}
+
+export interface UpdateOptions {
+  /** PUT and apply may create a missing object. */
+  readonly allowCreate: boolean;
+  readonly subresource: string;
+  /** The uid a PUT body carries: a mismatch with the stored object is 409, as kube's update preconditions. */
+  readonly preconditions?: { readonly uid?: string };
+  /** A PUT without resourceVersion is refused (kinds whose kube strategy disallows unconditional updates). */
+  readonly requireResourceVersion?: boolean;
 }
 
 export type DeleteOutcome =
@@ -233,12 +257,16 @@ export class ResourceStore {
    * metadata -> strategy prepare -> mutating hooks -> validation -> validating hooks -> persist.
    */
   async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    this.decodeAsGo(input, ctx);
     const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(input) : input;
     const meta = metaOf(obj);
     if (this.rt.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
+    // kube's create handler de-duplicates owner references before managed fields are computed.
+    this.dedupOwnerReferences(obj, ctx);
+    this.hooks.decoded?.('create', obj, null, ctx);
     this.rt.strategy.prepareForCreate?.(obj);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.
@@ -246,7 +274,12 @@ export class ResourceStore {
     normalizeEmptyMeta(finalMeta);
     this.validateOrThrow(obj, null);
     await this.hooks.validate?.('create', obj, null, ctx);
-    if (ctx.dryRun) return this.served(obj);
+    if (ctx.dryRun) {
+      // A dry run stops only short of the write: the name must be free as for a real create.
+      const { kv } = await this.readLatest(this.key(namespace, finalMeta.name!), finalMeta.name ?? '');
+      if (kv) throw errors.alreadyExists(this.gr, finalMeta.name ?? '');
+      return this.served(obj);
+    }
     try {
       const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
       obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });
@@ -267,14 +300,21 @@ export class ResourceStore {
     name: string,
     tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject,
     ctx: WriteContext,
-    opts: { readonly allowCreate: boolean; readonly subresource: string },
+    opts: UpdateOptions,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const { kv, current } = await this.readLatest(key, name);
       const currentServed = current ? this.served(current) : null;
+      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage
+      // Preconditions), even against a missing object, whose uid is empty.
+      const uid = opts.preconditions?.uid;
+      if (uid && uid !== (current?.metadata?.uid ?? '')) {
+        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current?.metadata?.uid ?? ''}`));
+      }
       if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
+      if (current) this.decodeAsGo(proposed, ctx);
       const pinnedRv = proposed.metadata?.resourceVersion;
       if (!current) {
         if (pinnedRv) throw errors.notFound(this.gr, name);
@@ -282,34 +322,48 @@ export class ResourceStore {
         const object = await this.create(namespace, proposed, ctx);
         return { object, created: true };
       }
+      if (!pinnedRv && opts.requireResourceVersion) {
+        // Kinds whose strategy refuses unconditional updates (Lease): kube's Invalid names the resource, not the kind.
+        throw errors.invalid(groupResourceString(this.gr), this.gr.group, this.gr.resource, name, [
+          // The version is a uint64 there, which a field error prints with %#v.
+          fieldErr.invalid('metadata.resourceVersion', goLiteral('0x0'), 'must be specified for an update'),
+        ]);
+      }
       if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
+      // Owner references are de-duplicated before managed fields for a PUT, after them for a patch (kube's handlers).
+      if (ctx.operation !== 'patch') this.dedupOwnerReferences(obj, ctx);
+      this.hooks.decoded?.('update', obj, current, ctx);
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
+      else this.rt.strategy.subresources?.[opts.subresource]?.prepareForUpdate(obj, current);
+      if (ctx.operation === 'patch') this.dedupOwnerReferences(obj, ctx);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.
       const meta = metaOf(obj);
       normalizeEmptyMeta(meta);
       if (this.rt.tracksGeneration) bumpGeneration(obj, current);
-      this.validateOrThrow(obj, current);
+      this.validateOrThrow(obj, current, opts.subresource);
       await this.hooks.validate?.('update', obj, current, ctx);
       // An update that changes nothing is not written (kube returns the object unchanged).
       delete meta.resourceVersion;
       const { resourceVersion: _rv, ...curMeta } = current.metadata ?? {};
       if (jsonEqual({ ...obj, metadata: meta }, { ...current, metadata: curMeta })) {
-        meta.resourceVersion = String(kv!.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       if (ctx.dryRun) {
-        meta.resourceVersion = String(kv!.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       // A finalized, terminating object is removed instead of being written.
       if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.needsNamespaceFinalization(obj)) {
         try {
-          const deleted = await this.store.delete(key, kv!.modRevision);
-          meta.resourceVersion = String(deleted.modRevision);
+          await this.store.delete(key, kv!.modRevision);
+          // kube's deleteWithoutFinalizers answers with the object of the request, which carries
+          // the version it was computed from, not the revision of the delete.
+          obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
           return { object: this.served(obj), created: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;
@@ -338,13 +392,7 @@ export class ResourceStore {
       const { kv, current } = await this.readLatest(key, name);
       if (!kv || !current) throw errors.notFound(this.gr, name);
       const meta = metaOf(current);
-      const pre = opts.preconditions;
-      if (pre?.uid && pre.uid !== meta.uid) {
-        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ''}`);
-      }
+      this.checkDeletePreconditions(name, meta, opts.preconditions);
       await this.hooks.validate?.('delete', current, current, ctx);
       const finalizers = meta.finalizers ?? [];
       // Orphan and Foreground deletion leave the dependents to the garbage collector, which
@@ -360,11 +408,13 @@ export class ResourceStore {
         nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
         nmeta.deletionGracePeriodSeconds = 0;
         this.rt.strategy.prepareForDelete?.(next);
+        // The new deletion fields take their places among the metadata, as Go serializes them.
+        next.metadata = orderedMeta(metaOf(next));
         if (ctx.dryRun) return { kind: 'terminating', object: this.served(next) };
-        delete nmeta.resourceVersion;
+        delete next.metadata.resourceVersion;
         try {
           const written = await this.store.update(key, encodeForStorage(next), kv.modRevision);
-          nmeta.resourceVersion = String(written.modRevision);
+          next.metadata = orderedMeta(next.metadata, { resourceVersion: String(written.modRevision) });
           return { kind: 'terminating', object: this.served(next) };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && attempt < 20) continue;
@@ -374,7 +424,7 @@ export class ResourceStore {
       if (ctx.dryRun) return { kind: 'deleted', object: this.served(current) };
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
-        meta.resourceVersion = String(deleted.modRevision);
+        current.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
         return { kind: 'deleted', object: this.served(current) };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < 20) continue;
@@ -382,6 +432,65 @@ export class ResourceStore {
         throw this.translate(err, name);
       }
     }
+  }
+
+  /**
+   * Delete preconditions with kube's wording: the namespace registry checks them itself; every
+   * other kind fails early in rest.BeforeDelete, whose Conflict names the kind, not the resource.
+   */
+  private checkDeletePreconditions(name: string, meta: ObjectMeta, pre: DeleteOptions['preconditions']): void {
+    const uid = meta.uid ?? '';
+    const rv = meta.resourceVersion ?? '';
+    if (this.isNamespaces()) {
+      if (pre?.uid !== undefined && pre.uid !== uid) {
+        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`);
+      }
+      return;
+    }
+    const byKind = { group: this.rt.internalGroup ?? this.rt.group, resource: this.rt.kind };
+    if (pre?.uid !== undefined && pre.uid !== uid) {
+      throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`);
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+      throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`);
+    }
+  }
+
+  /**
+   * The text of kube's storage "invalid object" error (code 4) for a failed precondition. The key
+   * is kube's etcd key for the object: built-in kinds live under /registry/<resource>/.
+   */
+  private invalidObjectError(namespace: string, name: string, detail: string): string {
+    const key = `/registry/${this.rt.resource}/${this.rt.namespaced ? `${namespace}/` : ''}${name}`;
+    return `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${detail}`;
+  }
+
+  private isNamespaces(): boolean {
+    return this.rt.group === '' && this.rt.resource === 'namespaces';
+  }
+
+  /**
+   * Gives the object the values decoding into the kind's Go type would (null fields absent, times
+   * in Go's encoding). A value Go cannot decode fails as kube fails it: a create or update body is
+   * 400 "cannot be handled as"; a patched object is 422 on the `patch` field.
+   */
+  private decodeAsGo(obj: KubeObject, ctx: WriteContext): void {
+    const err = normalizeGoValues(obj, this.rt.schema);
+    if (!err) return;
+    if (ctx.operation === 'patch') {
+      throw errors.invalid('', '', '', '', [fieldErr.invalid('patch', JSON.stringify(obj), err.message)]);
+    }
+    const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : this.rt.kind;
+    throw errors.badRequest(`${kind} in version ${JSON.stringify(this.rt.version)} cannot be handled as a ${this.rt.kind}: ${err.message}`);
+  }
+
+  /** Duplicate owner references are dropped with a warning, before managed fields are computed (kube's handlers). */
+  private dedupOwnerReferences(obj: KubeObject, ctx: WriteContext): void {
+    const uids = dedupOwnerReferences(metaOf(obj));
+    if (uids.length > 0) ctx.warnings.push(duplicateOwnerReferencesWarning(uids, ctx.operation === 'patch'));
   }
 
   /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */
@@ -410,13 +519,16 @@ export class ResourceStore {
     return (spec?.finalizers ?? []).length > 0;
   }
 
-  private validateOrThrow(obj: KubeObject, old: KubeObject | null): void {
+  private validateOrThrow(obj: KubeObject, old: KubeObject | null, subresource = ''): void {
     const errs = [...this.validateGeneric(obj, old)];
     const served = this.served(obj);
     const servedOld = old ? this.served(old) : null;
-    errs.push(...(servedOld ? this.rt.strategy.validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
+    const sub = subresource ? this.rt.strategy.subresources?.[subresource] : undefined;
+    const validateUpdate = sub ? sub.validateUpdate : this.rt.strategy.validateUpdate;
+    errs.push(...(servedOld ? validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
     if (errs.length > 0) {
-      throw errors.invalid(qualifiedKind(this.rt), this.rt.group, this.rt.kind, obj.metadata?.name ?? '', errs);
+      const group = this.rt.internalGroup ?? this.rt.group;
+      throw errors.invalid(qualifiedKind({ group, kind: this.rt.kind }), group, this.rt.kind, obj.metadata?.name ?? '', errs);
     }
   }
 

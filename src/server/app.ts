@@ -17,6 +17,8 @@ import { handleNonResource, type NonResourceRoutes } from './handlers/non-resour
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
+import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
+import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -30,14 +32,23 @@ export interface FrontDoorOptions {
   readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
   readonly watches: WatchRegistry;
   readonly logger?: boolean;
+  /** In-flight limits and the large-body budget (kube's defaults when absent). */
+  readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    loadLimits: LoadLimits;
+  }
   interface FastifyRequest {
     requestInfo: RequestInfo;
     user: RequestUser;
     searchParams: URLSearchParams;
   }
+}
+
+function noFastifySchemas(): never {
+  throw new Error('Fastify route schemas are not used: handlers decode and validate bodies themselves');
 }
 
 /** Builds the Fastify app with the whole request pipeline; does not listen. */
@@ -54,6 +65,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       // without one can still authenticate by token or as anonymous.
       requestCert: true,
       rejectUnauthorized: false,
+      settings: { maxHeaderListSize: GO_MAX_HEADER_BYTES },
+      maxSessionMemory: 64,
     },
     bodyLimit: maxRequestBodyBytes,
     // Idle HTTP/2 sessions carry long, quiet watches: let the watch timeout end them instead.
@@ -62,7 +75,19 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     return503OnClosing: false,
     // Our own router works on the request info; Fastify only needs to reach the one handler.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    // No route declares a Fastify schema; without these, Fastify loads ajv and fast-json-stringify
+    // at construction, about a tenth of a second of every start.
+    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
+    // Requests refused below the pipeline answer as Go's net/http does, not in Fastify's JSON.
+    // (Spread untyped: Fastify's HTTP/2 typings do not carry these two options.)
+    ...({ clientErrorHandler, frameworkErrors: frameworkErrorHandler } as object),
   }) as unknown as FastifyInstance;
+
+  // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
+  const server = app.server as unknown as NodeJS.EventEmitter & { maxHeaderSize?: number };
+  // HTTP/1.1 headers up to Go's limit (Node's own default is 16 KiB); HTTP/2's is in the settings above.
+  server.maxHeaderSize = GO_MAX_HEADER_BYTES;
+  server.on('checkContinue', continueHandler(maxRequestBodyBytes, (req, res) => server.emit('request', req, res)));
 
   // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.
   app.removeAllContentTypeParsers();
@@ -70,6 +95,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 1. Request info, parsed once from method, path and query.
   app.addHook('onRequest', async (req) => {
+    markStreamedHttp2Body(req);
     const url = new URL(req.url, 'https://localhost');
     req.searchParams = url.searchParams;
     req.requestInfo = parseRequestInfo(req.method, decodeURIComponentSafe(url.pathname), url.searchParams);
@@ -82,6 +108,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
     if (!result.ok) throw result.error;
     req.user = result.user;
+  });
+
+  // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
+  const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
+  app.decorate('loadLimits', limits);
+  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  // Large bodies wait for their share of the body budget before they are read.
+  app.addHook('preParsing', async (req, reply, payload) => {
+    await limits.admitBody(req, reply);
+    return payload;
   });
 
   // 3. Authorization of the request info (RBAC arrives later; the gate is already in place).

@@ -45,7 +45,7 @@ describe('ConfigMap', () => {
 
 describe('Secret', () => {
   const prepare = (o: KubeObject) => {
-    secretType.strategy.prepareForCreate?.(o);
+    secretType.strategy.defaults?.(o);
     return o;
   };
   const validate = (o: KubeObject) => (secretType.strategy.validate?.(o) ?? []).map(fieldErrorString);
@@ -59,7 +59,7 @@ describe('Secret', () => {
 
   it('folds on update too and leaves an empty stringData without effect', () => {
     const s: KubeObject = { metadata: meta, type: 'Opaque', stringData: { p: 'q' } };
-    secretType.strategy.prepareForUpdate?.(s, { metadata: meta, type: 'Opaque' });
+    secretType.strategy.defaults?.(s);
     expect(s).toEqual({ metadata: meta, type: 'Opaque', data: { p: b64('q') } });
     const e: KubeObject = { metadata: meta, stringData: {} };
     foldSecretStringData(e);
@@ -116,7 +116,9 @@ describe('core-group finalizer names', () => {
     expect((configMapType.strategy.validate?.(o) ?? []).map(fieldErrorString)).toEqual([
       'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
     ]);
+    // On update kube checks them twice: in core ValidateObjectMetaUpdate and again in ValidateSecret.
     expect((secretType.strategy.validateUpdate?.({ ...o, type: 'Opaque' }, { metadata: meta, type: 'Opaque' }) ?? []).map(fieldErrorString)).toEqual([
+      'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
       'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
     ]);
   });

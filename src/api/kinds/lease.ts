@@ -3,6 +3,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { isQualifiedName } from '../validation/names.ts';
+import { validateObjectMetaUpdate } from '../validation/metadata.ts';
 import { objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
@@ -11,6 +12,7 @@ import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 const KNOWN_LEASE_STRATEGIES = ['OldestEmulationVersion'];
 
 const schema = kindSchema('A lease concept: who holds it, for how long, since when.', {
+  // Go's non-pointer struct: always present, `{}` when empty (kube's OpenAPI `default: {}`).
   spec: s.object('The specification of the lease.', {
     holderIdentity: s.string('Identity of the current holder of the lease.'),
     leaseDurationSeconds: s.int32('Seconds candidates must wait before forcibly acquiring the lease, measured from the last renewTime.'),
@@ -19,7 +21,7 @@ const schema = kindSchema('A lease concept: who holds it, for how long, since wh
     leaseTransitions: s.int32('Number of transitions of the lease between holders.'),
     strategy: s.string('How the holder is chosen in coordinated leader election.'),
     preferredHolder: s.string('Signals to the lease holder that it should give up the lease in favor of this identity.'),
-  }),
+  }, { default: {} }),
 });
 
 function validateLease(obj: KubeObject): FieldError[] {
@@ -67,8 +69,10 @@ export const leaseType: ResourceType = {
   ],
   fieldSelectors: {},
   strategy: {
+    // Leases are for leader election: kube insists every update names the version it read.
+    allowUnconditionalUpdate: false,
     validate: validateLease,
-    validateUpdate: (obj) => validateLease(obj),
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateLease(obj)],
   },
   storagePrefix: '/registry/coordination.k8s.io/leases/',
 };

@@ -6,7 +6,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateLabels } from '../validation/metadata.ts';
+import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
 import { isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.ts';
 import { arrField, labelSelectorSchema, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -51,7 +51,8 @@ const roleRefSchema = s.object(
 
 const bindingProperties = {
   subjects: { type: 'array', description: 'Who the role is granted to.', items: subjectSchema, 'x-kubernetes-list-type': 'atomic' },
-  roleRef: roleRefSchema,
+  // A non-pointer struct of the Go type: always present (kube's OpenAPI `default: {}`).
+  roleRef: { ...roleRefSchema, default: {} },
 } as const;
 
 function validatePolicyRule(rule: unknown, namespaced: boolean, path: string): FieldError[] {
@@ -149,7 +150,7 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
 }
 
 function validateBindingUpdate(obj: KubeObject, old: KubeObject, namespaced: boolean): FieldError[] {
-  const errs = validateBinding(obj, namespaced);
+  const errs = [...validateBinding(obj, namespaced), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
   // Changing the role would silently change what every subject may do: delete and recreate instead.
   if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
   return errs;
@@ -212,7 +213,7 @@ export const roleType: ResourceType = {
   namespaced: true,
   schema: kindSchema('A namespaced set of policy rules, granted by a RoleBinding.', { rules: rulesSchema }),
   tableColumns: [nameColumn(), createdAtColumn],
-  strategy: { validate: (obj) => validateRules(obj, true), validateUpdate: (obj) => validateRules(obj, true) },
+  strategy: { validate: (obj) => validateRules(obj, true), validateUpdate: (obj, old) => [...validateRules(obj, true), ...validateObjectMetaUpdate(obj.metadata, old.metadata)] },
   storagePrefix: `/registry/${RBAC_GROUP}/roles/`,
 };
 
@@ -230,7 +231,7 @@ export const clusterRoleType: ResourceType = {
     }),
   }),
   tableColumns: [nameColumn(), createdAtColumn],
-  strategy: { validate: validateClusterRole, validateUpdate: (obj) => validateClusterRole(obj) },
+  strategy: { validate: validateClusterRole, validateUpdate: (obj, old) => [...validateClusterRole(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata)] },
   storagePrefix: `/registry/${RBAC_GROUP}/clusterroles/`,
 };
 
@@ -244,8 +245,7 @@ export const roleBindingType: ResourceType = {
   schema: kindSchema('Grants the permissions of a Role or ClusterRole within one namespace.', bindingProperties, ['roleRef']),
   tableColumns: bindingColumns,
   strategy: {
-    prepareForCreate: defaultBinding,
-    prepareForUpdate: (obj) => defaultBinding(obj),
+    defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, true),
     validateUpdate: (obj, old) => validateBindingUpdate(obj, old, true),
   },
@@ -262,8 +262,7 @@ export const clusterRoleBindingType: ResourceType = {
   schema: kindSchema('Grants the permissions of a ClusterRole cluster-wide.', bindingProperties, ['roleRef']),
   tableColumns: bindingColumns,
   strategy: {
-    prepareForCreate: defaultBinding,
-    prepareForUpdate: (obj) => defaultBinding(obj),
+    defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, false),
     validateUpdate: (obj, old) => validateBindingUpdate(obj, old, false),
   },

@@ -8,6 +8,7 @@ import { applyJsonPatch } from '../../patch/json-patch.ts';
 import { applyMergePatch } from '../../patch/merge-patch.ts';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
+import { typedPatchError, typedPatchErrors } from '../../apply/typed-check.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, type DecodedBody, type FieldValidation } from './body.ts';
@@ -37,7 +38,15 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
-    applied = checkObjectBody(body, { rt, namespace: c.info.namespace, name: c.info.name }, mode, ctx.warnings);
+    // The field manager types the applied object before anything else reads it: unknown fields
+    // and ill-typed scalars fail (500), whatever the validation mode; nothing is pruned.
+    const typeErrors = typedPatchErrors(raw, rt.schema);
+    applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: c.info.namespace, name: c.info.name }, 'Ignore', ctx.warnings);
+    if (typeErrors.length > 0) throw typedPatchError(raw, typeErrors);
+    if (body.duplicates.length > 0 && mode === 'Strict') {
+      throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${body.duplicates.map((d) => `  ${d}`).join('\n')}`);
+    }
+    if (mode === 'Warn') ctx.warnings.push(...body.duplicates);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');

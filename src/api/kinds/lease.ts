@@ -68,6 +68,8 @@ export const leaseType: ResourceType = {
   ],
   fieldSelectors: {},
   strategy: {
+    // Leases are for leader election: kube insists every update names the version it read.
+    allowUnconditionalUpdate: false,
     validate: validateLease,
     validateUpdate: (obj) => validateLease(obj),
   },

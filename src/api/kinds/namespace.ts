@@ -66,6 +66,32 @@ function validateNamespace(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** ValidateNamespaceStatusUpdate: the phase must agree with deletionTimestamp (kube's path says `Phase`). */
+function validateNamespaceStatusUpdate(obj: KubeObject): FieldError[] {
+  const errs = validateCoreFinalizerNames(obj.metadata);
+  const phase = strField(obj, 'status', 'phase');
+  if (!obj.metadata?.deletionTimestamp) {
+    if (phase !== 'Active') errs.push(fieldErr.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"));
+  } else if (phase !== 'Terminating') {
+    errs.push(fieldErr.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+  }
+  return errs;
+}
+
+/** ValidateNamespaceFinalizeUpdate: each spec.finalizers entry is a qualified, standard or prefixed name (indexed paths). */
+function validateNamespaceFinalizeUpdate(obj: KubeObject): FieldError[] {
+  const errs = validateCoreFinalizerNames(obj.metadata);
+  arrField(obj.spec, 'finalizers').forEach((f, i) => {
+    const name = typeof f === 'string' ? f : '';
+    const path = `spec.finalizers[${i}]`;
+    for (const msg of isQualifiedName(name)) errs.push(fieldErr.invalid(path, name, msg));
+    if (!name.includes('/') && !isStandardFinalizerName(name)) {
+      errs.push(fieldErr.invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
 export const namespaceType: ResourceType = {
   group: '',
   version: 'v1',
@@ -111,10 +137,32 @@ export const namespaceType: ResourceType = {
     },
     prepareForDelete(obj) {
       // The first delete turns the namespace Terminating; the namespace controller empties it.
+      // kube's namespace registry sets only deletionTimestamp: no grace period, unlike markAsDeleting.
+      if (obj.metadata) delete obj.metadata.deletionGracePeriodSeconds;
       obj.status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), phase: 'Terminating' };
     },
     validate: validateNamespace,
     validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
+    subresources: {
+      // kube's namespaceStatusStrategy: the request's metadata and status, the stored spec.
+      status: {
+        prepareForUpdate(obj, old) {
+          if (old.spec === undefined) delete obj.spec;
+          else obj.spec = structuredClone(old.spec);
+          canonicalizeNamespace(obj);
+        },
+        validateUpdate: validateNamespaceStatusUpdate,
+      },
+      // kube's namespaceFinalizeStrategy: the request's metadata and spec, the stored status.
+      finalize: {
+        prepareForUpdate(obj, old) {
+          if (old.status === undefined) delete obj.status;
+          else obj.status = structuredClone(old.status);
+          canonicalizeNamespace(obj);
+        },
+        validateUpdate: validateNamespaceFinalizeUpdate,
+      },
+    },
   },
   storagePrefix: '/registry/namespaces/',
 };

@@ -11,7 +11,7 @@ import { serverSideApply } from '../../apply/index.ts';
 import { typedPatchError, typedPatchErrors } from '../../apply/typed-check.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, type DecodedBody, type FieldValidation } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
@@ -35,6 +35,9 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
     }
     const raw = asObject(body.value);
+    // The typed conversion of the apply body, before any apply code walks it.
+    const typeErr = goTypeErrorOf(raw, rt);
+    if (typeErr) throw applyTypeError(typeErr, raw, rt, c.info.namespace);
     if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
@@ -47,6 +50,12 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${body.duplicates.map((d) => `  ${d}`).join('\n')}`);
     }
     if (mode === 'Warn') ctx.warnings.push(...body.duplicates);
+  }
+  // Merge and strategic patches are typed like the object they patch (null deletes, `$` keys are
+  // directives); checking them first keeps ill-typed values away from the patch code.
+  if (body.kind === 'merge-patch' || body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: body.kind === 'strategic-merge-patch' });
+    if (typeErr) throw patchTypeError(typeErr, body.value);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
@@ -62,7 +71,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       if (isApply) {
         const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
         if (current) {
-          mergeSubresource(merged, current, sub, rt.hasStatus);
+          mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);
         } else {
           delete merged.metadata?.resourceVersion;
@@ -82,6 +91,9 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
           patched = applyStrategicMergePatch(current, body.value, rt.schema);
       }
       const obj = asObject(patched);
+      // The patched JSON is decoded into the kind's Go type in kube: a mismatch is 422 on `patch`.
+      const typeErr = goTypeErrorOf(obj, rt);
+      if (typeErr) throw patchTypeError(typeErr, obj);
       checkTypeMeta(obj, rt);
       const meta = (obj.metadata ??= {});
       if (meta.name !== c.info.name) throw errors.badRequest('metadata.name: Invalid value: the name of an object may not be changed by a patch');
@@ -96,7 +108,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
         if (violations.length > 0 && !warned) ctx.warnings.push(...violations);
         warned = true;
       }
-      mergeSubresource(obj, current, sub, rt.hasStatus);
+      mergeSubresource(obj, current, sub, rt);
       unpinResourceVersion(obj, current);
       return obj;
     },

@@ -40,6 +40,25 @@ function goT(v: unknown): string {
   return Number.isInteger(v) ? 'int64' : 'float64';
 }
 
+/**
+ * How structured-merge-diff names a list entry in a path: `[k="v",n=1]` in an associative
+ * list, `[="v"]` in a set, `[i]` in an atomic list (or when the entry lacks a key).
+ */
+function listElement(s: Schema, el: unknown, i: number): string {
+  let listType = s['x-kubernetes-list-type'];
+  let keys: readonly string[] = s['x-kubernetes-list-map-keys'] ?? [];
+  if (!listType && (s['x-kubernetes-patch-strategy'] ?? '').split(',').includes('merge')) {
+    const mergeKey = s['x-kubernetes-patch-merge-key'];
+    listType = mergeKey ? 'map' : 'set';
+    keys = mergeKey ? [mergeKey] : [];
+  }
+  if (listType === 'set' && (el === null || typeof el !== 'object')) return `[=${JSON.stringify(el)}]`;
+  if (listType === 'map' && keys.length > 0 && isObject(el) && keys.every((k) => el[k] !== undefined)) {
+    return `[${keys.map((k) => `${k}=${JSON.stringify(el[k])}`).join(',')}]`;
+  }
+  return `[${i}]`;
+}
+
 function walk(v: unknown, s: Schema | undefined, path: string, out: string[]): void {
   if (!s || v === null || v === undefined || s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-int-or-string']) return;
   const isMap = s.type === 'object' || (!s.type && (s.properties !== undefined || s.additionalProperties !== undefined));
@@ -63,7 +82,7 @@ function walk(v: unknown, s: Schema | undefined, path: string, out: string[]): v
       out.push(`${path}: expected list, got &{${goV(v)}}`);
       return;
     }
-    v.forEach((el, i) => walk(el, s.items, `${path}[${i}]`, out));
+    v.forEach((el, i) => walk(el, s.items, `${path}${listElement(s, el, i)}`, out));
     return;
   }
   switch (s.type) {

@@ -11,7 +11,7 @@ import { serverSideApply } from '../../apply/index.ts';
 import { typedPatchError, typedPatchErrors } from '../../apply/typed-check.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
+import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
@@ -35,17 +35,18 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
     }
     const raw = asObject(body.value);
-    // The typed conversion of the apply body, before any apply code walks it.
-    const typeErr = goTypeErrorOf(raw, rt);
-    if (typeErr) throw applyTypeError(typeErr, raw, rt, c.info.namespace);
-    if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
+    // (A metadata that is no object has no managedFields: the typing below reports it.)
+    if (isJsonObject(raw.metadata) && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
     // The field manager types the applied object before anything else reads it: unknown fields
-    // and ill-typed scalars fail (500), whatever the validation mode; nothing is pruned.
+    // and ill-typed scalars fail (500, every path listed), whatever the validation mode; nothing
+    // is pruned. Deeper Go type mismatches are reported by the decode check, one at a time.
     const typeErrors = typedPatchErrors(raw, rt.schema);
+    const typeErr = typeErrors.length === 0 ? goTypeErrorOf(raw, rt) : undefined;
     applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: c.info.namespace, name: c.info.name }, 'Ignore', ctx.warnings);
     if (typeErrors.length > 0) throw typedPatchError(raw, typeErrors);
+    if (typeErr) throw typedPatchError(raw, [`${typeErr.smdPath}: ${typeErr.smdMessage}`]);
     if (body.duplicates.length > 0 && mode === 'Strict') {
       throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${body.duplicates.map((d) => `  ${d}`).join('\n')}`);
     }

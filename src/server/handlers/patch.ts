@@ -97,10 +97,6 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       if (typeErr) throw patchTypeError(typeErr, obj);
       checkTypeMeta(obj, rt);
       const meta = (obj.metadata ??= {});
-      if (meta.name !== c.info.name) throw errors.badRequest('metadata.name: Invalid value: the name of an object may not be changed by a patch');
-      if (rt.namespaced && (meta.namespace ?? '') !== c.info.namespace) {
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      }
       const unknown = pruneUnknownFields(obj, rt.schema).map(formatUnknownFieldWarning);
       if (mode !== 'Ignore') {
         const violations = [...patchStrictErrors, ...unknown];
@@ -109,6 +105,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
         if (violations.length > 0 && !warned) ctx.warnings.push(...violations);
         warned = true;
       }
+      checkPatchedName(meta, c.info.name, rt.namespaced ? c.info.namespace : '');
       mergeSubresource(obj, current, sub, rt);
       unpinResourceVersion(obj, current);
       return obj;
@@ -156,4 +153,19 @@ function strictPatchError(body: DecodedBody, current: KubeObject, patched: unkno
   else text = goFormat(body.value);
   const detail = `Invalid value: ${goQuote(text)}: ${formatStrictDecodingError(violations)}`;
   return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
+}
+
+/**
+ * kube's checkName on a patched object that still has a uid: its name must be the URL's; a
+ * namespace may be dropped (the URL's is used) but not changed.
+ */
+function checkPatchedName(meta: NonNullable<KubeObject['metadata']>, name: string, namespace: string): void {
+  if (!meta.uid) return;
+  const objName = typeof meta.name === 'string' ? meta.name : '';
+  if (objName === '') throw errors.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  if (objName !== name) throw errors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  const objNamespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+  if (namespace !== '' && objNamespace !== '' && objNamespace !== namespace) {
+    throw errors.badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the URL (${namespace})`);
+  }
 }

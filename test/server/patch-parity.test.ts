@@ -167,3 +167,49 @@ describe('strict field validation of patches', () => {
     expect(ignore.json.data).toEqual({ a: '1', b: '2' });
   });
 });
+
+describe('patched objects are checked as kube checks them', () => {
+  it('names: removed or changed is 400 with kube\'s texts; a removed namespace is the URL\'s', async () => {
+    await configMap('nm1', { a: '1' });
+    const gone = await t.request('PATCH', `${base}/nm1`, { body: { metadata: { name: null } }, headers: MERGE });
+    expect([gone.status, gone.json.message]).toEqual([400, 'the name of the object (nm1 based on URL) was undeterminable: name must be provided']);
+    const renamed = await t.request('PATCH', `${base}/nm1`, { body: [{ op: 'replace', path: '/metadata/name', value: 'nm2' }], headers: JSON_PATCH });
+    expect([renamed.status, renamed.json.message]).toEqual([400, 'the name of the object (nm2) does not match the name on the URL (nm1)']);
+    const moved = await t.request('PATCH', `${base}/nm1`, { body: { metadata: { namespace: 'x' } }, headers: MERGE });
+    expect([moved.status, moved.json.message]).toEqual([400, 'the namespace of the provided object does not match the namespace sent on the request']);
+    const dropped = await t.request('PATCH', `${base}/nm1`, { body: [{ op: 'remove', path: '/metadata/namespace' }], headers: JSON_PATCH });
+    expect(dropped.status).toBe(200);
+    expect(dropped.json.metadata.namespace).toBe('default');
+  });
+
+  it('an apply that creates without a name is 400', async () => {
+    const r = await t.request('PATCH', `${base}/nm3?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1' } },
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    expect([r.status, r.json.message]).toEqual([400, 'the name of the object (nm3 based on URL) was undeterminable: name must be provided']);
+  });
+
+  it('a result that does not decode is 422 on patch with the document as the patch library wrote it', async () => {
+    const cm = await configMap('dec1', { a: '1' });
+    const r = await t.request('PATCH', `${base}/dec1`, { body: { data: { x: 1 } }, headers: MERGE });
+    expect(r.status).toBe(422);
+    const m = cm.metadata;
+    const mf = m.managedFields[0];
+    const doc =
+      `{"apiVersion":"v1","data":{"a":"1","x":1},"kind":"ConfigMap","metadata":{"name":"dec1","namespace":"default","uid":"${m.uid}",` +
+      `"resourceVersion":"${m.resourceVersion}","creationTimestamp":"${m.creationTimestamp}","managedFields":[{"manager":"${mf.manager}",` +
+      `"operation":"Update","apiVersion":"v1","time":"${mf.time}","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{}}}}]}}`;
+    expect(r.json.message).toBe(` "" is invalid: patch: Invalid value: ${JSON.stringify(doc)}: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`);
+    const smp = await t.request('PATCH', `${base}/dec1`, { body: { data: 'x' }, headers: SMP });
+    expect(smp.status).toBe(422);
+    expect(smp.json.message).toMatch(/^ "" is invalid: patch: Invalid value: "map\[data:x\]": /);
+  });
+
+  it('a merge patch that is not an object is 400 when fields are validated', async () => {
+    await configMap('dec2', { a: '1' });
+    const r = await t.request('PATCH', `${base}/dec2`, { body: '[1]', headers: MERGE });
+    expect([r.status, r.json.message]).toEqual([400, 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}']);
+  });
+});
+

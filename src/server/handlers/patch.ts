@@ -11,8 +11,9 @@ import { serverSideApply } from '../../apply/index.ts';
 import { typedPatchError, typedPatchErrors } from '../../apply/typed-check.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
+import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
+import type { GoTypeError } from '../../codec/go-types.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
 import { goFormat, isJsonObject } from '../../patch/json-value.ts';
@@ -52,11 +53,16 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     }
     if (mode === 'Warn') ctx.warnings.push(...body.duplicates);
   }
-  // Merge and strategic patches are typed like the object they patch (null deletes, `$` keys are
-  // directives); checking them first keeps ill-typed values away from the patch code.
-  if (body.kind === 'merge-patch' || body.kind === 'strategic-merge-patch') {
-    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: body.kind === 'strategic-merge-patch' });
-    if (typeErr) throw patchTypeError(typeErr, body.value);
+  // A merge patch is decoded strictly into a map first when fields are validated.
+  if (body.kind === 'merge-patch' && mode !== 'Ignore' && body.value !== null && !isJsonObject(body.value)) {
+    const kind = Array.isArray(body.value) ? 'array' : typeof body.value === 'boolean' ? 'bool' : typeof body.value;
+    throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
+  }
+  // A strategic merge patch is typed like the object it patches (null deletes, `$` keys are
+  // directives) before it is applied; the other patches are typed by their result.
+  if (body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
+    if (typeErr) throw patchDecodeError(typeErr, body, null, null);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
@@ -71,6 +77,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     (current) => {
       if (isApply) {
         const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
+        checkPatchedName((merged.metadata ??= {}), c.info.name, rt.namespaced ? c.info.namespace : '');
         if (current) {
           mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);
@@ -94,7 +101,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       const obj = asObject(patched);
       // The patched JSON is decoded into the kind's Go type in kube: a mismatch is 422 on `patch`.
       const typeErr = goTypeErrorOf(obj, rt);
-      if (typeErr) throw patchTypeError(typeErr, obj);
+      if (typeErr) throw patchDecodeError(typeErr, body, current, patched);
       checkTypeMeta(obj, rt);
       const meta = (obj.metadata ??= {});
       const unknown = pruneUnknownFields(obj, rt.schema).map(formatUnknownFieldWarning);
@@ -142,30 +149,42 @@ function patchDecodeStrictErrors(body: DecodedBody, mode: FieldValidation): stri
 }
 
 /**
+ * The document kube prints when a patch result fails: the patched JSON as the patch library
+ * wrote it (JSON and merge patch), or the patch map printed with `%+v` (strategic merge patch).
+ */
+function patchedDocumentText(body: DecodedBody, current: KubeObject | null, patched: unknown): string {
+  if (body.kind === 'merge-patch' && current) return mergePatchedText(current, body.value);
+  if (body.kind === 'json-patch') return jsonPatchedText(patched, Array.isArray(body.value) ? body.value : []);
+  return goFormat(body.value);
+}
+
+/** A patch result that does not decode into the kind's Go type: kube's 422 on the `patch` field. */
+function patchDecodeError(err: GoTypeError, body: DecodedBody, current: KubeObject | null, patched: unknown): ApiError {
+  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', patchedDocumentText(body, current, patched), err.message)]);
+}
+
+/**
  * kube's Strict failure of a patch: 422 Invalid with no kind or name, one `patch` cause whose
  * value is the patched document (JSON and merge patch) or the patch map printed with `%+v`
  * (strategic merge patch).
  */
 function strictPatchError(body: DecodedBody, current: KubeObject, patched: unknown, violations: readonly string[]): ApiError {
-  let text: string;
-  if (body.kind === 'merge-patch') text = mergePatchedText(current, body.value);
-  else if (body.kind === 'json-patch') text = jsonPatchedText(patched, Array.isArray(body.value) ? body.value : []);
-  else text = goFormat(body.value);
+  const text = patchedDocumentText(body, current, patched);
   const detail = `Invalid value: ${goQuote(text)}: ${formatStrictDecodingError(violations)}`;
   return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
 }
 
 /**
- * kube's checkName on a patched object that still has a uid: its name must be the URL's; a
- * namespace may be dropped (the URL's is used) but not changed.
+ * kube's checks of a patched object (rest.EnsureObjectNamespaceMatchesRequestNamespace, then
+ * checkName): a namespace left out is the URL's (none for cluster-scoped kinds), another one is
+ * 400; the name must be there and be the URL's. Mutates `meta`.
  */
 function checkPatchedName(meta: NonNullable<KubeObject['metadata']>, name: string, namespace: string): void {
-  if (!meta.uid) return;
+  const objNamespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+  if (objNamespace === '' || namespace === '') meta.namespace = namespace || undefined;
+  else if (objNamespace !== namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (meta.namespace === undefined) delete meta.namespace;
   const objName = typeof meta.name === 'string' ? meta.name : '';
   if (objName === '') throw errors.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== name) throw errors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
-  const objNamespace = typeof meta.namespace === 'string' ? meta.namespace : '';
-  if (namespace !== '' && objNamespace !== '' && objNamespace !== namespace) {
-    throw errors.badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the URL (${namespace})`);
-  }
 }

@@ -282,9 +282,14 @@ export function serverSideApply(live: KubeObject | null, applied: KubeObject, ct
   return result;
 }
 
-/** kube's reset request: managedFields holding exactly one empty entry (an empty list is not one). */
+/**
+ * kube's reset request (isResetManagedFields): managedFields given as an empty list (non-nil in
+ * Go: `[]` in JSON; absent and null are nil) or as exactly one empty entry.
+ */
 function isReset(entries: unknown): boolean {
-  return Array.isArray(entries) && entries.length === 1 && entries[0] !== null && typeof entries[0] === 'object' && Object.keys(entries[0] as object).length === 0;
+  if (!Array.isArray(entries)) return false;
+  if (entries.length === 0) return true;
+  return entries.length === 1 && entries[0] !== null && typeof entries[0] === 'object' && Object.keys(entries[0] as object).length === 0;
 }
 
 /**

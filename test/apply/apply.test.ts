@@ -343,11 +343,13 @@ describe('update tracking', () => {
     ]);
   });
 
-  it('resets managedFields for a single empty entry, not for an empty list', () => {
+  it('resets managedFields for a single empty entry or an empty list, not for null or absent', () => {
     const one = apply(null, cm({ a: '1' }), 'a', T1);
     const reset = trackUpdate(one, cm({ a: '1' }, { managedFields: [{}] }), ctx('editor', T2));
     expect(reset.metadata!.managedFields).toBeUndefined();
-    const kept = trackUpdate(one, cm({ a: '1' }, { managedFields: [] }), ctx('editor', T2));
+    const emptied = trackUpdate(one, cm({ a: '1' }, { managedFields: [] }), ctx('editor', T2));
+    expect(emptied.metadata!.managedFields).toBeUndefined();
+    const kept = trackUpdate(one, cm({ a: '1' }, { managedFields: null as never }), ctx('editor', T2));
     expect(kept.metadata!.managedFields).toEqual(one.metadata!.managedFields);
     // Objects without managers are tracked again from their next apply.
     const applied = apply(reset, cm({ a: '1', b: '2' }), 'a', T3);

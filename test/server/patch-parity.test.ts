@@ -201,9 +201,24 @@ describe('patched objects are checked as kube checks them', () => {
       `"resourceVersion":"${m.resourceVersion}","creationTimestamp":"${m.creationTimestamp}","managedFields":[{"manager":"${mf.manager}",` +
       `"operation":"Update","apiVersion":"v1","time":"${mf.time}","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{}}}}]}}`;
     expect(r.json.message).toBe(` "" is invalid: patch: Invalid value: ${JSON.stringify(doc)}: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`);
-    const smp = await t.request('PATCH', `${base}/dec1`, { body: { data: 'x' }, headers: SMP });
-    expect(smp.status).toBe(422);
-    expect(smp.json.message).toMatch(/^ "" is invalid: patch: Invalid value: "map\[data:x\]": /);
+  });
+
+  it('a strategic merge patch result is converted as kube\'s unstructured converter words it', async () => {
+    await configMap('dec3', { a: '1' });
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [{ data: 'x' }, 'map[data:x]": cannot restore map from string'],
+      [{ data: { x: 1 } }, 'map[data:map[x:1]]": cannot convert int64 to string'],
+      [{ data: { x: true } }, 'map[data:map[x:true]]": unrecognized type: string'],
+      [{ immutable: 'yes' }, 'map[immutable:yes]": unrecognized type: bool'],
+      [{ metadata: { generation: 1.5 } }, 'map[metadata:map[generation:1.5]]": cannot convert float64 to int64'],
+      [{ metadata: { finalizers: 'a' } }, 'map[metadata:map[finalizers:a]]": cannot restore slice from string'],
+      [{ metadata: 'x' }, 'map[metadata:x]": cannot restore struct from: string'],
+      [{ binaryData: { b: 5 } }, 'map[binaryData:map[b:5]]": cannot restore slice from int64'],
+    ];
+    for (const [patch, tail] of cases) {
+      const r = await t.request('PATCH', `${base}/dec3`, { body: patch, headers: SMP });
+      expect([r.status, r.json.message]).toEqual([422, ` "" is invalid: patch: Invalid value: "${tail}`]);
+    }
   });
 
   it('a merge patch that is not an object is 400 when fields are validated', async () => {

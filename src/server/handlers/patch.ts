@@ -13,7 +13,7 @@ import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
-import type { GoTypeError } from '../../codec/go-types.ts';
+import { fromUnstructuredError } from '../../patch/from-unstructured.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
 import { goFormat, isJsonObject } from '../../patch/json-value.ts';
@@ -58,12 +58,6 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     const kind = Array.isArray(body.value) ? 'array' : typeof body.value === 'boolean' ? 'bool' : typeof body.value;
     throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
   }
-  // A strategic merge patch is typed like the object it patches (null deletes, `$` keys are
-  // directives) before it is applied; the other patches are typed by their result.
-  if (body.kind === 'strategic-merge-patch') {
-    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
-    if (typeErr) throw patchDecodeError(typeErr, body, null, null);
-  }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
   const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
@@ -100,8 +94,12 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       }
       const obj = asObject(patched);
       // The patched JSON is decoded into the kind's Go type in kube: a mismatch is 422 on `patch`.
+      // The result becomes the kind's Go type: from JSON for JSON and merge patches, through the
+      // unstructured converter (its own messages) for strategic merge patches.
+      const convertErr = body.kind === 'strategic-merge-patch' ? fromUnstructuredError(obj, rt.schema) : undefined;
+      if (convertErr) throw patchDecodeError(convertErr, body, current, patched);
       const typeErr = goTypeErrorOf(obj, rt);
-      if (typeErr) throw patchDecodeError(typeErr, body, current, patched);
+      if (typeErr) throw patchDecodeError(typeErr.message, body, current, patched);
       checkTypeMeta(obj, rt);
       const meta = (obj.metadata ??= {});
       const unknown = pruneUnknownFields(obj, rt.schema).map(formatUnknownFieldWarning);
@@ -159,8 +157,8 @@ function patchedDocumentText(body: DecodedBody, current: KubeObject | null, patc
 }
 
 /** A patch result that does not decode into the kind's Go type: kube's 422 on the `patch` field. */
-function patchDecodeError(err: GoTypeError, body: DecodedBody, current: KubeObject | null, patched: unknown): ApiError {
-  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', patchedDocumentText(body, current, patched), err.message)]);
+function patchDecodeError(message: string, body: DecodedBody, current: KubeObject | null, patched: unknown): ApiError {
+  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', patchedDocumentText(body, current, patched), message)]);
 }
 
 /**

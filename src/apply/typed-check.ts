@@ -53,8 +53,10 @@ function listElement(s: Schema, el: unknown, i: number): string {
     keys = mergeKey ? [mergeKey] : [];
   }
   if (listType === 'set' && (el === null || typeof el !== 'object')) return `[=${JSON.stringify(el)}]`;
-  if (listType === 'map' && keys.length > 0 && isObject(el) && keys.every((k) => el[k] !== undefined)) {
-    return `[${keys.map((k) => `${k}=${JSON.stringify(el[k])}`).join(',')}]`;
+  if (listType === 'map' && keys.length > 0 && isObject(el)) {
+    // A missing key takes its schema default (kube publishes "" for non-pointer key fields).
+    const values = keys.map((k) => (el[k] !== undefined ? el[k] : s.items?.properties?.[k]?.default));
+    if (values.every((x) => x !== undefined)) return `[${keys.map((k, j) => `${k}=${JSON.stringify(values[j])}`).join(',')}]`;
   }
   return `[${i}]`;
 }
@@ -82,7 +84,16 @@ function walk(v: unknown, s: Schema | undefined, path: string, out: string[]): v
       out.push(`${path}: expected list, got &{${goV(v)}}`);
       return;
     }
-    v.forEach((el, i) => walk(el, s.items, `${path}${listElement(s, el, i)}`, out));
+    const seen = new Set<string>();
+    v.forEach((el, i) => {
+      const pe = listElement(s, el, i);
+      // Associative lists and sets may not repeat an entry (the applied object is typed without AllowDuplicates).
+      if (!/^\[\d+\]$/.test(pe)) {
+        if (seen.has(pe)) out.push(`${path}: duplicate entries for key ${pe}`);
+        seen.add(pe);
+      }
+      walk(el, s.items, `${path}${pe}`, out);
+    });
     return;
   }
   switch (s.type) {

@@ -155,4 +155,38 @@ describe('managedFields parity', () => {
     expect(warn.json.data).toEqual({ a: '2' });
     expect(warn.headers['warning']).toBe('299 - "line 7: key \\"a\\" already set in map"');
   });
+
+  it('the applied object must name the endpoint\'s kind exactly (kube\'s version check comes first)', async () => {
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [{ apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'vc' } }, 'invalid object type: /v2, Kind=ConfigMap'],
+      [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vc' } }, 'invalid object type: /v1, Kind=Secret'],
+      [{ metadata: { name: 'vc', managedFields: [{ manager: 'x' }] } }, 'invalid object type: /, Kind='],
+      ['null', 'invalid object type: /, Kind='],
+      ['[]', 'error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ];
+    for (const [body, message] of cases) {
+      const r = await t.request('PATCH', `${cms}/vc?fieldManager=m`, { body, headers: APPLY });
+      expect([r.status, r.json.message]).toEqual([400, message]);
+    }
+    expect((await t.request('GET', `${cms}/vc`)).status).toBe(404);
+  });
+
+  it('sets and associative lists may not repeat an entry; a missing key is its default', async () => {
+    const dup = await t.request('PATCH', `${cms}/sets?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sets', finalizers: ['a.io/x', 'a.io/x'] } },
+      headers: APPLY,
+    });
+    expect([dup.status, dup.json.message]).toEqual([500, 'failed to create typed patch object (/sets; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate entries for key [="a.io/x"]']);
+    const keyless = await t.request('PATCH', `${cms}/sets?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sets', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o' }] } },
+      headers: APPLY,
+    });
+    expect(keyless.status).toBe(422);
+  });
+
+  it('force on a non-apply patch is 422 on PatchOptions', async () => {
+    const r = await t.request('PATCH', `${cms}/noop?force=true`, { body: { data: { x: '1' } }, headers: MERGE });
+    expect([r.status, r.json.message]).toEqual([422, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch']);
+  });
 });
+

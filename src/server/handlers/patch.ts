@@ -3,7 +3,7 @@
  * current object inside the store's guaranteed-update loop (so a concurrent write re-runs the patch).
  */
 import { errors } from '../../api/status-errors.ts';
-import type { KubeObject } from '../../api/types.ts';
+import { apiVersionOf, type KubeObject } from '../../api/types.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
 import { applyMergePatch } from '../../patch/merge-patch.ts';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
@@ -35,7 +35,13 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     if (manager === '') {
       throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
     }
-    const raw = asObject(body.value);
+    const raw = appliedObject(body.value);
+    // kube's version check comes first: the applied object must name this endpoint's kind exactly.
+    if (raw.apiVersion !== apiVersionOf(rt) || raw.kind !== rt.kind) {
+      const av = typeof raw.apiVersion === 'string' ? raw.apiVersion : '';
+      const slash = av.lastIndexOf('/');
+      throw errors.badRequest(`invalid object type: ${slash >= 0 ? av : `/${av}`}, Kind=${typeof raw.kind === 'string' ? raw.kind : ''}`);
+    }
     // (A metadata that is no object has no managedFields: the typing below reports it.)
     if (isJsonObject(raw.metadata) && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
@@ -59,7 +65,9 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
   }
   const force = (c.query.get('force') ?? '') === 'true';
-  if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
+  if (!isApply && c.query.get('force') !== null) {
+    throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.forbidden('force', 'may not be specified for non-apply patch')]);
+  }
   const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
   const writeCtx: WriteContext = { ...ctx, manager: applyCtx.manager, subresource: sub, skipManagedFields: isApply };
   const patchStrictErrors = isApply ? [] : patchDecodeStrictErrors(body, mode);
@@ -185,4 +193,23 @@ function checkPatchedName(meta: NonNullable<KubeObject['metadata']>, name: strin
   const objName = typeof meta.name === 'string' ? meta.name : '';
   if (objName === '') throw errors.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
   if (objName !== name) throw errors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+}
+
+/** Go's name for a JSON value's kind in `json: cannot unmarshal X into ...`. */
+function goJsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+/**
+ * An apply body as kube decodes it into an unstructured object: null (or empty YAML) is an empty
+ * object, anything but a map is kube's 400.
+ */
+function appliedObject(value: unknown): KubeObject {
+  if (value === null || value === undefined) return {};
+  if (!isJsonObject(value)) {
+    throw errors.badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(value)} into Go value of type map[string]interface {}`);
+  }
+  return value as KubeObject;
 }

@@ -228,3 +228,36 @@ describe('patched objects are checked as kube checks them', () => {
   });
 });
 
+describe('patch bodies are decoded where kube decodes them', () => {
+  it('a body that is not JSON: strict decode when validating, else the patch library', async () => {
+    await configMap('syn1', { a: '1' });
+    const cases: ReadonlyArray<[Record<string, string>, string, string]> = [
+      [JSON_PATCH, '', 'error decoding patch: unexpected end of JSON input'],
+      [JSON_PATCH, '?fieldValidation=Ignore', 'unexpected end of JSON input'],
+      [MERGE, '', 'error decoding patch: unexpected end of JSON input'],
+      [MERGE, '?fieldValidation=Ignore', 'Invalid JSON Patch'],
+      [SMP, '', 'unexpected end of JSON input'],
+      [SMP, '?fieldValidation=Ignore', 'unexpected end of JSON input'],
+    ];
+    for (const [headers, q, message] of cases) {
+      const r = await t.request('PATCH', `${base}/syn1${q}`, { body: '{"data":', headers });
+      expect([r.status, r.json.message]).toEqual([400, message]);
+    }
+  });
+
+  it('JSON patch operations are typed strictly when validating (jsonPatchOp), loosely otherwise', async () => {
+    await configMap('syn2', { a: '1' });
+    const cases: ReadonlyArray<[string, unknown, number, string]> = [
+      ['', [{ op: 'add', path: '/data/z', value: '1', from: 7 }], 400, 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.from of type string'],
+      ['', [5], 400, 'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp'],
+      ['', { op: 'add' }, 400, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'],
+      ['?fieldValidation=Ignore', { op: 'add' }, 400, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+      ['?fieldValidation=Ignore', [{ op: 'add', path: 5, value: '1' }], 422, 'the server rejected our request due to an error in our request'],
+      ['', [{ op: 'add', path: null, value: '1' }], 422, 'the server rejected our request due to an error in our request'],
+    ];
+    for (const [q, body, code, message] of cases) {
+      const r = await t.request('PATCH', `${base}/syn2${q}`, { body, headers: JSON_PATCH });
+      expect([r.status, r.json.message]).toEqual([code, message]);
+    }
+  });
+});

@@ -14,6 +14,8 @@ import { cloneObject } from '../../registry/object-meta.ts';
 import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fromUnstructuredError } from '../../patch/from-unstructured.ts';
+import { goJsonSyntaxError } from '../../codec/json-syntax.ts';
+import { DEFAULT_MAX_DEPTH } from '../../codec/json-decode.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
 import { goFormat, isJsonObject } from '../../patch/json-value.ts';
@@ -26,7 +28,9 @@ import { managerFor } from './field-manager.ts';
 export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
   const { rt, store } = c.served;
   const mode = fieldValidationMode(c.query);
+  checkPatchSyntax(c, mode);
   const body = await decodeBody(c.req, 'patch', rt);
+  if (body.kind === 'json-patch' && mode !== 'Ignore') checkJsonPatchOps(body.value);
   const sub = c.info.subresource;
   const isApply = body.kind === 'apply-patch';
   let applied: KubeObject | null = null;
@@ -61,8 +65,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   }
   // A merge patch is decoded strictly into a map first when fields are validated.
   if (body.kind === 'merge-patch' && mode !== 'Ignore' && body.value !== null && !isJsonObject(body.value)) {
-    const kind = Array.isArray(body.value) ? 'array' : typeof body.value === 'boolean' ? 'bool' : typeof body.value;
-    throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
+    throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(body.value)} into Go value of type map[string]interface {}`);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) {
@@ -195,7 +198,7 @@ function checkPatchedName(meta: NonNullable<KubeObject['metadata']>, name: strin
   if (objName !== name) throw errors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
 }
 
-/** Go's name for a JSON value's kind in `json: cannot unmarshal X into ...`. */
+/** encoding/json's name for a JSON value's kind in `json: cannot unmarshal X into ...`. */
 function goJsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'boolean') return 'bool';
@@ -212,4 +215,45 @@ function appliedObject(value: unknown): KubeObject {
     throw errors.badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(value)} into Go value of type map[string]interface {}`);
   }
   return value as KubeObject;
+}
+
+const JSON_BODIED_PATCHES: Readonly<Record<string, 'json-patch' | 'merge-patch' | 'strategic-merge-patch'>> = {
+  'application/json-patch+json': 'json-patch',
+  'application/merge-patch+json': 'merge-patch',
+  'application/strategic-merge-patch+json': 'strategic-merge-patch',
+};
+
+/**
+ * A JSON patch body that is not JSON fails where kube's patch handler first reads it: the strict
+ * decode when fields are validated (`error decoding patch: ...`), else the patch library (JSON
+ * patch: the bare error; merge patch: `Invalid JSON Patch`); strategic merge patch always bare.
+ */
+function checkPatchSyntax(c: VerbContext, mode: FieldValidation): void {
+  const ct = String(c.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const kind = JSON_BODIED_PATCHES[ct];
+  const raw = c.req.body as Buffer | undefined;
+  if (!kind || !raw || raw.length === 0) return;
+  const syntax = goJsonSyntaxError(raw.toString('utf8'), DEFAULT_MAX_DEPTH);
+  if (syntax === undefined) return;
+  if (kind === 'strategic-merge-patch') throw errors.badRequest(syntax);
+  if (mode !== 'Ignore') throw errors.badRequest(`error decoding patch: ${syntax}`);
+  throw errors.badRequest(kind === 'merge-patch' ? 'Invalid JSON Patch' : syntax);
+}
+
+/**
+ * kube decodes a JSON patch strictly into its own operation type before applying it when fields
+ * are validated: a list of objects whose op, path and from are strings (or null).
+ */
+function checkJsonPatchOps(value: unknown): void {
+  const fail = (what: string) => errors.badRequest(`error decoding patch: json: cannot unmarshal ${what}`);
+  if (value === null) return;
+  if (!Array.isArray(value)) throw fail(`${goJsonKind(value)} into Go value of type []handlers.jsonPatchOp`);
+  for (const op of value) {
+    if (op === null) continue;
+    if (!isJsonObject(op)) throw fail(`${goJsonKind(op)} into Go value of type handlers.jsonPatchOp`);
+    for (const field of ['op', 'path', 'from'] as const) {
+      const v = op[field];
+      if (v !== undefined && v !== null && typeof v !== 'string') throw fail(`${goJsonKind(v)} into Go struct field jsonPatchOp.${field} of type string`);
+    }
+  }
 }

@@ -188,5 +188,11 @@ describe('managedFields parity', () => {
     const r = await t.request('PATCH', `${cms}/noop?force=true`, { body: { data: { x: '1' } }, headers: MERGE });
     expect([r.status, r.json.message]).toEqual([422, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch']);
   });
+
+  it('an apply body that is not YAML is kube\'s "error decoding YAML" 400', async () => {
+    const r = await t.request('PATCH', `${cms}/bad-yaml?fieldManager=m`, { body: 'a: [', headers: APPLY });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toMatch(/^error decoding YAML: error converting YAML to JSON: yaml: line 1: /);
+  });
 });
 

@@ -29,7 +29,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   const { rt, store } = c.served;
   const mode = fieldValidationMode(c.query);
   checkPatchSyntax(c, mode);
-  const body = await decodeBody(c.req, 'patch', rt);
+  const body = await decodePatchBody(c);
   if (body.kind === 'json-patch' && mode !== 'Ignore') checkJsonPatchOps(body.value);
   const sub = c.info.subresource;
   const isApply = body.kind === 'apply-patch';
@@ -255,5 +255,20 @@ function checkJsonPatchOps(value: unknown): void {
       const v = op[field];
       if (v !== undefined && v !== null && typeof v !== 'string') throw fail(`${goJsonKind(v)} into Go struct field jsonPatchOp.${field} of type string`);
     }
+  }
+}
+
+/**
+ * Decodes a PATCH body. Failures are the decoder's own words (kube reads patches as plain maps,
+ * not as objects of a kind); an apply body's are prefixed as kube's apply patcher does.
+ */
+async function decodePatchBody(c: VerbContext): Promise<DecodedBody> {
+  try {
+    return await decodeBody(c.req, 'patch', c.served.rt, '');
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 400 && err.message.startsWith('error converting YAML to JSON')) {
+      throw errors.badRequest(`error decoding YAML: ${err.message}`);
+    }
+    throw err;
   }
 }

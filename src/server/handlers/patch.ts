@@ -33,36 +33,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   if (body.kind === 'json-patch' && mode !== 'Ignore') checkJsonPatchOps(body.value);
   const sub = c.info.subresource;
   const isApply = body.kind === 'apply-patch';
-  let applied: KubeObject | null = null;
-  if (isApply) {
-    const manager = c.query.get('fieldManager') ?? '';
-    if (manager === '') {
-      throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
-    }
-    const raw = appliedObject(body.value);
-    // kube's version check comes first: the applied object must name this endpoint's kind exactly.
-    if (raw.apiVersion !== apiVersionOf(rt) || raw.kind !== rt.kind) {
-      const av = typeof raw.apiVersion === 'string' ? raw.apiVersion : '';
-      const slash = av.lastIndexOf('/');
-      throw errors.badRequest(`invalid object type: ${slash >= 0 ? av : `/${av}`}, Kind=${typeof raw.kind === 'string' ? raw.kind : ''}`);
-    }
-    // (A metadata that is no object has no managedFields: the typing below reports it.)
-    if (isJsonObject(raw.metadata) && raw.metadata.managedFields != null) {
-      throw errors.badRequest('metadata.managedFields must be nil');
-    }
-    // The field manager types the applied object before anything else reads it: unknown fields
-    // and ill-typed scalars fail (500, every path listed), whatever the validation mode; nothing
-    // is pruned. Deeper Go type mismatches are reported by the decode check, one at a time.
-    const typeErrors = typedPatchErrors(raw, rt.schema);
-    const typeErr = typeErrors.length === 0 ? goTypeErrorOf(raw, rt) : undefined;
-    applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: c.info.namespace, name: c.info.name }, 'Ignore', ctx.warnings);
-    if (typeErrors.length > 0) throw typedPatchError(raw, typeErrors);
-    if (typeErr) throw typedPatchError(raw, [`${typeErr.smdPath}: ${typeErr.smdMessage}`]);
-    if (body.duplicates.length > 0 && mode === 'Strict') {
-      throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${body.duplicates.map((d) => `  ${d}`).join('\n')}`);
-    }
-    if (mode === 'Warn') ctx.warnings.push(...body.duplicates);
-  }
+  const applied = isApply ? readAppliedConfig(c, body, mode, ctx.warnings) : null;
   // A merge patch is decoded strictly into a map first when fields are validated.
   if (body.kind === 'merge-patch' && mode !== 'Ignore' && body.value !== null && !isJsonObject(body.value)) {
     throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(body.value)} into Go value of type map[string]interface {}`);
@@ -104,7 +75,6 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
           patched = applyStrategicMergePatch(current, body.value, rt.schema);
       }
       const obj = asObject(patched);
-      // The patched JSON is decoded into the kind's Go type in kube: a mismatch is 422 on `patch`.
       // The result becomes the kind's Go type: from JSON for JSON and merge patches, through the
       // unstructured converter (its own messages) for strategic merge patches.
       const convertErr = body.kind === 'strategic-merge-patch' ? fromUnstructuredError(obj, rt.schema) : undefined;
@@ -129,6 +99,37 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     writeCtx,
     { allowCreate: isApply, subresource: sub },
   );
+}
+
+/**
+ * The applied configuration of a server-side apply, checked in kube's order: the fieldManager
+ * option, a map body, the version check (exactly this endpoint's kind), no managedFields, then
+ * the field manager's typing (unknown fields and ill-typed values fail with 500 whatever the
+ * validation mode; nothing is pruned), then strict YAML decoding for duplicate keys.
+ */
+function readAppliedConfig(c: VerbContext, body: DecodedBody, mode: FieldValidation, warnings: string[]): KubeObject {
+  const { rt } = c.served;
+  if ((c.query.get('fieldManager') ?? '') === '') {
+    throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
+  }
+  const raw = appliedObject(body.value);
+  if (raw.apiVersion !== apiVersionOf(rt) || raw.kind !== rt.kind) {
+    const av = typeof raw.apiVersion === 'string' ? raw.apiVersion : '';
+    throw errors.badRequest(`invalid object type: ${av.includes('/') ? av : `/${av}`}, Kind=${typeof raw.kind === 'string' ? raw.kind : ''}`);
+  }
+  // (A metadata that is no object has no managedFields: the typing below reports it.)
+  if (isJsonObject(raw.metadata) && raw.metadata.managedFields != null) throw errors.badRequest('metadata.managedFields must be nil');
+  const typeErrors = typedPatchErrors(raw, rt.schema);
+  // Deeper Go type mismatches are reported by the decode check, one at a time.
+  const typeErr = typeErrors.length === 0 ? goTypeErrorOf(raw, rt) : undefined;
+  const applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: c.info.namespace, name: c.info.name }, 'Ignore', warnings);
+  if (typeErrors.length > 0) throw typedPatchError(raw, typeErrors);
+  if (typeErr) throw typedPatchError(raw, [`${typeErr.smdPath}: ${typeErr.smdMessage}`]);
+  if (body.duplicates.length > 0 && mode === 'Strict') {
+    throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${body.duplicates.map((d) => `  ${d}`).join('\n')}`);
+  }
+  if (mode === 'Warn') warnings.push(...body.duplicates);
+  return applied;
 }
 
 /** A patch that leaves resourceVersion as read is not a precondition; one that changes it is. */

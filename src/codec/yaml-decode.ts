@@ -10,6 +10,12 @@ import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter 
 import type { Alias, Document, DocumentOptions, Node as YamlNode, ParseOptions, Scalar, SchemaOptions } from 'yaml';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
 import { DEFAULT_MAX_DEPTH, type DecodeOptions, type DecodeResult } from './json-decode.ts';
+import { errors } from '../api/status-errors.ts';
+
+export interface YamlDecodeOptions extends DecodeOptions {
+  /** An apply body (application/apply-patch+yaml): errors read as kube's apply patcher words them. */
+  readonly applyPatch?: boolean;
+}
 import { isMergeKey, jsonKeyOf, resolveScalar, resolveTagged, YamlValueError, type Resolved } from './yaml-resolve.ts';
 
 /** Alias expansions go-yaml v2 allows before it checks the ratio of aliased to decoded nodes. */
@@ -26,12 +32,16 @@ const parseOptions: ParseOptions & DocumentOptions & SchemaOptions = {
  * Parses the first YAML document of a body into a JSON-compatible value. Never throws anything
  * but ApiError 400; `strictErrors` reads `line 5: key "name" already set in map` as kube's do.
  */
-export function decodeYaml(input: Uint8Array | string, opts: DecodeOptions = {}): DecodeResult {
+export function decodeYaml(input: Uint8Array | string, opts: YamlDecodeOptions = {}): DecodeResult {
   const text = toText(input);
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const fail = (detail: string): never => {
-    throw decodeFailure(`error converting YAML to JSON: yaml: ${detail}`, toBytes(input), opts.expectedKind);
+  // Worded per path, as kube words it: a create/update body goes through sigs.k8s.io/yaml's
+  // YAMLToJSON (no prefix); an apply body through its Unmarshal, inside the apply patcher's words.
+  const failWith = (detail: string): never => {
+    if (opts.applyPatch) throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: ${detail}`);
+    throw decodeFailure(detail, toBytes(input), opts.expectedKind);
   };
+  const fail = (detail: string): never => failWith(`yaml: ${detail}`);
   if (flowNestingExceeds(text, maxDepth)) fail('exceeded max depth');
 
   const lines = new LineCounter();
@@ -53,9 +63,7 @@ export function decodeYaml(input: Uint8Array | string, opts: DecodeOptions = {})
   try {
     value = new GoYamlConverter(doc, maxDepth).convert(doc.contents);
   } catch (e) {
-    if (e instanceof ConversionError) {
-      throw decodeFailure(`error converting YAML to JSON: ${e.message}`, toBytes(input), opts.expectedKind);
-    }
+    if (e instanceof ConversionError) failWith(e.message);
     if (e instanceof RangeError) fail('exceeded max depth');
     throw e;
   }
@@ -163,17 +171,18 @@ class GoYamlConverter {
         this.merge(item.value, out, depth);
         continue;
       }
-      const key = this.key(keyNode);
+      const key = this.key(keyNode, item.value);
       setOwn(out, key, this.node(item.value, depth + 1));
     }
-    return out;
+    // sigs.k8s.io/yaml goes through a Go map, and encoding/json writes map keys sorted.
+    return sortKeys(out);
   }
 
   /** A map key: a scalar (or an alias of one) printed as sigs.k8s.io/yaml prints it. */
-  private key(keyNode: unknown): string {
+  private key(keyNode: unknown, valueNode?: unknown): string {
     this.count();
-    if (isAlias(keyNode)) return this.alias(keyNode, (target) => this.key(target));
-    if (keyNode === null || keyNode === undefined) return this.sigsKey(['', null]);
+    if (isAlias(keyNode)) return this.alias(keyNode, (target) => this.key(target, valueNode));
+    if (keyNode === null || keyNode === undefined) return this.sigsKey(['', null], valueNode);
     if (isScalar(keyNode)) {
       const text = keyNode.value === null || keyNode.value === undefined ? '' : String(keyNode.value);
       let tagged: [string, Resolved];
@@ -183,17 +192,20 @@ class GoYamlConverter {
         if (e instanceof YamlValueError) this.yamlFail(e.message);
         throw e;
       }
-      return this.sigsKey(tagged);
+      return this.sigsKey(tagged, valueNode);
     }
-    // go-yaml v2 refuses collections as keys of an interface{} map.
-    return this.yamlFail(`invalid map key: ${isSeq(keyNode) ? '[]interface {}' : 'map[interface {}]interface {}'}{...}`);
+    // go-yaml v2 refuses collections as keys of an interface{} map, printing the key with %#v.
+    return this.yamlFail(`invalid map key: ${goSyntax(this.node(keyNode, 1))}`);
   }
 
-  private sigsKey(key: [string, Resolved]): string {
+  private sigsKey(key: [string, Resolved], valueNode?: unknown): string {
     try {
       return jsonKeyOf(key);
     } catch (e) {
-      if (e instanceof YamlValueError) throw new ConversionError(e.message);
+      if (e instanceof YamlValueError) {
+        const value = valueNode === undefined ? '' : `, value: ${goSyntax(this.node(valueNode, 1))}`;
+        throw new ConversionError(`${e.message}${value}`);
+      }
       throw e;
     }
   }
@@ -215,6 +227,32 @@ class GoYamlConverter {
     }
     wantMap();
   }
+}
+
+/** The object with its keys in Go's sorted order (integer-like keys still come first in JS). */
+function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(o);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) if (keys[i - 1]! > keys[i]!) sorted = false;
+  if (sorted) return o;
+  const out: Record<string, unknown> = {};
+  for (const k of keys.sort()) setOwn(out, k, o[k]);
+  return out;
+}
+
+/** A decoded YAML value as Go's %#v prints go-yaml's interface{} form. */
+function goSyntax(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSyntax).join(', ')}}`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `map[interface {}]interface {}{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goSyntax(o[k])}`)
+      .join(', ')}}`;
+  }
+  if (typeof v === 'string') return JSON.stringify(v);
+  return String(v);
 }
 
 /** Sets an own enumerable property, even `__proto__`, as JSON.parse would. */

@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '../storage/types.ts';
 import { MemoryStore } from '../storage/memory-store.ts';
 import { SqliteStore } from '../storage/sqlite-store.ts';
-import { EtcdStore } from '../storage/etcd-store.ts';
 import { WatchCache } from '../storage/watch-cache.ts';
 import type { KubeObject, ResourceType } from '../api/types.ts';
 import { builtinResourceTypes } from '../api/builtin.ts';
@@ -22,7 +21,7 @@ import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
-import { ensureCertificates } from './certs.ts';
+import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from './api-context.ts';
@@ -42,6 +41,8 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly kubeconfigPath: string;
+  /** The data dir as an absolute path; this server holds its lock until shutdown. */
+  readonly dataDir: string;
   readonly caCert: string;
   readonly adminCert: string;
   readonly adminKey: string;
@@ -89,6 +90,8 @@ async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promi
  * for as long as kube-apiserver's dial timeout; then a StartupError.
  */
 async function connectEtcd(servers: readonly string[], timeoutMs: number): Promise<Store> {
+  // Loaded only for this backend: the etcd client (gRPC) costs about 25 MB and a tenth of a second at start.
+  const { EtcdStore } = await import('../storage/etcd-store.ts');
   const deadline = Date.now() + timeoutMs;
   let delay = 100;
   for (;;) {
@@ -156,7 +159,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS));
   if (!opts.store) undo.push(() => store.close());
 
-  const certs = await ensureCertificates(config.dataDir);
+  const certs = await ensureCertificatesForServer(config.dataDir);
   const serverCert = config.tlsCertFile ? await readFile(config.tlsCertFile, 'utf8') : certs.serverCert;
   const serverKey = config.tlsPrivateKeyFile ? await readFile(config.tlsPrivateKeyFile, 'utf8') : certs.serverKey;
   const clientCa = config.clientCaFile ? await readFile(config.clientCaFile, 'utf8') : certs.caCert;
@@ -264,6 +267,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
+    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
@@ -284,6 +288,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     url,
     port,
     kubeconfigPath,
+    dataDir: lock.path,
     caCert: certs.caCert,
     adminCert: certs.adminCert,
     adminKey: certs.adminKey,

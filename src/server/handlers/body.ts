@@ -10,7 +10,8 @@ import { decodeJson } from '../../codec/json-decode.ts';
 import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
 import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
-import { checkGoTypes, type GoTypeError } from '../../codec/go-types.ts';
+import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
+import { MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 
@@ -40,7 +41,12 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
-  const decoded = kind === 'yaml' || kind === 'apply-patch' ? await decodeYamlAsync(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
+  const decoded =
+    kind === 'apply-patch'
+      ? await decodeYamlAsync(raw, { applyPatch: true })
+      : kind === 'yaml'
+        ? await decodeYamlAsync(raw, { expectedKind })
+        : decodeJson(raw, { expectedKind });
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
 
@@ -64,7 +70,8 @@ export function asObject(value: unknown): KubeObject {
 export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[]): void {
   const unknown = pruneUnknownFields(obj, rt.schema);
   if (mode === 'Ignore') return;
-  const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates];
+  // kube's strict decoder stops collecting at 100 errors (unknown and duplicate fields together).
+  const messages = [...unknown.slice(0, MAX_STRICT_ERRORS).map(formatUnknownFieldWarning), ...duplicates].slice(0, MAX_STRICT_ERRORS);
   if (messages.length === 0) return;
   if (mode === 'Strict') throw errors.badRequest(formatStrictDecodingError(messages));
   // One at a time: a spread of a hundred thousand arguments overflows the stack.
@@ -91,21 +98,41 @@ export function checkDecodedTypes(obj: KubeObject, rt: ResourceType): void {
 }
 
 /**
- * A patch whose result does not decode into the kind's Go type: kube's 422 on the `patch` field,
- * with the offending JSON as the value.
+ * A merge or JSON patch whose result does not decode into the kind's Go type: kube's 422 on the
+ * `patch` field, with the patched JSON (keys sorted, as Go writes a map) as the value.
  */
 export function patchTypeError(err: GoTypeError, patched: unknown): ApiError {
-  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', JSON.stringify(patched), err.message)]);
+  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', sortedJson(patched), err.message)]);
+}
+
+/**
+ * A strategic merge patch that does not fit the kind: kube's 422 on `patch`, with the patch as Go
+ * prints its map and the unstructured converter's complaint.
+ */
+export function strategicPatchTypeError(err: GoTypeError, patch: unknown): ApiError {
+  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', goValue(patch), err.converterMessage)]);
+}
+
+function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]])) : x,
+  );
 }
 
 /**
  * Apply bodies go through structured-merge-diff's typed conversion; kube-apiserver answers a
- * mismatch there with a 500 carrying this message (an error it does not wrap in a Status).
+ * mismatch there with a 500 carrying this message (an error it does not wrap in a Status). A
+ * float where an integer belongs passes that step and fails the conversion to the Go type after.
  */
-export function applyTypeError(err: GoTypeError, obj: KubeObject, rt: ResourceType, namespace: string): ApiError {
-  const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : '';
+export function applyTypeError(err: GoTypeError, obj: KubeObject, rt: ResourceType): ApiError {
+  const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const gvk = `${rt.group}/${rt.version}, Kind=${rt.kind}`;
-  return new ApiError(500, '', `failed to create typed patch object (${namespace}/${name}; ${gvk}): ${err.smdPath}: ${err.smdMessage}`);
+  const nn = `${str(meta.namespace)}/${str(meta.name)}; ${gvk}`;
+  if (err.smdConversion) {
+    return new ApiError(500, '', `failed to convert new object (${nn}) to proper version: unable to convert unstructured object to ${gvk}: ${err.smdConversion}`);
+  }
+  return new ApiError(500, '', `failed to create typed patch object (${nn}): ${err.smdPath}: ${err.smdMessage}`);
 }
 
 /** Checks apiVersion/kind of a body against the endpoint; fills them when absent. */

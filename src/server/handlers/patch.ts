@@ -11,7 +11,7 @@ import { serverSideApply } from '../../apply/index.ts';
 import { typedPatchError, typedPatchErrors } from '../../apply/typed-check.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, type DecodedBody, type FieldValidation } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, strategicPatchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fromUnstructuredError } from '../../patch/from-unstructured.ts';
 import { goJsonSyntaxError } from '../../codec/json-syntax.ts';
@@ -38,6 +38,13 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   if (body.kind === 'merge-patch' && mode !== 'Ignore' && body.value !== null && !isJsonObject(body.value)) {
     throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(body.value)} into Go value of type map[string]interface {}`);
   }
+  // A strategic merge patch is typed like the object it patches (null deletes, `$` keys are
+  // directives), and kube converts it to the Go type before merging; checking it first keeps
+  // ill-typed values away from the schema-driven merge code. Its result is checked again below.
+  if (body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
+    if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
+  }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) {
     throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.forbidden('force', 'may not be specified for non-apply patch')]);
@@ -52,6 +59,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     c.info.name,
     (current) => {
       if (isApply) {
+        // (A live object that cannot be typed is the engine's 500 `failed to create typed live object`.)
         const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
         checkPatchedName((merged.metadata ??= {}), c.info.name, rt.namespaced ? c.info.namespace : '');
         if (current) {
@@ -124,7 +132,7 @@ function readAppliedConfig(c: VerbContext, body: DecodedBody, mode: FieldValidat
   const typeErr = typeErrors.length === 0 ? goTypeErrorOf(raw, rt) : undefined;
   const applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: c.info.namespace, name: c.info.name }, 'Ignore', warnings);
   if (typeErrors.length > 0) throw typedPatchError(raw, typeErrors);
-  if (typeErr) throw typedPatchError(raw, [`${typeErr.smdPath}: ${typeErr.smdMessage}`]);
+  if (typeErr) throw applyTypeError(typeErr, raw, rt);
   if (body.duplicates.length > 0 && mode === 'Strict') {
     throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n${body.duplicates.map((d) => `  ${d}`).join('\n')}`);
   }

@@ -49,13 +49,13 @@ function convertScalar(v: unknown, s: Schema): string | undefined {
   return `unrecognized type: ${dt === 'int32' || dt === 'int64' || dt === 'float64' || dt === 'bool' || dt === 'string' ? dt : 'invalid'}`;
 }
 
-function walk(v: unknown, s: Schema | undefined): string | undefined {
+function walk(v: unknown, s: Schema | undefined, directives: boolean): string | undefined {
   if (!s || v === null || v === undefined) return undefined;
   if (s['x-kubernetes-int-or-string'] || s['x-kubernetes-preserve-unknown-fields'] || s.format === 'date-time') return undefined;
   if (s.properties) {
     if (!isJsonObject(v)) return `cannot restore struct from: ${kindOf(v)}`;
     for (const [k, prop] of Object.entries(s.properties)) {
-      const err = walk(v[k], prop);
+      const err = walk(v[k], prop, directives);
       if (err) return err;
     }
     return undefined;
@@ -64,7 +64,8 @@ function walk(v: unknown, s: Schema | undefined): string | undefined {
     if (!isJsonObject(v)) return `cannot restore map from ${kindOf(v)}`;
     const elem = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
     for (const k of Object.keys(v)) {
-      const err = walk(v[k], elem);
+      if (directives && k.startsWith('$')) continue;
+      const err = walk(v[k], elem, directives);
       if (err) return err;
     }
     return undefined;
@@ -72,7 +73,8 @@ function walk(v: unknown, s: Schema | undefined): string | undefined {
   if (s.type === 'array' || s.items) {
     if (!Array.isArray(v)) return `cannot restore slice from ${kindOf(v)}`;
     for (const el of v) {
-      const err = walk(el, s.items);
+      if (directives && isJsonObject(el) && '$patch' in el) continue;
+      const err = walk(el, s.items, directives);
       if (err) return err;
     }
     return undefined;
@@ -80,7 +82,11 @@ function walk(v: unknown, s: Schema | undefined): string | undefined {
   return convertScalar(v, s);
 }
 
-/** The converter's first complaint about `obj` against the kind's schema, or undefined. */
-export function fromUnstructuredError(obj: unknown, schema: Schema | undefined): string | undefined {
-  return walk(obj, schema);
+/**
+ * The converter's first complaint about `obj` against the kind's schema, or undefined. With
+ * `patchDirectives`, `obj` is a strategic merge patch: `$` keys and `$patch` list entries are
+ * directives, not values.
+ */
+export function fromUnstructuredError(obj: unknown, schema: Schema | undefined, opts: { patchDirectives?: boolean } = {}): string | undefined {
+  return walk(obj, schema, opts.patchDirectives === true);
 }

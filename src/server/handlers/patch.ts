@@ -42,6 +42,8 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   // directives), and kube converts it to the Go type before merging; checking it first keeps
   // ill-typed values away from the schema-driven merge code. Its result is checked again below.
   if (body.kind === 'strategic-merge-patch') {
+    const convertErr = fromUnstructuredError(body.value, rt.schema, { patchDirectives: true });
+    if (convertErr) throw patchDecodeError(convertErr, body, null, null);
     const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
     if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
   }

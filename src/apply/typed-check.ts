@@ -54,8 +54,14 @@ function listElement(s: Schema, el: unknown, i: number): string {
   }
   if (listType === 'set' && (el === null || typeof el !== 'object')) return `[=${JSON.stringify(el)}]`;
   if (listType === 'map' && keys.length > 0 && isObject(el)) {
-    // A missing key takes its schema default (kube publishes "" for non-pointer key fields).
-    const values = keys.map((k) => (el[k] !== undefined ? el[k] : s.items?.properties?.[k]?.default));
+    // A missing key takes its default: kube publishes the Go zero value ("" or 0) for the
+    // non-pointer fields list keys are.
+    const zero = (k: string) => {
+      const ks = s.items?.properties?.[k];
+      if (ks?.default !== undefined) return ks.default;
+      return ks?.type === 'string' ? '' : ks?.type === 'integer' ? 0 : undefined;
+    };
+    const values = keys.map((k) => (el[k] !== undefined ? el[k] : zero(k)));
     if (values.every((x) => x !== undefined)) return `[${keys.map((k, j) => `${k}=${JSON.stringify(values[j])}`).join(',')}]`;
   }
   return `[${i}]`;

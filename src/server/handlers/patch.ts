@@ -3,7 +3,7 @@
  * current object inside the store's guaranteed-update loop (so a concurrent write re-runs the patch).
  */
 import { errors } from '../../api/status-errors.ts';
-import { apiVersionOf, type KubeObject } from '../../api/types.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
 import { applyMergePatch } from '../../patch/merge-patch.ts';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
@@ -42,7 +42,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
   // directives), and kube converts it to the Go type before merging; checking it first keeps
   // ill-typed values away from the schema-driven merge code. Its result is checked again below.
   if (body.kind === 'strategic-merge-patch') {
-    const convertErr = fromUnstructuredError(body.value, rt.schema, { patchDirectives: true });
+    const convertErr = converterError(body.value, rt, true);
     if (convertErr) throw patchDecodeError(convertErr, body, null, null);
     const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
     if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
@@ -87,7 +87,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       const obj = asObject(patched);
       // The result becomes the kind's Go type: from JSON for JSON and merge patches, through the
       // unstructured converter (its own messages) for strategic merge patches.
-      const convertErr = body.kind === 'strategic-merge-patch' ? fromUnstructuredError(obj, rt.schema) : undefined;
+      const convertErr = body.kind === 'strategic-merge-patch' ? converterError(obj, rt, false) : undefined;
       if (convertErr) throw patchDecodeError(convertErr, body, current, patched);
       const typeErr = goTypeErrorOf(obj, rt);
       if (typeErr) throw patchDecodeError(typeErr.message, body, current, patched);
@@ -282,4 +282,19 @@ async function decodePatchBody(c: VerbContext): Promise<DecodedBody> {
     }
     throw err;
   }
+}
+
+/**
+ * kube's unstructured converter complaint about a strategic merge patch (or its result). The
+ * schema walk knows the converter's cases; the Go type table (goTypeErrorOf) knows named types,
+ * so `cannot convert int64 to types.UID` takes its type name from there.
+ */
+function converterError(value: unknown, rt: ResourceType, patchDirectives: boolean): string | undefined {
+  const message = fromUnstructuredError(value, rt.schema, { patchDirectives });
+  const prefix = 'cannot convert int64 to ';
+  if (message?.startsWith(prefix)) {
+    const named = goTypeErrorOf(value, rt, { zeroNulls: false, patchDirectives })?.converterMessage;
+    if (named?.startsWith(prefix)) return named;
+  }
+  return message;
 }

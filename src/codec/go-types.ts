@@ -9,7 +9,8 @@
  * It also does what Go's decoder does with `null` inside collections: a null list element or map
  * value becomes the element type's zero value (`[null]` in a []string is `[""]`).
  */
-import type { Schema } from '../schema/types.ts';
+import { goTimeLayout, type Schema } from '../schema/types.ts';
+import { parseGoTime } from '../schema/go-time.ts';
 
 export interface GoTypeError {
   /** encoding/json's message, as kube puts it after `X in version "v" cannot be handled as a X: `. */
@@ -105,7 +106,7 @@ function isTime(s: Schema): boolean {
 /** Go's name for the type a schema decodes into, as encoding/json prints it. */
 function goTypeName(s: Schema, prop: string, w: Walk): string {
   if (s['x-kubernetes-int-or-string']) return 'intstr.IntOrString';
-  if (isTime(s)) return 'v1.Time';
+  if (isTime(s)) return `v1.${s[goTimeLayout] ?? 'Time'}`;
   switch (s.type) {
     case 'string':
       return s.format === 'byte' ? '[]uint8' : prop === 'uid' ? 'types.UID' : 'string';
@@ -260,17 +261,6 @@ function zeroOf(s: Schema): unknown {
   }
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
-
-function validTime(s: string): boolean {
-  const m = RFC3339.exec(s);
-  if (!m) return false;
-  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const days = [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1]! || h > 23 || mi > 59 || se > 59) return false;
-  return m[9] === undefined || (Number(m[9]) < 24 && Number(m[10]) < 60);
-}
-
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): void {
@@ -286,8 +276,10 @@ function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): voi
       if (typeof value !== 'string') {
         // metav1.Time decodes its JSON string itself: Go names the inner string, at the field.
         fail(w, where, value, isTime(s) ? 'string' : goTypeName(s, prop, w), 'string');
-      } else if (isTime(s) && !validTime(value)) {
-        fail(w, where, value, 'v1.Time', 'string', `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`);
+      } else if (isTime(s)) {
+        // Go's own parse of the time layout (MicroTime needs exactly six fractional digits).
+        const parsed = parseGoTime(value, s[goTimeLayout] ?? 'Time');
+        if (!parsed.ok) fail(w, where, value, `v1.${s[goTimeLayout] ?? 'Time'}`, 'string', parsed.message);
       } else if (s.format === 'byte' && !BASE64.test(value)) {
         fail(w, where, value, '[]uint8', 'string', `illegal base64 data at input byte ${firstBadBase64Byte(value)}`);
       }

@@ -6,7 +6,7 @@
  * only; duplicate keys reported (last wins) in kube's words; nesting bounded; every failure is
  * ApiError 400.
  */
-import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, visit } from 'yaml';
 import type { Alias, Document, DocumentOptions, Node as YamlNode, ParseOptions, Scalar, SchemaOptions } from 'yaml';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
 import { DEFAULT_MAX_DEPTH, type DecodeOptions, type DecodeResult } from './json-decode.ts';
@@ -94,11 +94,25 @@ class GoYamlConverter {
   private aliasCount = 0;
   private aliasDepth = 0;
   private readonly expanding = new Set<Alias>();
+  /** Each alias's target, found in one pass (the package's own lookup walks the document per alias). */
+  private readonly targets = new Map<Alias, unknown>();
 
   constructor(
-    private readonly doc: Document.Parsed,
+    doc: Document.Parsed,
     private readonly maxDepth: number,
-  ) {}
+  ) {
+    // An alias names the latest node with that anchor before it in document order; a collection's
+    // anchor is defined before its children, so an alias inside it refers to it (and is refused).
+    const anchors = new Map<string, unknown>();
+    visit(doc, (_key, node) => {
+      if (isAlias(node)) this.targets.set(node, anchors.get(node.source));
+      else if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+    });
+  }
+
+  private resolve(alias: Alias): unknown {
+    return this.targets.get(alias);
+  }
 
   convert(node: unknown): unknown {
     return this.node(node, 1);
@@ -149,7 +163,7 @@ class GoYamlConverter {
 
   private alias<T>(node: Alias, use: (target: unknown) => T): T {
     if (this.expanding.has(node)) this.yamlFail(`anchor '${node.source}' value contains itself`);
-    const target = node.resolve(this.doc);
+    const target = this.resolve(node);
     if (!target) this.yamlFail(`unknown anchor '${node.source}' referenced`);
     this.expanding.add(node);
     this.aliasDepth++;
@@ -215,7 +229,7 @@ class GoYamlConverter {
     const wantMap = () => this.yamlFail('map merge requires map or sequence of maps as the value');
     const mergeOne = (n: unknown) => {
       let target = n;
-      if (isAlias(n)) target = n.resolve(this.doc);
+      if (isAlias(n)) target = this.resolve(n);
       if (!isMap(target)) wantMap();
       const m = this.node(n, depth) as Record<string, unknown>;
       for (const k of Object.keys(m)) setOwn(out, k, m[k]);

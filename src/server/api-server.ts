@@ -30,7 +30,7 @@ import { HealthEndpoint, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
@@ -60,6 +60,8 @@ export interface StartOptions {
   readonly logger?: boolean;
   /** How long an unreachable etcd is retried at start before giving up; default ETCD_DIAL_TIMEOUT_MS. */
   readonly etcdDialTimeoutMs?: number;
+  /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
+  readonly namespaceControllerTiming?: NamespaceControllerTiming;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -183,7 +185,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
-      ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
+      // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
+      ...(old
+        ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+        : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
@@ -203,7 +208,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
   // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
-  const namespaceController = new NamespaceController(namespaceStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store));
+  const namespaceController = new NamespaceController(
+    namespaceStore,
+    () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store),
+    opts.namespaceControllerTiming,
+  );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
   const garbageCollector = new GarbageCollector(storesByPrefix());

@@ -104,6 +104,15 @@ describe('YAML structures only JSON can carry', () => {
     expect(failure('~: 1\n').message).toContain('unsupported map key');
   });
 
+  it('resolves thousands of aliases in one pass (each used to walk the whole document)', () => {
+    const text = 'a: &a [1, 2, 3]\n' + Array.from({ length: 2000 }, (_, i) => `b${i}: [*a, *a]`).join('\n') + '\n';
+    const v = value(text) as Record<string, unknown>;
+    expect(Object.keys(v)).toHaveLength(2001);
+    expect(v.b1999).toEqual([[1, 2, 3], [1, 2, 3]]);
+    expect(value('a: &x 1\nb: &x 2\nc: *x\n')).toEqual({ a: 1, b: 2, c: 2 });
+    expect(failure('a: *nope\n').message).toContain("yaml: unknown anchor 'nope' referenced");
+  });
+
   it('keeps a key named __proto__ as data', () => {
     const v = value('__proto__: {a: 1}\n') as Record<string, unknown>;
     expect(Object.keys(v)).toEqual(['__proto__']);

@@ -12,6 +12,7 @@ import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
 import { MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
+import { LARGE_BODY_BYTES } from '../load-limits.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 
@@ -41,14 +42,21 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
+  // A large body's work on the event loop is split at its decode: other requests (health probes
+  // above all) run between reading it, decoding it, and storing it.
+  const large = raw.length >= LARGE_BODY_BYTES;
+  if (large) await yieldToEventLoop();
   const decoded =
     kind === 'apply-patch'
       ? await decodeYamlAsync(raw, { applyPatch: true })
       : kind === 'yaml'
         ? await decodeYamlAsync(raw, { expectedKind })
         : decodeJson(raw, { expectedKind });
+  if (large) await yieldToEventLoop();
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Whether the kind has a protobuf encoding (built-in kinds do; custom resources never). */
 export function protobufServed(rt: ResourceType): boolean {
@@ -65,17 +73,38 @@ export function asObject(value: unknown): KubeObject {
 
 /**
  * Drops unknown fields (mutates `obj`) and applies the field-validation mode to them and to the
- * duplicates found while decoding: Strict throws one 400 naming all, Warn adds one warning each.
+ * duplicates found while decoding: Strict throws one 400 naming all (after `strictPrefix`, kube's
+ * decode-error preamble for create and update), Warn adds one warning each. Unknown fields are
+ * named in the order the body has them, as kube's strict decoder meets them.
  */
-export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[]): void {
+export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[], strictPrefix = ''): void {
+  const order = mode === 'Ignore' ? undefined : fieldOrder(obj);
   const unknown = pruneUnknownFields(obj, rt.schema);
   if (mode === 'Ignore') return;
+  if (order) unknown.sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
   // kube's strict decoder stops collecting at 100 errors (unknown and duplicate fields together).
   const messages = [...unknown.slice(0, MAX_STRICT_ERRORS).map(formatUnknownFieldWarning), ...duplicates].slice(0, MAX_STRICT_ERRORS);
   if (messages.length === 0) return;
-  if (mode === 'Strict') throw errors.badRequest(formatStrictDecodingError(messages));
+  if (mode === 'Strict') throw errors.badRequest(`${strictPrefix}${formatStrictDecodingError(messages)}`);
   // One at a time: a spread of a hundred thousand arguments overflows the stack.
   for (const m of messages) warnings.push(m);
+}
+
+/** Every field path of a decoded body (`a.b`, `a.items[0].c`) with its position in document order. */
+function fieldOrder(root: unknown): Map<string, number> {
+  const order = new Map<string, number>();
+  const stack: { v: unknown; path: string }[] = [{ v: root, path: '' }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (path !== '') order.set(path, order.size);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]` });
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]!], path: path ? `${path}.${keys[i]}` : keys[i]! });
+    }
+  }
+  return order;
 }
 
 /** The first mismatch between a decoded value and the Go type of `rt`'s kind (see go-types.ts). */
@@ -91,10 +120,15 @@ export function goTypeErrorOf(value: unknown, rt: ResourceType, opts: { patchDir
 export function checkDecodedTypes(obj: KubeObject, rt: ResourceType): void {
   const err = goTypeErrorOf(obj, rt);
   if (!err) return;
+  throw errors.badRequest(`${decodeErrorPrefix(obj, rt)}${err.message}`);
+}
+
+/** kube's transformDecodeError preamble: `ConfigMap in version "v1" cannot be handled as a ConfigMap: `. */
+function decodeErrorPrefix(obj: KubeObject, rt: ResourceType): string {
   const kind = typeof obj.kind === 'string' && obj.kind !== '' ? obj.kind : rt.kind;
   const apiVersion = typeof obj.apiVersion === 'string' && obj.apiVersion !== '' ? obj.apiVersion : rt.version;
   const version = apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
-  throw errors.badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${rt.kind}: ${err.message}`);
+  return `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${rt.kind}: `;
 }
 
 /**
@@ -162,6 +196,7 @@ export function checkObjectBody(
   const { rt } = target;
   const obj = asObject(body.value);
   if (body.kind !== 'apply-patch') checkDecodedTypes(obj, rt);
+  const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(obj, rt);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
   if (rt.namespaced && meta.namespace && meta.namespace !== target.namespace) {
@@ -170,7 +205,7 @@ export function checkObjectBody(
   if (target.name !== '' && meta.name !== undefined && meta.name !== target.name) {
     throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${target.name})`);
   }
-  enforceFieldValidation(obj, rt, body.duplicates, mode, warnings);
+  enforceFieldValidation(obj, rt, body.duplicates, mode, warnings, prefix);
   return obj;
 }
 

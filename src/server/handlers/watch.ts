@@ -12,7 +12,7 @@ import { parseWatchQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { tableWatchEventObject } from '../../codec/table.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
-import { encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
+import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
 import { apiVersionOf } from '../../api/types.ts';
 import { offerFor, type VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
@@ -189,11 +189,22 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     if (!ended && unsent() > WATCHER_BUFFER_BYTES) abort();
   };
   res.on('drain', () => budget.account(self, unsent()));
+  // kube 1.32 marks the end of a watch-list's initial events with an empty list of the kind in the
+  // response's encoding (base64), from which clients build the list the events stand for.
+  const listBlueprint = (): string => {
+    const bytes = isProtobuf
+      ? encodeProtobufList(rt.listKind, apiVersionOf(rt), {}, [])
+      : Buffer.from(`${JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: {}, items: null })}\n`);
+    return Buffer.from(bytes).toString('base64');
+  };
   const bookmark = (revision: number, initialEnd: boolean): void => {
+    const annotations = initialEnd
+      ? { 'k8s.io/initial-events-end': 'true', ...(q.allowWatchBookmarks ? { 'kubernetes.io/initial-events-list-blueprint': listBlueprint() } : {}) }
+      : undefined;
     const object = {
       kind: rt.kind,
       apiVersion: apiVersionOf(rt),
-      metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+      metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     };
     write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
   };

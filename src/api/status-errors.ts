@@ -83,10 +83,30 @@ export class ApiError extends Error {
       status: 'Failure',
       message: this.message,
       reason: this.reason,
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.details ? { details: goStatusDetails(this.details) } : {}),
       code: this.code,
     };
   }
+}
+
+/**
+ * StatusDetails as Go's JSON tags write them: every field is omitempty, so empty names, groups
+ * and kinds, a zero retryAfterSeconds and empty causes are left out (`details: {}` stays).
+ */
+function goStatusDetails(d: StatusDetails): StatusDetails {
+  const causes = d.causes?.map((c) => ({
+    ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.message ? { message: c.message } : {}),
+    ...(c.field ? { field: c.field } : {}),
+  }));
+  return {
+    ...(d.name ? { name: d.name } : {}),
+    ...(d.group ? { group: d.group } : {}),
+    ...(d.kind ? { kind: d.kind } : {}),
+    ...(d.uid ? { uid: d.uid } : {}),
+    ...(causes && causes.length > 0 ? { causes } : {}),
+    ...(d.retryAfterSeconds ? { retryAfterSeconds: d.retryAfterSeconds } : {}),
+  };
 }
 
 export function isApiError(err: unknown): err is ApiError {
@@ -98,6 +118,8 @@ export const errors = {
     new ApiError(404, 'NotFound', `${groupResourceString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }),
   /** A path the server does not serve at all. */
   pathNotFound: () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {}),
+  /** A served path asked with a method no route of it takes (go-restful's 405, as kube words it). */
+  methodNotAllowed: () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
   alreadyExists: (gr: GroupResource, name: string) =>
     new ApiError(409, 'AlreadyExists', `${groupResourceString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }),
   conflict: (gr: GroupResource, name: string, detail: string) =>
@@ -131,6 +153,9 @@ export const errors = {
       group: gr.group,
       kind: gr.resource,
     }),
+  /** go-restful's own 406, before any handler runs: no Accept entry names a type the route produces. */
+  restfulNotAcceptable: (produces: readonly string[]) =>
+    new ApiError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {}),
   notAcceptable: (accepted: readonly string[]) =>
     new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`),
   unsupportedMediaType: (contentType: string, accepted: readonly string[]) =>

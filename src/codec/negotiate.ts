@@ -19,6 +19,8 @@ export interface Offer {
   readonly serializers?: readonly Serializer[];
   /** Whether the resource has a table convertor (custom resources and aggregated APIs may not). */
   readonly table?: boolean;
+  /** Whether `as=` conversions are offered at all (discovery documents take none). */
+  readonly conversions?: boolean;
 }
 
 export type Negotiated =
@@ -76,6 +78,20 @@ export function parseAccept(header: string): AcceptClause[] {
     .map((x) => x.c);
 }
 
+/**
+ * go-restful's Route.matchesAccept, checked before kube's handler runs: some Accept entry,
+ * parameters stripped, is `*` + `/*` or exactly one of the types the route produces (so
+ * `application/*` matches nothing). An absent Accept header counts as `*` + `/*`.
+ */
+export function restfulAccepts(accept: string | undefined, produces: readonly string[]): boolean {
+  for (const entry of (accept || '*/*').split(',')) {
+    const semi = entry.indexOf(';');
+    const mediaType = (semi < 0 ? entry : entry.slice(0, semi)).trim();
+    if (mediaType === '*/*' || produces.includes(mediaType)) return true;
+  }
+  return false;
+}
+
 /** Go's strconv.ParseBool, false when unparsable. */
 function parseGoBool(v: string): boolean {
   return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
@@ -103,6 +119,7 @@ function matchClause(clause: AcceptClause, serializer: Serializer, offer: Offer)
   if (stream && (serializer === 'yaml' || stream !== 'watch')) return undefined;
   const converting = 'as' in p || 'g' in p || 'v' in p;
   if (!converting) return { serializer, pretty: p['pretty'] === '1', stream };
+  if (offer.conversions === false) return undefined;
   const as = p['as'] ?? '';
   const version = p['v'] ?? '';
   if (p['g'] !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) return undefined;

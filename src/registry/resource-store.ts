@@ -5,6 +5,7 @@
  * and admission from the hooks it is given. Storage errors become API errors at one boundary
  * (storage-errors.ts).
  */
+import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
@@ -105,7 +106,7 @@ export class ResourceStore {
 
   /** Memoized JSON of the served object. */
   encodeJson(entry: Entry): Uint8Array {
-    return entry.encode(this.formatKey, (v) => Buffer.from(JSON.stringify(this.served(v))));
+    return entry.encode(this.formatKey, (v) => Buffer.from(stringifyGo(this.served(v))));
   }
 
   /** Get with the resourceVersion semantics of SPEC.md (unset: most recent; 0: any; n: not older than n). */

@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import { apiVersionOf, type KubeObject } from '../../api/types.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { ServedResource } from '../api-context.ts';
@@ -15,7 +15,7 @@ import { isCorruptObjectError } from '../../registry/storage-errors.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
-import { toTable } from '../../codec/table.ts';
+import { partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
 import { applyPatchBody } from './patch.ts';
@@ -66,15 +66,38 @@ function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiat
     const bytes = entry ? entry.encode(`pb@${apiVersionOf(rt)}`, () => encodeProtobufObject(obj)) : encodeProtobufObject(obj);
     sendBytes(c.req, c.reply, code, bytes, PROTOBUF_MEDIA_TYPE);
   } else if (fmt.kind === 'table') {
-    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject: includeObjectOf(c.query), now: new Date() }), asJsonOrYaml(fmt));
-  } else if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
-    sendValue(c.req, c.reply, code, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, asJsonOrYaml(fmt));
+    const includeObject = tableIncludeObject(c.query);
+    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject, now: new Date(), version: fmt.version, listMeta: { resourceVersion: obj.metadata?.resourceVersion } }), asJsonOrYaml(fmt));
+  } else if (fmt.kind === 'partial-metadata') {
+    sendValue(c.req, c.reply, code, toPartialObjectMetadata(obj, fmt.version), asJsonOrYaml(fmt));
+  } else if (fmt.kind === 'partial-metadata-list') {
+    throw partialMetadataMismatch('PartialObjectMetadataList', goTypeName(rt, false));
   } else if (fmt.kind === 'json' && entry && !fmt.pretty) {
-    sendBytes(c.req, c.reply, code, Buffer.from(store.encodeJson(entry)), 'application/json');
+    // Go's json.Encoder ends the body with a newline.
+    sendBytes(c.req, c.reply, code, Buffer.concat([store.encodeJson(entry), newline]), 'application/json');
   } else {
     sendValue(c.req, c.reply, code, obj, fmt);
   }
 }
+
+/**
+ * The Go type kube names in its 406 for a PartialObjectMetadata of the wrong shape: the internal
+ * type (`*core.Namespace`, `*rbac.ClusterRoleList`); kinds served in two groups share core's.
+ */
+function goTypeName(rt: ResourceType, list: boolean): string {
+  const pkg = rt.group === '' || rt.storageConversion ? 'core' : rt.group.split('.')[0]!;
+  return `*${pkg}.${rt.kind}${list ? 'List' : ''}`;
+}
+
+/** TableOptions.includeObject from the query, validated as kube does when a Table is asked for. */
+export function tableIncludeObject(q: URLSearchParams): IncludeObject {
+  const v = q.get('includeObject') ?? '';
+  if (v === '') return 'Metadata';
+  if (v === 'None' || v === 'Object' || v === 'Metadata') return v;
+  throw errors.badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+}
+
+const newline = Buffer.from('\n');
 
 /**
  * Length of a leading `{"kind":"…","apiVersion":"…",` in serialized object bytes (objects are
@@ -95,11 +118,6 @@ function withoutTypeMeta(obj: KubeObject): KubeObject {
 /** Tables and metadata-only views have no protobuf encoding here: they are sent as JSON. */
 function asJsonOrYaml(fmt: Negotiated): Negotiated {
   return fmt.serializer === 'protobuf' ? { ...fmt, serializer: 'json', mediaType: 'application/json' } : fmt;
-}
-
-function includeObjectOf(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
-  const v = q.get('includeObject');
-  return v === 'None' || v === 'Object' ? v : 'Metadata';
 }
 
 export async function handleGet(c: VerbContext): Promise<void> {
@@ -125,13 +143,15 @@ export async function handleList(c: VerbContext): Promise<void> {
     return;
   }
   if (fmt.kind === 'table') {
+    const includeObject = tableIncludeObject(c.query);
     const objs = out.entries.map((e) => store.served(e.value));
-    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject: includeObjectOf(c.query), now: new Date(), listMeta }), asJsonOrYaml(fmt));
+    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject, now: new Date(), listMeta, version: fmt.version }), asJsonOrYaml(fmt));
     return;
   }
-  if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
-    const items = out.entries.map((e) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: store.served(e.value).metadata }));
-    sendValue(c.req, c.reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items }, asJsonOrYaml(fmt));
+  if (fmt.kind === 'partial-metadata') throw partialMetadataMismatch('PartialObjectMetadata', goTypeName(rt, true));
+  if (fmt.kind === 'partial-metadata-list') {
+    const items = out.entries.map((e) => store.served(e.value));
+    sendValue(c.req, c.reply, 200, toPartialObjectMetadataList(items, listMeta, fmt.version), asJsonOrYaml(fmt));
     return;
   }
   if (fmt.kind === 'json' && !fmt.pretty) {
@@ -148,7 +168,7 @@ export async function handleList(c: VerbContext): Promise<void> {
       if (typeMetaEnd > 0) parts.push(open, bytes.subarray(typeMetaEnd));
       else parts.push(bytes);
     });
-    parts.push(Buffer.from(']}'));
+    parts.push(Buffer.from(']}\n'));
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
     return;
   }
@@ -307,7 +327,8 @@ function successStatus(group: string, resource: string, name: string, uid: strin
     apiVersion: 'v1',
     metadata: {},
     status: 'Success',
-    details: { name, group, kind: resource, ...(uid ? { uid } : {}) },
+    // Go's omitempty: no empty group for the core group.
+    details: { name, ...(group ? { group } : {}), kind: resource, ...(uid ? { uid } : {}) },
   };
 }
 

@@ -81,8 +81,9 @@ export class ApiError extends Error {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: this.message,
-      reason: this.reason,
+      // Go's omitempty: an unknown reason (and an empty message) is left out.
+      ...(this.message ? { message: this.message } : {}),
+      ...(this.reason ? { reason: this.reason } : {}),
       ...(this.details ? { details: goStatusDetails(this.details) } : {}),
       code: this.code,
     };
@@ -135,6 +136,11 @@ export const errors = {
       kind,
       causes: errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),
     }),
+  /**
+   * An error kube passes through without a Status of its own (a raw storage error): the code and
+   * message only, no reason, no details.
+   */
+  unknown: (code: number, message: string) => new ApiError(code, '', message),
   badRequest: (message: string, causes?: readonly StatusCause[]) =>
     new ApiError(400, 'BadRequest', message, causes ? { causes } : undefined),
   /** 410 with reason Expired: too old resource version, expired continue token. */

@@ -181,7 +181,10 @@ export function negotiateWatch(req: NegotiateRequest): NegotiatedWatch {
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
   const streaming = serializers.filter((s) => s !== 'yaml').map((s) => `${MEDIA_OF[s]};stream=watch`);
   const m = firstMatch(req.accept, offer);
-  if (!m || m.serializer === 'yaml') throw errors.notAcceptable(streaming);
+  // Nothing acceptable fails kube's list-handler negotiation (all media types listed); a
+  // serializer that cannot stream fails later, listing the streaming ones.
+  if (!m) throw errors.notAcceptable(serializers.map((s) => MEDIA_OF[s]));
+  if (m.serializer === 'yaml') throw errors.notAcceptable(streaming);
   const output = negotiateOutput(req);
   const contentType = m.serializer === 'json' ? MEDIA_JSON : `${MEDIA_OF[m.serializer]};stream=watch`;
   return { output, contentType };

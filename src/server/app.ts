@@ -10,6 +10,7 @@ import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
 import { parseRequestInfo, queryBool, requestPath, requestQuery, splitPath, type RequestInfo } from './request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
+import { checkRequestTimeout } from './request-timeout.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
 import { protobufServed } from './handlers/body.ts';
 
@@ -82,6 +83,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     req.searchParams = requestQuery(req.url);
     req.routePath = requestPath(req.url);
     req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);
+    // kube's request-deadline filter runs before authentication.
+    checkRequestTimeout(req.requestInfo, req.searchParams);
   });
 
   // 2. Authentication: client certificate, bearer token, or anonymous; a bad token is 401.

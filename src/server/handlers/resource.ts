@@ -9,7 +9,7 @@ import { fieldErr } from '../../api/field-errors.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { ServedResource } from '../api-context.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
-import { parseListQuery } from '../../registry/list-options.ts';
+import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { isCorruptObjectError } from '../../registry/storage-errors.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
@@ -121,15 +121,21 @@ function asJsonOrYaml(fmt: Negotiated): Negotiated {
 }
 
 export async function handleGet(c: VerbContext): Promise<void> {
+  // kube's get handler refuses the long-removed export option first (any value but 0/false).
+  const exportParam = c.query.getAll('export');
+  if (exportParam.length > 0 && queryBool(exportParam[0])) throw errors.badRequest('the export parameter, deprecated since v1.14, is no longer supported');
   const fmt = negotiate(c);
-  const entry = await c.served.store.get(c.info.namespace, c.info.name, c.query.get('resourceVersion') ?? '');
+  const rv = c.query.getAll('resourceVersion')[0] ?? '';
+  // A get with a version is served by kube's cacher, which refuses a malformed one with a bare 500.
+  if (rv !== '' && rv !== '0') parseResourceVersion(rv, false);
+  const entry = await c.served.store.get(c.info.namespace, c.info.name, rv);
   sendObject(c, 200, c.served.store.served(entry.value), fmt, entry);
 }
 
 export async function handleList(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
-  const q = parseListQuery(c.query);
+  const q = await resolveFutureReads(c, parseListQuery(c.query));
   const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
   const out = await store.list(c.info.namespace, q, filter);
   const listMeta = {
@@ -174,6 +180,27 @@ export async function handleList(c: VerbContext): Promise<void> {
   }
   const items = out.entries.map((e) => withoutTypeMeta(store.served(e.value)));
   sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt);
+}
+
+/**
+ * Reads kube hands to etcd at a fixed revision (continue tokens, Exact) fail at once when the
+ * revision is in the future: etcd answers "required revision is a future revision", which kube
+ * passes on as a bare 500. (Not-older-than reads wait for the revision, then 504, as kube's cacher.)
+ * A continue token with a negative revision reads the latest snapshot.
+ */
+async function resolveFutureReads(c: VerbContext, q: ListQuery): Promise<ListQuery> {
+  const sem = q.semantics;
+  if (sem.kind !== 'exact' && sem.kind !== 'continue') return q;
+  const { store } = c.served;
+  if (sem.kind === 'continue' && sem.position.revision === 0) {
+    await store.syncForWatch();
+    return { ...q, semantics: { kind: 'continue', position: { ...sem.position, revision: store.cache.revision } } };
+  }
+  const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
+  if (revision <= store.cache.revision) return q;
+  await store.syncForWatch();
+  if (revision > store.cache.revision) throw errors.unknown(500, 'etcdserver: mvcc: required revision is a future revision');
+  return q;
 }
 
 export async function handleCreate(c: VerbContext): Promise<void> {

@@ -8,7 +8,7 @@ import { ApiError, errors, isApiError } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { isStorageError, type StorageError } from '../../storage/types.ts';
 import type { CacheEvent } from '../../storage/watch-cache.ts';
-import { parseWatchQuery } from '../../registry/list-options.ts';
+import { isWatchListRequest, parseWatchQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { tableWatchEventObject } from '../../codec/table.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
@@ -42,13 +42,16 @@ type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
   const { rt, store } = c.served;
+  // Options are converted and validated before negotiation, as in kube's list handler.
+  const q = parseWatchQuery(c.query);
+  // A WatchList request (initial events, then a bookmark) cannot be served as a Table in kube.
+  const offer = isWatchListRequest(c.query) ? { ...offerFor(c), table: false } : offerFor(c);
   const { output: fmt, contentType } = negotiateWatch({
     accept: String(c.req.headers.accept ?? ''),
-    offer: offerFor(c),
+    offer,
     prettyQuery: c.query.get('pretty'),
     userAgent: String(c.req.headers['user-agent'] ?? ''),
   });
-  const q = parseWatchQuery(c.query);
   let fieldSelector = q.fieldSelector;
   if (c.info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${c.info.name}` : `metadata.name=${c.info.name}`;
   const filter = buildObjectFilter(rt, q.labelSelector, fieldSelector);
@@ -179,7 +182,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     };
     timers.push(setTimeout(tick, bookmarkIntervalMs).unref());
   }
-  const timeout = q.timeoutSeconds ?? defaultTimeoutSeconds * (1 + Math.random());
+  // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
+  const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);
   timers.push(setTimeout(end, timeout * 1000).unref());
 }
 

@@ -1,8 +1,11 @@
 /**
- * `npm start`: parse flags, start the server, print how to use it, shut down cleanly on SIGTERM/SIGINT.
+ * The server process (bin/kube-gateway.js runs the compiled form): parse flags, start the server,
+ * print how to use it, shut down cleanly on SIGTERM/SIGINT. A start that fails for a reason the
+ * user can fix prints one line, `Error: ...`, and exits 1.
  */
 import { parseFlags, FlagError } from './server/config.ts';
 import { startApiServer } from './server/api-server.ts';
+import { StartupError } from './server/startup-error.ts';
 
 async function main(): Promise<void> {
   let parsed;
@@ -19,7 +22,16 @@ async function main(): Promise<void> {
     process.stdout.write(parsed.help);
     return;
   }
-  const server = await startApiServer({ config: parsed, logger: true });
+  let server;
+  try {
+    server = await startApiServer({ config: parsed, logger: true });
+  } catch (err) {
+    if (err instanceof StartupError) {
+      process.stderr.write(`Error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
   process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${parsed.dataDir})\n`);
   process.stdout.write(`export KUBECONFIG=${server.kubeconfigPath}\n`);
   let stopping = false;

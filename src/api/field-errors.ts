@@ -27,8 +27,21 @@ export interface FieldError {
   readonly limit?: number;
 }
 
+/** A bad value already written in Go syntax (a slice prints as `[]string{"a"}`), printed as is. */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+export function goLiteral(text: string): GoLiteral {
+  return new GoLiteral(text);
+}
+
 /** Formats a bad value the way Go's `%q`/`%v` does in field errors. */
 export function formatBadValue(v: unknown): string {
+  if (v instanceof GoLiteral) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);

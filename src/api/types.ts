@@ -56,6 +56,11 @@ export interface TableColumn {
 
 /** Per-kind behaviour. Every hook may mutate the object it is given and nothing else. */
 export interface ResourceStrategy {
+  /**
+   * kube's decode-time defaulting (SetDefaults_*), on every written object (create, update,
+   * patch): it runs before managed fields are computed, so the writer owns what it sets.
+   */
+  defaults?(obj: KubeObject): void;
   /** On create, before validation: set defaults the kind needs, clear status when the kind has a status subresource. */
   prepareForCreate?(obj: KubeObject): void;
   /** On update of the main resource, before validation. */
@@ -64,10 +69,28 @@ export interface ResourceStrategy {
   validate?(obj: KubeObject): FieldError[];
   /** Kind-specific validation of an update (immutable fields and the like). */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * The kind's own strategies for writes through a subresource (kube's StatusStrategy,
+   * FinalizeStrategy). Without one, a status write keeps everything but status from the stored
+   * object (the custom-resource rule) and the main strategy validates.
+   */
+  readonly subresources?: Readonly<Record<string, SubresourceStrategy>>;
   /** On the first delete of an object that has finalizers (e.g. a namespace turns Terminating). */
   prepareForDelete?(obj: KubeObject): void;
+  /**
+   * Whether a PUT without metadata.resourceVersion overwrites whatever is stored (kube's
+   * AllowUnconditionalUpdate). Absent means true, as for most built-in kinds.
+   */
+  readonly allowUnconditionalUpdate?: boolean;
   /** Non-fatal warnings returned as `Warning` headers. */
   warnings?(obj: KubeObject, old?: KubeObject): string[];
+}
+
+/** How one subresource's updates are prepared and validated. */
+export interface SubresourceStrategy {
+  /** Resets what this subresource may not change, from the stored object (before validation). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
 }
 
 /** Converts between the served representation and the one kept in storage (for kinds served in two groups). */

@@ -146,9 +146,16 @@ function recordUpdate(oldV: unknown, newV: unknown, managers: Managers, manager:
   return out;
 }
 
-function reconcileAll(managers: Managers, root: TypeNode): Map<string, ManagerRecord> {
+/**
+ * Schema reconciliation of every manager. Managers recorded in another apiVersion go: kube's
+ * version converter cannot turn this object into their version (each group serves one version
+ * here, and kinds shared by two groups, like events, do not convert between groups), and
+ * structured-merge-diff drops managers whose version is missing.
+ */
+function reconcileAll(managers: Managers, root: TypeNode, apiVersion: string): Map<string, ManagerRecord> {
   const out = new Map<string, ManagerRecord>();
   for (const [id, rec] of managers) {
+    if (rec.apiVersion !== apiVersion) continue;
     const set = reconcileWithSchema(rec.set, root);
     out.set(id, set === rec.set ? rec : { ...rec, set });
   }
@@ -198,8 +205,11 @@ function applyOnce(liveBody: KubeObject, applied: KubeObject, managers: Managers
   const mine = out.get(applyId);
   if (mine) {
     const set = stripMeta(mine.set);
+    // kube stamps the applier's entry only when the object changed: a no-op apply keeps the
+    // entry's previous time (none for a new entry), though its fields still change hands.
+    const time = deepEqual(liveBody, pruned) ? prev?.time : ctx.now;
     if (set.isEmpty()) out.delete(applyId);
-    else out.set(applyId, { ...mine, set, time: ctx.now });
+    else out.set(applyId, { ...mine, set, time });
   }
   return { ok: true, object: pruned, managers: out };
 }
@@ -254,7 +264,7 @@ export function serverSideApply(live: KubeObject | null, applied: KubeObject, ct
   if (live) {
     // Objects never applied before: their existing fields become an Update entry first.
     if (managers.size === 0) managers = recordUpdate(ctx.emptyObject ?? {}, liveBody, managers, BEFORE_FIRST_APPLY, env);
-    managers = reconcileAll(managers, env.root);
+    managers = reconcileAll(managers, env.root, ctx.apiVersion);
   }
   let outcome = applyOnce(liveBody, appliedBody, managers, ctx.force, env);
   if (!outcome.ok && live && ctx.manager === KUBECTL_MANAGER) {
@@ -302,7 +312,7 @@ export function trackUpdate(live: KubeObject | null, updated: KubeObject, ctx: A
   // An existing object without managers is not tracked until its first apply (kube's skip-non-applied).
   if (managers.size === 0 && live) return encodeOnto(newBody, managers, undefined, undefined);
   const liveBody = live ? withoutManagedFields(live) : (ctx.emptyObject ?? {});
-  if (live) managers = reconcileAll(managers, env.root);
+  if (live) managers = reconcileAll(managers, env.root, ctx.apiVersion);
   const before = live ? decodeOrEmpty(live.metadata?.managedFields) : undefined;
   let out: Managers;
   try {

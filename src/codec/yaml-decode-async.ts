@@ -1,7 +1,8 @@
 /**
- * YAML decoding that keeps the event loop free: small bodies decode inline; large ones (YAML
- * parsing costs about 0.4 s per MB) go to a worker thread, so one big body cannot stall every
- * other request. Same results and errors as decodeYaml.
+ * YAML decoding that keeps the event loop free: small plain bodies decode inline; large ones
+ * (YAML parsing costs about 0.4 s per MB) and those whose cost is not bounded by their size
+ * (aliases, explicit keys) go to a worker thread, so no body can stall every other request.
+ * Same results and errors as decodeYaml.
  */
 import { Worker } from 'node:worker_threads';
 import { ApiError, errors, type StatusObject } from '../api/status-errors.ts';
@@ -10,6 +11,26 @@ import type { DecodeResult } from './json-decode.ts';
 
 /** Bodies at least this large are decoded off the main thread. */
 export const OFF_THREAD_YAML_BYTES = 64 * 1024;
+
+/**
+ * Whether decoding may cost far more than the body's size suggests: aliases can multiply a small
+ * body into hundreds of thousands of nodes before go-yaml's alias ratio stops them, and explicit
+ * (`? `) keys are where parsers do their most expensive work. Such bodies go to the worker
+ * whatever their size; a plain manifest never contains either.
+ */
+export function costlyYaml(body: Uint8Array): boolean {
+  const n = body.length;
+  for (let i = 0; i < n; i++) {
+    const c = body[i];
+    if (c !== 0x2a && c !== 0x3f) continue;
+    const prev = i === 0 ? 0x0a : body[i - 1]!;
+    const next = i + 1 < n ? body[i + 1]! : 0x0a;
+    const afterBlank = prev === 0x20 || prev === 0x0a || prev === 0x09 || prev === 0x5b || prev === 0x7b || prev === 0x2c;
+    // `*name` after a blank or flow indicator is an alias; `? ` there is an explicit key.
+    if (afterBlank && (c === 0x2a ? next !== 0x20 && next !== 0x0a : next === 0x20 || next === 0x0a)) return true;
+  }
+  return false;
+}
 
 type Reply = { id: number; ok: true; result: DecodeResult } | { id: number; ok: false; status?: StatusObject; message: string };
 
@@ -26,8 +47,10 @@ function failAll(w: Worker, err: unknown): void {
 
 function getWorker(): Worker {
   if (worker) return worker;
-  // The entry registers tsx in the worker thread, so it runs under `npm start` and the test runner alike.
-  const w = new Worker(new URL('./yaml-decode-worker.mjs', import.meta.url));
+  // Compiled ahead of time (build/, as `npm start` runs), the worker is plain JavaScript beside this
+  // file; from source (tests, tsx), the .mjs entry first registers tsx in the worker thread.
+  const compiled = import.meta.url.endsWith('.js');
+  const w = new Worker(new URL(compiled ? './yaml-decode-worker.js' : './yaml-decode-worker.mjs', import.meta.url));
   w.unref();
   w.on('message', (reply: Reply) => {
     const p = pending.get(reply.id);
@@ -47,7 +70,7 @@ function getWorker(): Worker {
 
 /** Decodes a YAML body like decodeYaml, off the main thread when it is large. */
 export function decodeYamlAsync(body: Uint8Array, opts: { expectedKind?: string } = {}): Promise<DecodeResult> {
-  if (body.length < OFF_THREAD_YAML_BYTES) {
+  if (body.length < OFF_THREAD_YAML_BYTES && !costlyYaml(body)) {
     try {
       return Promise.resolve(decodeYaml(body, opts));
     } catch (err) {

@@ -1,25 +1,25 @@
 /**
- * Request-body YAML decoding with the `yaml` package (YAML 1.1 rules, like the go-yaml v2 that
- * kube-apiserver uses): first document only, duplicate keys reported (last wins) in kube's words,
- * alias expansion bounded (billion laughs) and nesting bounded, all failures ApiError 400.
+ * Request-body YAML decoding as kube-apiserver does it (go-yaml v2 under sigs.k8s.io/yaml): the
+ * `yaml` package parses (YAML 1.1, every scalar kept as text), and our own walk turns the tree
+ * into JSON with go-yaml v2's scalar rules (yaml-resolve.ts), its merge keys, its alias checks
+ * (self-reference, excessive aliasing) and sigs.k8s.io/yaml's key conversion. First document
+ * only; duplicate keys reported (last wins) in kube's words; nesting bounded; every failure is
+ * ApiError 400.
  */
 import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
-import type { Document, DocumentOptions, Node as YamlNode, ParseOptions, SchemaOptions, Tags } from 'yaml';
+import type { Alias, Document, DocumentOptions, Node as YamlNode, ParseOptions, Scalar, SchemaOptions } from 'yaml';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
 import { DEFAULT_MAX_DEPTH, type DecodeOptions, type DecodeResult } from './json-decode.ts';
+import { isMergeKey, jsonKeyOf, resolveScalar, resolveTagged, YamlValueError, type Resolved } from './yaml-resolve.ts';
 
-/** Alias resolutions allowed per document; the `yaml` package weighs each by the size it expands to. */
+/** Alias expansions go-yaml v2 allows before it checks the ratio of aliased to decoded nodes. */
 export const MAX_ALIAS_COUNT = 100;
 
 const parseOptions: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
   uniqueKeys: false,
-  // go-yaml v2 leaves timestamps and base-60 numbers as strings when decoding to JSON.
-  customTags: (tags: Tags) =>
-    tags.filter((t) => {
-      const tag = t as { tag?: string; format?: string };
-      return tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME';
-    }),
+  // Scalars stay text; yaml-resolve.ts gives them go-yaml v2's meaning.
+  schema: 'failsafe',
 };
 
 /**
@@ -49,17 +49,178 @@ export function decodeYaml(input: Uint8Array | string, opts: DecodeOptions = {})
     const line = lines.linePos(firstError.pos[0]).line;
     fail(`line ${line}: ${firstError.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '')}`);
   }
-  const walk = inspect(doc.contents, lines, maxDepth);
-  if (walk === 'too-deep') return fail('exceeded max depth');
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    value = new GoYamlConverter(doc, maxDepth).convert(doc.contents);
   } catch (e) {
-    if (e instanceof ReferenceError && /alias/i.test(e.message)) fail('document contains excessive aliasing');
-    if (e instanceof RangeError || /call stack/i.test(String(e))) fail('exceeded max depth');
-    fail((e as Error).message);
+    if (e instanceof ConversionError) {
+      throw decodeFailure(`error converting YAML to JSON: ${e.message}`, toBytes(input), opts.expectedKind);
+    }
+    if (e instanceof RangeError) fail('exceeded max depth');
+    throw e;
   }
+  const walk = inspect(doc.contents, lines, maxDepth);
+  if (walk === 'too-deep') return fail('exceeded max depth');
   return { value: value ?? null, duplicates: walk.paths, strictErrors: walk.messages };
+}
+
+/** A failure of the YAML-to-JSON conversion, worded as go-yaml (`yaml: ...`) or sigs.k8s.io/yaml words it. */
+class ConversionError extends Error {}
+
+const ALIAS_RATIO_LOW = 400_000;
+const ALIAS_RATIO_HIGH = 4_000_000;
+
+/** go-yaml v2's allowedAliasRatio: tolerated share of alias-produced nodes for a document size. */
+function allowedAliasRatio(decodeCount: number): number {
+  if (decodeCount <= ALIAS_RATIO_LOW) return 0.99;
+  if (decodeCount >= ALIAS_RATIO_HIGH) return 0.1;
+  return 0.99 - 0.89 * ((decodeCount - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW));
+}
+
+/**
+ * Walks a parsed document as go-yaml v2's decoder walks its node tree into interface{} values,
+ * then applies sigs.k8s.io/yaml's JSON conversion; the output is what JSON can carry.
+ */
+class GoYamlConverter {
+  private decodeCount = 0;
+  private aliasCount = 0;
+  private aliasDepth = 0;
+  private readonly expanding = new Set<Alias>();
+
+  constructor(
+    private readonly doc: Document.Parsed,
+    private readonly maxDepth: number,
+  ) {}
+
+  convert(node: unknown): unknown {
+    return this.node(node, 1);
+  }
+
+  private yamlFail(detail: string): never {
+    throw new ConversionError(`yaml: ${detail}`);
+  }
+
+  private count(): void {
+    this.decodeCount++;
+    if (this.aliasDepth > 0) this.aliasCount++;
+    if (this.aliasCount > MAX_ALIAS_COUNT && this.decodeCount > 1000 && this.aliasCount / this.decodeCount > allowedAliasRatio(this.decodeCount)) {
+      this.yamlFail('document contains excessive aliasing');
+    }
+  }
+
+  private node(node: unknown, depth: number): unknown {
+    this.count();
+    if (depth > this.maxDepth) this.yamlFail('exceeded max depth');
+    if (node === null || node === undefined) return null;
+    if (isScalar(node)) {
+      const v = this.scalar(node);
+      // encoding/json cannot write these, so sigs.k8s.io/yaml fails on them.
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new ConversionError(`json: unsupported value: ${Number.isNaN(v) ? 'NaN' : v > 0 ? '+Inf' : '-Inf'}`);
+      return v;
+    }
+    if (isAlias(node)) return this.alias(node, (target) => this.node(target, depth));
+    if (isSeq(node)) {
+      const out: unknown[] = [];
+      for (const item of node.items) out.push(isPair(item) ? this.pairsToObject([item], depth + 1) : this.node(item, depth + 1));
+      return out;
+    }
+    if (isMap(node)) return this.pairsToObject(node.items, depth);
+    if (isPair(node)) return this.pairsToObject([node], depth);
+    return null;
+  }
+
+  private scalar(node: Scalar): Resolved {
+    const text = node.value === null || node.value === undefined ? '' : String(node.value);
+    try {
+      return resolveScalar(text, { tag: node.tag, plain: node.type === 'PLAIN' || node.type === undefined });
+    } catch (e) {
+      if (e instanceof YamlValueError) this.yamlFail(e.message);
+      throw e;
+    }
+  }
+
+  private alias<T>(node: Alias, use: (target: unknown) => T): T {
+    if (this.expanding.has(node)) this.yamlFail(`anchor '${node.source}' value contains itself`);
+    const target = node.resolve(this.doc);
+    if (!target) this.yamlFail(`unknown anchor '${node.source}' referenced`);
+    this.expanding.add(node);
+    this.aliasDepth++;
+    try {
+      return use(target);
+    } finally {
+      this.aliasDepth--;
+      this.expanding.delete(node);
+    }
+  }
+
+  private pairsToObject(items: readonly unknown[], depth: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const item of items) {
+      if (!isPair(item)) continue;
+      const keyNode = item.key as YamlNode | null;
+      if (isScalar(keyNode) && isMergeKey(String(keyNode.value ?? ''), { tag: keyNode.tag, plain: keyNode.type === 'PLAIN' })) {
+        this.count();
+        this.merge(item.value, out, depth);
+        continue;
+      }
+      const key = this.key(keyNode);
+      setOwn(out, key, this.node(item.value, depth + 1));
+    }
+    return out;
+  }
+
+  /** A map key: a scalar (or an alias of one) printed as sigs.k8s.io/yaml prints it. */
+  private key(keyNode: unknown): string {
+    this.count();
+    if (isAlias(keyNode)) return this.alias(keyNode, (target) => this.key(target));
+    if (keyNode === null || keyNode === undefined) return this.sigsKey(['', null]);
+    if (isScalar(keyNode)) {
+      const text = keyNode.value === null || keyNode.value === undefined ? '' : String(keyNode.value);
+      let tagged: [string, Resolved];
+      try {
+        tagged = resolveTagged(text, { tag: keyNode.tag, plain: keyNode.type === 'PLAIN' || keyNode.type === undefined });
+      } catch (e) {
+        if (e instanceof YamlValueError) this.yamlFail(e.message);
+        throw e;
+      }
+      return this.sigsKey(tagged);
+    }
+    // go-yaml v2 refuses collections as keys of an interface{} map.
+    return this.yamlFail(`invalid map key: ${isSeq(keyNode) ? '[]interface {}' : 'map[interface {}]interface {}'}{...}`);
+  }
+
+  private sigsKey(key: [string, Resolved]): string {
+    try {
+      return jsonKeyOf(key);
+    } catch (e) {
+      if (e instanceof YamlValueError) throw new ConversionError(e.message);
+      throw e;
+    }
+  }
+
+  /** go-yaml v2's merge: a map, an alias of one, or a sequence of those (earlier ones win). */
+  private merge(value: unknown, out: Record<string, unknown>, depth: number): void {
+    const wantMap = () => this.yamlFail('map merge requires map or sequence of maps as the value');
+    const mergeOne = (n: unknown) => {
+      let target = n;
+      if (isAlias(n)) target = n.resolve(this.doc);
+      if (!isMap(target)) wantMap();
+      const m = this.node(n, depth) as Record<string, unknown>;
+      for (const k of Object.keys(m)) setOwn(out, k, m[k]);
+    };
+    if (isMap(value) || isAlias(value)) return mergeOne(value);
+    if (isSeq(value)) {
+      for (let i = value.items.length - 1; i >= 0; i--) mergeOne(value.items[i]);
+      return;
+    }
+    wantMap();
+  }
+}
+
+/** Sets an own enumerable property, even `__proto__`, as JSON.parse would. */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {
@@ -137,7 +298,8 @@ function inspect(root: unknown, lines: LineCounter, maxDepth: number): Inspectio
       for (const item of node.items) {
         if (!isPair(item)) continue;
         const keyNode = item.key as YamlNode | null;
-        const key = isScalar(keyNode) ? keyNode.value : keyNode === null ? null : String(keyNode);
+        // Keys are scalars here: the conversion has already refused collections as keys.
+        const key = isScalar(keyNode) ? keyNode.value : keyNode === null ? null : isAlias(keyNode) ? `*${keyNode.source}` : '';
         const id = `${typeof key}:${String(key)}`;
         const name = String(key);
         const childPath = path ? `${path}.${name}` : name;

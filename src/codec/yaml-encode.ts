@@ -182,7 +182,10 @@ function writeSingleQuoted(e: Emitter, value: string, indent: number, allowBreak
       spaces = true;
     } else if (isBreak(ch.codePointAt(0)!)) {
       if (!breaks && ch === '\n') e.putBreak();
-      e.putBreak();
+      // Like go-yaml's write_break: a line feed becomes a line break; any other break character
+      // would be copied as itself (analyzeScalar keeps those out of single quotes altogether).
+      if (ch === '\n') e.putBreak();
+      else e.write(ch);
       breaks = true;
     } else {
       if (breaks) e.writeIndent(indent);

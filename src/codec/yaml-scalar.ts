@@ -112,7 +112,11 @@ export function analyzeScalar(value: string): ScalarAnalysis {
       if (c === 0x3a && followedByWhitespace) blockIndicators = true;
       if (c === 0x23 && precededByWhitespace) blockIndicators = true;
     }
-    if (!isPrintable(c)) special = true;
+    // NEL, LS and PS are line breaks to go-yaml (YAML 1.1) but ordinary characters to YAML 1.2
+    // readers, so written raw (go-yaml copies them into single quotes, followed by indentation)
+    // they read back differently per reader. Escaped in double quotes (\N, \L, \P) every
+    // reader, go-yaml and ours included, gets the same string back.
+    if (!isPrintable(c) || c === 0x85 || c === 0x2028 || c === 0x2029) special = true;
     if (isBreak(c)) lineBreaks = true;
     if (c === 0x20) {
       if (first) leadingSpace = true;

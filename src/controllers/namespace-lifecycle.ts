@@ -14,6 +14,13 @@ function systemContext(): WriteContext {
   return { dryRun: false, warnings: [], now: new Date(), manager: 'kube-apiserver', subresource: '' };
 }
 
+/** Writes of the namespace controller, which runs in kube-controller-manager in a real cluster. */
+function controllerContext(subresource: string): WriteContext {
+  return { dryRun: false, warnings: [], now: new Date(), manager: 'kube-controller-manager', subresource };
+}
+
+export const FINALIZER_KUBERNETES = 'kubernetes';
+
 /** Creates the built-in namespaces that are missing. */
 export async function ensureBuiltinNamespaces(namespaces: ResourceStore): Promise<void> {
   for (const name of builtinNamespaces) {
@@ -25,9 +32,22 @@ export async function ensureBuiltinNamespaces(namespaces: ResourceStore): Promis
   }
 }
 
-/** The admission check for creates of namespaced objects: the namespace must exist and be active. */
+/** Namespaces kube's NamespaceLifecycle admission never lets be deleted. */
+export const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
+
+/**
+ * kube's NamespaceLifecycle admission: the immortal namespaces cannot be deleted; a create of
+ * a namespaced object needs its namespace to exist and be active. Everything else passes.
+ */
 export function namespaceLifecycleAdmission(namespaces: ResourceStore) {
-  return async (gr: GroupResource, obj: KubeObject): Promise<void> => {
+  return async (op: 'create' | 'update' | 'delete', target: GroupResource & { readonly namespaced: boolean }, obj: KubeObject): Promise<void> => {
+    const gr = { group: target.group, resource: target.resource };
+    if (op === 'delete' && target.group === '' && target.resource === 'namespaces') {
+      const name = obj.metadata?.name ?? '';
+      if (immortalNamespaces.has(name)) throw errors.forbidden(gr, name, 'this namespace may not be deleted');
+      return;
+    }
+    if (op !== 'create' || !target.namespaced) return;
     const ns = obj.metadata?.namespace;
     if (!ns) return;
     // The namespace may have been created an instant ago: a miss is checked with a consistent read.
@@ -106,47 +126,144 @@ export class NamespaceController {
     }
   }
 
-  /** One pass over a terminating namespace; true when it is gone or no longer terminating. */
+  /**
+   * One pass over a terminating namespace, as kube's namespaced-resources deleter: delete the
+   * content, count what remains (objects held by finalizers), write the status conditions, and
+   * when nothing remains drop the `kubernetes` finalizer. True when it is done.
+   */
   private async finalize(name: string): Promise<boolean> {
-    const ctx = systemContext();
     const entry = this.namespaces.cache.get(this.namespaces.key('', name));
     if (!entry || !entry.value.metadata?.deletionTimestamp) return true;
-    let remaining = 0;
+    if (!arrayOf(entry.value.spec, 'finalizers').includes(FINALIZER_KUBERNETES)) return true;
+    const ctx = controllerContext('');
+    const remaining = new Map<string, number>();
+    const finalizers = new Map<string, number>();
+    const deleteErrors: string[] = [];
+    const byPrefix = new Map<string, ResourceStore[]>();
     for (const store of this.contentStores()) {
-      const prefix = store.listPrefix(name);
-      for (const e of store.cache.list({ keyPrefix: prefix }).entries) {
-        remaining++;
+      const same = byPrefix.get(store.rt.storagePrefix);
+      if (same) same.push(store);
+      else byPrefix.set(store.rt.storagePrefix, [store]);
+    }
+    for (const stores of byPrefix.values()) {
+      const store = stores[0]!;
+      const left: KubeObject[] = [];
+      for (const e of store.cache.list({ keyPrefix: store.listPrefix(name) }).entries) {
         const meta = e.value.metadata ?? {};
-        if (meta.deletionTimestamp) continue;
         try {
-          await store.delete(name, meta.name ?? '', {}, ctx);
+          const out = meta.deletionTimestamp ? { kind: 'terminating' as const, object: e.value } : await store.delete(name, meta.name ?? '', {}, ctx);
+          if (out.kind === 'terminating') left.push(out.object);
         } catch (err) {
-          if (!(err instanceof ApiError && err.code === 404)) throw err;
+          if (err instanceof ApiError && err.code === 404) continue;
+          deleteErrors.push(err instanceof Error ? err.message : String(err));
+          left.push(e.value);
         }
       }
+      if (left.length === 0) continue;
+      // Kinds served in two groups share these objects; kube counts them once per resource it discovers.
+      for (const s of stores) {
+        remaining.set(`${s.rt.resource}.${s.rt.group}`, left.length);
+        for (const obj of left) for (const f of obj.metadata?.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
+      }
     }
-    if (remaining > 0) {
-      // Deleted objects leave the cache asynchronously: check again on the next pass.
-      return false;
-    }
+    await this.writeConditions(name, deletionConditions(remaining, finalizers, deleteErrors));
+    if (remaining.size > 0 || deleteErrors.length > 0) return false;
     await this.namespaces.update(
       '',
       name,
       (current) => {
         if (!current) throw errors.notFound(this.namespaces.gr, name);
         const spec = (current.spec ?? {}) as { finalizers?: string[] };
-        spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== 'kubernetes');
+        spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== FINALIZER_KUBERNETES);
         if (spec.finalizers.length === 0) delete spec.finalizers;
         current.spec = spec;
-        const status = (current.status ?? {}) as Record<string, unknown>;
-        status.phase = 'Terminating';
-        current.status = status;
         delete current.metadata!.resourceVersion;
         return current;
       },
-      { ...ctx, now: new Date(nowRfc3339()) },
+      controllerContext('finalize'),
       { allowCreate: false, subresource: 'finalize' },
     );
     return true;
   }
+
+  /** Merges the pass's conditions into status.conditions as kube's updateConditions does; writes only on change. */
+  private async writeConditions(name: string, next: readonly NamespaceCondition[]): Promise<void> {
+    const now = nowRfc3339();
+    await this.namespaces.update(
+      '',
+      name,
+      (current) => {
+        if (!current) throw errors.notFound(this.namespaces.gr, name);
+        const status = (current.status ?? {}) as { conditions?: NamespaceCondition[] };
+        const conditions = [...(status.conditions ?? [])];
+        for (const c of next) {
+          const i = conditions.findIndex((o) => o.type === c.type);
+          if (i < 0) conditions.push({ type: c.type, status: c.status, lastTransitionTime: now, reason: c.reason, message: c.message });
+          else {
+            const old = conditions[i]!;
+            if (old.status === c.status && old.reason === c.reason && old.message === c.message) continue;
+            conditions[i] = { ...old, status: c.status, ...(old.status !== c.status ? { lastTransitionTime: now } : {}), reason: c.reason, message: c.message };
+          }
+        }
+        current.status = { ...status, conditions };
+        delete current.metadata!.resourceVersion;
+        return current;
+      },
+      controllerContext('status'),
+      { allowCreate: false, subresource: 'status' },
+    );
+  }
+}
+
+interface NamespaceCondition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+  reason: string;
+  message: string;
+}
+
+/** The five conditions kube's namespace deleter maintains, in its order, with its "ok" wording. */
+const conditionTypes: readonly (readonly [type: string, okReason: string, okMessage: string])[] = [
+  ['NamespaceDeletionDiscoveryFailure', 'ResourcesDiscovered', 'All resources successfully discovered'],
+  ['NamespaceDeletionGroupVersionParsingFailure', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'],
+  ['NamespaceDeletionContentFailure', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'],
+  ['NamespaceContentRemaining', 'ContentRemoved', 'All content successfully removed'],
+  ['NamespaceFinalizersRemaining', 'ContentHasNoFinalizers', 'All content-preserving finalizers finished'],
+];
+
+/**
+ * The conditions of one deletion pass (status_condition_utils.go): True with a reason and the
+ * remaining resources, finalizers or errors (each list sorted, as kube sorts for stable updates),
+ * else False with the ok wording. Discovery and group-version parsing cannot fail here.
+ */
+export function deletionConditions(remaining: ReadonlyMap<string, number>, finalizers: ReadonlyMap<string, number>, deleteErrors: readonly string[]): NamespaceCondition[] {
+  const failing = new Map<string, { reason: string; message: string }>();
+  if (deleteErrors.length > 0) {
+    const msgs = [...deleteErrors].sort();
+    failing.set('NamespaceDeletionContentFailure', {
+      reason: 'ContentDeletionFailed',
+      message: `Failed to delete all resource types, ${msgs.length} remaining: ${msgs.join(', ')}`,
+    });
+  }
+  if (remaining.size > 0) {
+    const parts = [...remaining].map(([gr, n]) => `${gr} has ${n} resource instances`).sort();
+    failing.set('NamespaceContentRemaining', { reason: 'SomeResourcesRemain', message: `Some resources are remaining: ${parts.join(', ')}` });
+  }
+  if (finalizers.size > 0) {
+    const parts = [...finalizers].map(([f, n]) => `${f} in ${n} resource instances`).sort();
+    failing.set('NamespaceFinalizersRemaining', {
+      reason: 'SomeFinalizersRemain',
+      message: `Some content in the namespace has finalizers remaining: ${parts.join(', ')}`,
+    });
+  }
+  return conditionTypes.map(([type, okReason, okMessage]) => {
+    const f = failing.get(type);
+    return f ? { type, status: 'True', ...f } : { type, status: 'False', reason: okReason, message: okMessage };
+  });
+}
+
+function arrayOf(obj: unknown, key: string): unknown[] {
+  const v = obj && typeof obj === 'object' ? (obj as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(v) ? v : [];
 }

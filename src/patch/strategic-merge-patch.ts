@@ -2,7 +2,9 @@
  * Strategic merge patch, applied the way kube-apiserver's strategicpatch.StrategicMergeMapPatch
  * does, with the list strategies and merge keys read from the structural schema:
  *
- * - maps merge recursively; `null` deletes; `$patch: replace` / `$patch: delete` in a map;
+ * - maps merge recursively; `null` deletes; `$patch: replace` / `$patch: delete` in a map that
+ *   exists in the original (elsewhere anything carrying `$patch` is dropped, as kube's
+ *   removeDirectives does, whatever the directive);
  * - lists whose field says `x-kubernetes-patch-strategy: merge` merge: objects by the
  *   `x-kubernetes-patch-merge-key` (entries may carry `$patch: delete` or `$patch: replace`),
  *   primitives as sets; every other list is replaced;
@@ -64,9 +66,10 @@ function extractKey(key: string, prefix: string, formatError: () => ApiError): s
 function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | undefined): JsonObject {
   if (hasOwn(patch, DIRECTIVE)) {
     const directive = patch[DIRECTIVE];
+    // kube's handleDirectiveInMergeMap: the rest of a replacing map is taken as written.
     if (directive === 'replace') {
       delete patch[DIRECTIVE];
-      return mergeMap({}, patch, schema);
+      return patch;
     }
     if (directive === 'delete') return {};
     throw errBadPatchType(directive, patch);
@@ -88,46 +91,77 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
       continue;
     }
     if (!hasOwn(original, key) || jsonKind(original[key]) !== jsonKind(pv)) {
-      if (!isDeleteList) setOwn(original, key, freshValue(pv, fieldSchema));
+      if (!isDeleteList) takeWithoutDirectives(original, key, discardNulls(pv));
       continue;
     }
     const ov = original[key];
     const meta = patchMeta(fieldSchema);
     if (isJsonObject(ov) && isJsonObject(pv)) {
-      setOwn(original, key, meta.strategy === 'replace' ? freshValue(pv, fieldSchema) : mergeMap(ov, pv, fieldSchema));
+      // A map whose field says `replace` is taken as written (kube's mergeMapHandler).
+      setOwn(original, key, meta.strategy === 'replace' ? pv : mergeMap(ov, pv, fieldSchema));
     } else if (Array.isArray(ov) && Array.isArray(pv)) {
       setOwn(original, key, mergeListField(ov, pv, fieldSchema, isDeleteList, key));
     } else {
-      setOwn(original, key, pv);
+      takeWithoutDirectives(original, key, pv);
     }
   }
   return original;
 }
 
-/** A patch value for a place the original does not have: directives are resolved against nothing. */
-function freshValue(pv: unknown, schema: Schema | undefined): unknown {
-  if (isJsonObject(pv)) return mergeMap({}, pv, schema);
-  if (Array.isArray(pv)) {
-    const items = itemsSchema(schema);
+/** kube's discardNullValuesFromPatch (IgnoreUnmatchedNulls): null members go, at every depth. */
+function discardNulls(v: unknown): unknown {
+  if (isJsonObject(v)) {
+    for (const k of Object.keys(v)) {
+      if (v[k] === null) delete v[k];
+      else discardNulls(v[k]);
+    }
+  } else if (Array.isArray(v)) {
+    for (const el of v) discardNulls(el);
+  }
+  return v;
+}
+
+/**
+ * kube's removeDirectives: a patch value taken where the original has nothing to merge with.
+ * Any map carrying `$patch` (whatever its value: an unknown one is not an error here) is
+ * dropped, with the list entries and members that hold one; other directive keys stay as
+ * written (decoding then treats them as unknown fields). Undefined means "drop the member".
+ */
+function withoutDirectives(v: unknown): unknown {
+  if (isJsonObject(v)) {
+    if (hasOwn(v, DIRECTIVE)) return undefined;
+    for (const k of Object.keys(v)) {
+      const kept = withoutDirectives(v[k]);
+      if (kept === undefined) delete v[k];
+      else v[k] = kept;
+    }
+    return v;
+  }
+  if (Array.isArray(v)) {
     const out: unknown[] = [];
-    for (const el of pv) {
-      if (isJsonObject(el) && hasOwn(el, DIRECTIVE)) {
-        if (el[DIRECTIVE] === 'delete' || el[DIRECTIVE] === 'replace') continue;
-        throw errBadPatchType(el[DIRECTIVE], el);
-      }
-      out.push(isJsonObject(el) ? mergeMap({}, el, items) : el);
+    for (const el of v) {
+      const kept = withoutDirectives(el);
+      if (kept !== undefined) out.push(kept);
     }
     return out;
   }
-  return pv;
+  return v;
 }
 
-/** The list field rule: merge when the schema says so (or for a delete list), else replace. */
+function takeWithoutDirectives(original: JsonObject, key: string, pv: unknown): void {
+  const kept = withoutDirectives(pv);
+  if (kept === undefined) delete original[key];
+  else setOwn(original, key, kept);
+}
+
+/**
+ * The list field rule: merge when the schema says so (or for a delete list), else the patch's
+ * list replaces the original as written; directives inside it are then just unknown fields.
+ */
 function mergeListField(ov: unknown[], pv: unknown[], schema: Schema | undefined, isDeleteList: boolean, name: string): unknown[] {
   const meta = patchMeta(schema);
   if (meta.strategy === 'merge' || isDeleteList) return mergeList(ov, pv, itemsSchema(schema), meta.mergeKey, isDeleteList, name);
-  // Replaced whole; kube would decode nulls inside to zero values, so they are resolved away here.
-  return freshValue(pv, schema) as unknown[];
+  return pv;
 }
 
 /** The single element kind of the given lists; lists of lists are refused (422). */
@@ -208,8 +242,9 @@ function mergeList(
       const at = byKey.get(el[mergeKey]);
       if (at !== undefined) merged[at] = mergeMap(merged[at] as JsonObject, el, items);
       else {
+        // A new entry is appended as written (kube's mergeSliceWithoutSpecialElements).
         byKey.set(el[mergeKey], merged.length);
-        merged.push(mergeMap({}, el, items));
+        merged.push(el);
       }
     }
   }
@@ -375,7 +410,7 @@ function applySetElementOrders(original: JsonObject, patch: JsonObject, schema: 
     if (!foundOriginal && !foundPatch) continue;
     let merged: unknown[];
     if (!foundPatch) merged = originalList;
-    else if (!foundOriginal) merged = freshValue(patchList, fieldSchema) as unknown[];
+    else if (!foundOriginal) merged = withoutDirectives(patchList) as unknown[];
     else merged = mergeListField(originalList, patchList, fieldSchema, false, field);
     delete patch[field];
     if (originalList.length === 0 && patchList.length === 0) {

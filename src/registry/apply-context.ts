@@ -1,10 +1,15 @@
 /**
- * The server-side-apply context of one write: which schema, manager and subresource, and which
- * fields the write may not own (status on the main resource, everything but status on /status).
+ * The server-side-apply context of one write (which schema, manager and subresource, and which
+ * fields the write may not own), and the decode-time stage of a write: what kube-apiserver does
+ * to an object between reading the request and handing it to its registry.
  */
 import type { ApplyContext } from '../apply/index.ts';
-import { apiVersionOf, type ResourceType } from '../api/types.ts';
+import { trackUpdate } from '../apply/index.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.ts';
+import { applyDefaults } from '../schema/defaults.ts';
+import type { Schema } from '../schema/types.ts';
 import { nowRfc3339 } from './object-meta.ts';
+import type { WriteContext } from './resource-store.ts';
 
 export function applyContextFor(rt: ResourceType, manager: string, subresource: string, now: Date): ApplyContext {
   const statusWrite = subresource === 'status';
@@ -18,6 +23,82 @@ export function applyContextFor(rt: ResourceType, manager: string, subresource: 
     now: nowRfc3339(now),
     ...(rt.hasStatus ? { resetFields: statusWrite ? topLevel.map((k) => [k]) : [['status']] } : {}),
     // Creates are compared against the kind's zero value, as kube's typed objects are.
-    emptyObject: { metadata: { creationTimestamp: null } },
+    emptyObject: zeroObject(rt.schema),
   };
+}
+
+const zeroCache = new WeakMap<Schema, KubeObject>();
+
+/**
+ * The kind's Go zero value as kube-apiserver serializes it (`New()` of the type): metadata with
+ * a null creationTimestamp, and every field the schema defaults to a zero value (`{}`, `""`,
+ * `0`, `false`: kube publishes those for non-pointer fields), recursively. A field present in
+ * the zero value is never "added" by a write, so writers do not own it as a node (no `.`).
+ */
+export function zeroObject(schema: Schema): KubeObject {
+  let z = zeroCache.get(schema);
+  if (!z) {
+    z = { ...(zeroOf(schema) as KubeObject), metadata: { creationTimestamp: null } };
+    zeroCache.set(schema, z);
+  }
+  return structuredClone(z);
+}
+
+function isZeroValue(v: unknown): boolean {
+  return v === '' || v === 0 || v === false || (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
+}
+
+function zeroOf(schema: Schema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+    if (prop.default === undefined || !isZeroValue(prop.default)) continue;
+    out[k] = typeof prop.default === 'object' ? zeroOf(prop) : prop.default;
+  }
+  return out;
+}
+
+/**
+ * Empty maps of free-form keys (labels, data, ...) are dropped, as decoding into Go's omitempty
+ * map fields and encoding again drops them: `data: {}` is neither stored nor owned.
+ */
+export function dropEmptyMaps(v: unknown, schema: Schema | undefined): void {
+  if (!schema || v === null || typeof v !== 'object') return;
+  if (Array.isArray(v)) {
+    for (const el of v) dropEmptyMaps(el, schema.items);
+    return;
+  }
+  const obj = v as Record<string, unknown>;
+  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+    const child = obj[k];
+    if (child === null || typeof child !== 'object') continue;
+    const freeForm = !prop.properties && typeof prop.additionalProperties === 'object';
+    if (freeForm && !Array.isArray(child) && Object.keys(child).length === 0 && prop.default === undefined) delete obj[k];
+    else dropEmptyMaps(child, prop);
+  }
+}
+
+/**
+ * The decode-time stage of a create or update, on the stored form `obj` (changed in place; `old`
+ * is the stored current object): the served form is defaulted (schema defaults, the kind's
+ * SetDefaults), empty maps drop, then the writer's managed fields are recorded on it, unless
+ * server-side apply already did. kube computes managed fields in the handler on the decoded
+ * object, before the strategy's PrepareForCreate/PrepareForUpdate, so what the strategy sets
+ * afterwards (a namespace's spec.finalizers) belongs to nobody.
+ */
+export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject | null, ctx: WriteContext): void {
+  const conv = rt.storageConversion;
+  // Ownership is recorded on the object in the version the writer used.
+  const served = conv ? conv.fromStorage(obj) : obj;
+  applyDefaults(served, rt.schema);
+  dropEmptyMaps(served, rt.schema);
+  rt.strategy.defaults?.(served);
+  if (!ctx.skipManagedFields) {
+    const tracked = trackUpdate(old && conv ? conv.fromStorage(old) : old, served, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
+    served.metadata = tracked.metadata;
+  }
+  if (conv) {
+    const stored = conv.toStorage(served);
+    for (const k of Object.keys(obj)) delete obj[k];
+    Object.assign(obj, stored);
+  }
 }

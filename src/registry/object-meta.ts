@@ -56,17 +56,41 @@ export function canonicalKeyOrder<T extends Record<string, unknown>>(obj: T): T 
   return obj;
 }
 
-/** Keeps the server-owned metadata of `old` on an updated object (clients cannot change them). */
+/**
+ * What kube's rest.BeforeUpdate carries from the stored object onto an update: the uid when none
+ * is given, the creation time, a deletion time already set, a grace period the update omits, and
+ * the generation. Anything else the update changes (another uid, a new deletion time or grace
+ * period) stays for validation to refuse as immutable.
+ */
 export function carryServerOwnedMetaOnUpdate(meta: ObjectMeta, old: ObjectMeta, tracksGeneration: boolean): void {
-  meta.uid = old.uid;
-  meta.creationTimestamp = old.creationTimestamp;
+  // null decodes to Go's nil pointer: the same as absent.
+  for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'creationTimestamp'] as const) if (meta[f] === null) delete meta[f];
+  if (!meta.uid) meta.uid = old.uid;
+  if (old.creationTimestamp) meta.creationTimestamp = old.creationTimestamp;
   if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
-  else delete meta.deletionTimestamp;
-  if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
-  else delete meta.deletionGracePeriodSeconds;
+  if (old.deletionGracePeriodSeconds !== undefined && old.deletionGracePeriodSeconds !== null && (meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === null)) {
+    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+  }
   if (tracksGeneration) meta.generation = old.generation ?? 1;
   else delete meta.generation;
   delete meta.selfLink;
+}
+
+/**
+ * Drops owner references equal to an earlier one (kube's dedupOwnerReferences: same uid and
+ * semantically equal; same uid with other content stays). Returns the uids of those dropped.
+ */
+export function dedupOwnerReferences(meta: ObjectMeta): string[] {
+  const refs = meta.ownerReferences;
+  if (!Array.isArray(refs) || refs.length < 2) return [];
+  const kept: Record<string, unknown>[] = [];
+  const duplicates: string[] = [];
+  for (const ref of refs) {
+    if (kept.some((k) => jsonEqual(k, ref))) duplicates.push(String((ref as { uid?: unknown }).uid ?? ''));
+    else kept.push(ref);
+  }
+  if (duplicates.length > 0) meta.ownerReferences = kept;
+  return duplicates;
 }
 
 /** Removes empty label/annotation/finalizer collections as Go's omitempty would on the wire. */

@@ -9,10 +9,10 @@ import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
-import { apiVersionOf, qualifiedKind, type KubeObject, type ResourceType } from '../api/types.ts';
-import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
-import type { FieldError } from '../api/field-errors.ts';
-import { cloneObject, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
+import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
+import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
+import { fieldErr, type FieldError } from '../api/field-errors.ts';
+import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -43,11 +43,24 @@ export interface WriteContext {
   readonly subresource?: string;
   /** Server-side apply already computed managedFields; the update tracker must not run. */
   readonly skipManagedFields?: boolean;
+  /** The request verb; a patch's duplicate owner references are reported as found after admission, as kube does. */
+  readonly operation?: 'create' | 'update' | 'patch';
+}
+
+/** kube's warnings for duplicate owner references (endpoints/handlers/rest.go). */
+function duplicateOwnerReferencesWarning(uids: readonly string[], afterAdmission: boolean): string {
+  const where = afterAdmission ? ' after mutating admission happens' : '';
+  return `.metadata.ownerReferences contains duplicate entries${where}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${uids.join(', ')}`;
 }
 
 /** Checks that run on writes, in this order, before persistence (admission lives here). */
 export interface WriteHooks {
-  /** Mutating stage: may change the object (managed fields, admission mutation). */
+  /**
+   * What kube-apiserver does to a written object before its registry sees it: decode-time
+   * defaulting, then managed fields. Runs before the strategy, whose changes nobody owns.
+   */
+  decoded?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): void;
+  /** Mutating stage: may change the object (admission mutation). */
   mutate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
   /** Validating stage: throws ApiError to reject. */
   validate?(op: 'create' | 'update' | 'delete', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
@@ -64,6 +77,16 @@ export interface DeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
   readonly propagationPolicy?: string;
   readonly orphanDependents?: boolean;
+}
+
+export interface UpdateOptions {
+  /** PUT and apply may create a missing object. */
+  readonly allowCreate: boolean;
+  readonly subresource: string;
+  /** The uid a PUT body carries: a mismatch with the stored object is 409, as kube's update preconditions. */
+  readonly preconditions?: { readonly uid?: string };
+  /** A PUT without resourceVersion is refused (kinds whose kube strategy disallows unconditional updates). */
+  readonly requireResourceVersion?: boolean;
 }
 
 export type DeleteOutcome =
@@ -240,14 +263,21 @@ export class ResourceStore {
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
+    this.hooks.decoded?.('create', obj, null, ctx);
     this.rt.strategy.prepareForCreate?.(obj);
+    this.dedupOwnerReferences(obj, ctx);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.
     const finalMeta = metaOf(obj);
     normalizeEmptyMeta(finalMeta);
     this.validateOrThrow(obj, null);
     await this.hooks.validate?.('create', obj, null, ctx);
-    if (ctx.dryRun) return this.served(obj);
+    if (ctx.dryRun) {
+      // A dry run stops only short of the write: the name must be free as for a real create.
+      const { kv } = await this.readLatest(this.key(namespace, finalMeta.name!), finalMeta.name ?? '');
+      if (kv) throw errors.alreadyExists(this.gr, finalMeta.name ?? '');
+      return this.served(obj);
+    }
     try {
       const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
       obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });
@@ -268,13 +298,18 @@ export class ResourceStore {
     name: string,
     tryUpdate: (current: KubeObject | null) => Promise<KubeObject> | KubeObject,
     ctx: WriteContext,
-    opts: { readonly allowCreate: boolean; readonly subresource: string },
+    opts: UpdateOptions,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const { kv, current } = await this.readLatest(key, name);
       const currentServed = current ? this.served(current) : null;
       if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
+      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage Preconditions).
+      const uid = opts.preconditions?.uid;
+      if (current && uid && uid !== (current.metadata?.uid ?? '')) {
+        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ''}`));
+      }
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
       const pinnedRv = proposed.metadata?.resourceVersion;
       if (!current) {
@@ -283,17 +318,26 @@ export class ResourceStore {
         const object = await this.create(namespace, proposed, ctx);
         return { object, created: true };
       }
+      if (!pinnedRv && opts.requireResourceVersion) {
+        // Kinds whose strategy refuses unconditional updates (Lease): kube's Invalid names the resource, not the kind.
+        throw errors.invalid(groupResourceString(this.gr), this.gr.group, this.gr.resource, name, [
+          fieldErr.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+        ]);
+      }
       if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
+      this.hooks.decoded?.('update', obj, current, ctx);
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
+      else this.rt.strategy.subresources?.[opts.subresource]?.prepareForUpdate(obj, current);
+      this.dedupOwnerReferences(obj, ctx);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.
       const meta = metaOf(obj);
       normalizeEmptyMeta(meta);
       if (this.rt.tracksGeneration) bumpGeneration(obj, current);
-      this.validateOrThrow(obj, current);
+      this.validateOrThrow(obj, current, opts.subresource);
       await this.hooks.validate?.('update', obj, current, ctx);
       // An update that changes nothing is not written (kube returns the object unchanged).
       delete meta.resourceVersion;
@@ -339,13 +383,7 @@ export class ResourceStore {
       const { kv, current } = await this.readLatest(key, name);
       if (!kv || !current) throw errors.notFound(this.gr, name);
       const meta = metaOf(current);
-      const pre = opts.preconditions;
-      if (pre?.uid && pre.uid !== meta.uid) {
-        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${meta.resourceVersion ?? ''}`);
-      }
+      this.checkDeletePreconditions(name, meta, opts.preconditions);
       await this.hooks.validate?.('delete', current, current, ctx);
       const finalizers = meta.finalizers ?? [];
       // Orphan and Foreground deletion leave the dependents to the garbage collector, which
@@ -385,6 +423,50 @@ export class ResourceStore {
     }
   }
 
+  /**
+   * Delete preconditions with kube's wording: the namespace registry checks them itself; every
+   * other kind fails early in rest.BeforeDelete, whose Conflict names the kind, not the resource.
+   */
+  private checkDeletePreconditions(name: string, meta: ObjectMeta, pre: DeleteOptions['preconditions']): void {
+    const uid = meta.uid ?? '';
+    const rv = meta.resourceVersion ?? '';
+    if (this.isNamespaces()) {
+      if (pre?.uid !== undefined && pre.uid !== uid) {
+        throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+        throw errors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`);
+      }
+      return;
+    }
+    const byKind = { group: this.rt.group, resource: this.rt.kind };
+    if (pre?.uid !== undefined && pre.uid !== uid) {
+      throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`);
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== rv) {
+      throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`);
+    }
+  }
+
+  /**
+   * The text of kube's storage "invalid object" error (code 4) for a failed precondition. The key
+   * is kube's etcd key for the object: built-in kinds live under /registry/<resource>/.
+   */
+  private invalidObjectError(namespace: string, name: string, detail: string): string {
+    const key = `/registry/${this.rt.resource}/${this.rt.namespaced ? `${namespace}/` : ''}${name}`;
+    return `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${detail}`;
+  }
+
+  private isNamespaces(): boolean {
+    return this.rt.group === '' && this.rt.resource === 'namespaces';
+  }
+
+  /** Duplicate owner references are dropped with a warning, before managed fields are computed (kube's handlers). */
+  private dedupOwnerReferences(obj: KubeObject, ctx: WriteContext): void {
+    const uids = dedupOwnerReferences(metaOf(obj));
+    if (uids.length > 0) ctx.warnings.push(duplicateOwnerReferencesWarning(uids, ctx.operation === 'patch'));
+  }
+
   /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */
   private async readLatest(key: string, name: string): Promise<{ kv: KeyValue | null; current: KubeObject | null }> {
     try {
@@ -411,11 +493,13 @@ export class ResourceStore {
     return (spec?.finalizers ?? []).length > 0;
   }
 
-  private validateOrThrow(obj: KubeObject, old: KubeObject | null): void {
+  private validateOrThrow(obj: KubeObject, old: KubeObject | null, subresource = ''): void {
     const errs = [...this.validateGeneric(obj, old)];
     const served = this.served(obj);
     const servedOld = old ? this.served(old) : null;
-    errs.push(...(servedOld ? this.rt.strategy.validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
+    const sub = subresource ? this.rt.strategy.subresources?.[subresource] : undefined;
+    const validateUpdate = sub ? sub.validateUpdate : this.rt.strategy.validateUpdate;
+    errs.push(...(servedOld ? validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
     if (errs.length > 0) {
       throw errors.invalid(qualifiedKind(this.rt), this.rt.group, this.rt.kind, obj.metadata?.name ?? '', errs);
     }

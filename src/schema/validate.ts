@@ -15,12 +15,19 @@ export interface ValidateOptions {
    * `data[key]` (built-in kinds), `dots` gives `spec.map.key` (what CRD validation reports).
    */
   readonly mapKeyPaths?: 'brackets' | 'dots';
+  /**
+   * Whether `x-kubernetes-list-type` set and map lists must hold unique items (default true).
+   * Custom resources enforce it; built-in kinds are validated by their Go code, which accepts
+   * duplicate finalizers, conditions and the like, so their markers only steer apply and patch.
+   */
+  readonly listTypeUniqueness?: boolean;
 }
 
 interface Ctx {
   readonly errs: FieldError[];
   readonly rootPath: string;
   readonly brackets: boolean;
+  readonly listTypes: boolean;
 }
 
 /** Where a node sits: `field` is the reported field path, `name` the dotted path kube-openapi prints inside messages. */
@@ -34,7 +41,7 @@ const INT32_MAX = 2147483647;
 
 /** Validates a decoded JSON value against a structural schema and returns every field error found (empty when valid). */
 export function validateAgainstSchema(value: unknown, schema: Schema, rootPath = '', options: ValidateOptions = {}): FieldError[] {
-  const ctx: Ctx = { errs: [], rootPath, brackets: (options.mapKeyPaths ?? 'brackets') === 'brackets' };
+  const ctx: Ctx = { errs: [], rootPath, brackets: (options.mapKeyPaths ?? 'brackets') === 'brackets', listTypes: options.listTypeUniqueness ?? true };
   validateNode(value, schema, { field: rootPath, name: rootPath }, ctx);
   return ctx.errs;
 }
@@ -159,7 +166,7 @@ function validateArray(arr: readonly unknown[], schema: Schema, at: At, ctx: Ctx
   if (schema.uniqueItems && hasDuplicates(arr)) {
     ctx.errs.push(fieldErr.invalid(at.field, '', describe(at.name, "shouldn't contain duplicates")));
   }
-  const lt = schema['x-kubernetes-list-type'];
+  const lt = ctx.listTypes ? schema['x-kubernetes-list-type'] : undefined;
   if (lt === 'set') validateListSet(arr, at, ctx);
   else if (lt === 'map') validateListMap(arr, schema, at, ctx);
 }
@@ -256,7 +263,7 @@ function checkEnum(value: unknown, schema: Schema, at: At, ctx: Ctx): void {
 function validateComposition(value: unknown, schema: Schema, at: At, ctx: Ctx): void {
   const quoted = JSON.stringify(at.name);
   const branch = (s: Schema): FieldError[] => {
-    const sub: Ctx = { errs: [], rootPath: ctx.rootPath, brackets: ctx.brackets };
+    const sub: Ctx = { errs: [], rootPath: ctx.rootPath, brackets: ctx.brackets, listTypes: ctx.listTypes };
     validateNode(value, s, at, sub);
     return sub.errs;
   };

@@ -2,8 +2,8 @@
  * Assembles a running API server from its parts: certificates, store, watch caches, resource
  * stores, controllers, and the front door; and takes it down again in order.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../storage/types.ts';
@@ -15,11 +15,9 @@ import type { KubeObject, ResourceType } from '../api/types.ts';
 import { builtinResourceTypes } from '../api/builtin.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/validation/metadata.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
-import { applyDefaults } from '../schema/defaults.ts';
 import { ResourceStore, type WriteHooks } from '../registry/resource-store.ts';
 import { decodeStored } from '../registry/stored-object.ts';
-import { trackUpdate } from '../apply/index.ts';
-import { applyContextFor } from '../registry/apply-context.ts';
+import { decodedWrite } from '../registry/apply-context.ts';
 import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
@@ -36,6 +34,9 @@ import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission } from '../controllers/namespace-lifecycle.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
+import { lockDataDir, type DataDirLock } from './data-dir.ts';
+import { StartupError } from './startup-error.ts';
+import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -56,28 +57,109 @@ export interface StartOptions {
   readonly store?: Store;
   readonly authorizer?: Authorizer;
   readonly logger?: boolean;
+  /** How long an unreachable etcd is retried at start before giving up; default ETCD_DIAL_TIMEOUT_MS. */
+  readonly etcdDialTimeoutMs?: number;
 }
 
-async function openStore(config: ServerConfig): Promise<Store> {
+/** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
+export const ETCD_DIAL_TIMEOUT_MS = 20_000;
+
+async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promise<Store> {
   switch (config.storageBackend) {
     case 'memory':
       return new MemoryStore({ historyMs: config.historyMs });
     case 'etcd':
-      return EtcdStore.connect([...config.etcdServers]);
+      return connectEtcd(config.etcdServers, etcdDialTimeoutMs);
     default:
-      return SqliteStore.open(join(config.dataDir, 'state.db'), { historyMs: config.historyMs });
+      try {
+        return SqliteStore.open(join(config.dataDir, 'state.db'), { historyMs: config.historyMs });
+      } catch (err) {
+        const path = resolve(config.dataDir, 'state.db');
+        const code = (err as { code?: string }).code;
+        if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+          throw new StartupError(`${path} is not a kube-gateway SQLite store (${(err as Error).message}); pass a different --data-dir`, { cause: err });
+        }
+        throw new StartupError(`cannot open the store ${path} (${code ?? 'error'}: ${(err as Error).message}); make the data dir writable or pass a different --data-dir`, { cause: err });
+      }
   }
 }
 
-/** Starts a server per `config`; resolves once it listens and its caches are synced. */
+/**
+ * Connects to etcd, retrying with backoff while it is unreachable (etcd often starts alongside),
+ * for as long as kube-apiserver's dial timeout; then a StartupError.
+ */
+async function connectEtcd(servers: readonly string[], timeoutMs: number): Promise<Store> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 100;
+  for (;;) {
+    try {
+      return await EtcdStore.connect([...servers]);
+    } catch (err) {
+      if (Date.now() + delay >= deadline) {
+        const reason = ((err as Error).message ?? String(err)).split('\n')[0];
+        throw new StartupError(
+          `cannot reach etcd at ${servers.join(',')} within ${Math.round(timeoutMs / 1000)}s (${reason}); start etcd there or fix --etcd-servers`,
+          { cause: err },
+        );
+      }
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 2000);
+    }
+  }
+}
+
+/** A listen failure as one line: what is wrong with the address and what to do. */
+function listenError(err: unknown, config: ServerConfig): unknown {
+  const code = (err as { code?: string }).code;
+  const where = `${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${config.securePort}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartupError(`cannot listen on ${where}: the port is in use by another process; stop it or pass a different --secure-port (0 picks a free port)`, { cause: err });
+    case 'EACCES':
+    case 'EPERM':
+      return new StartupError(`cannot listen on ${where}: permission denied; pass a --secure-port above 1023 or run with the privilege to bind it`, { cause: err });
+    case 'EADDRNOTAVAIL':
+      return new StartupError(`cannot listen on ${where}: ${config.bindAddress} is not an address of this machine; pass a different --bind-address`, { cause: err });
+    default:
+      return err;
+  }
+}
+
+/**
+ * Starts a server per `config`; resolves once it listens and its caches are synced. The data dir
+ * is locked first, so a second server on it fails before touching anything; a start that fails
+ * later undoes what it did (closes the store, frees the port, unlocks, and removes the data dir if
+ * it created it) and rejects, with a StartupError when the cause is the user's to fix.
+ */
 export async function startApiServer(opts: StartOptions): Promise<RunningServer> {
+  const lock = lockDataDir(opts.config.dataDir);
+  const undo: Array<() => unknown> = [];
+  try {
+    return await startLocked(opts, lock, undo);
+  } catch (err) {
+    for (const step of undo.reverse()) {
+      try {
+        await step();
+      } catch {
+        // Keep undoing: the start's own error is the one to report.
+      }
+    }
+    lock.release();
+    if (lock.created) await rm(lock.path, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<() => unknown>): Promise<RunningServer> {
   const { config } = opts;
+  // The store first: a data dir whose store cannot be opened gets no certificates written into it.
+  const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS));
+  if (!opts.store) undo.push(() => store.close());
+
   const certs = await ensureCertificates(config.dataDir);
   const serverCert = config.tlsCertFile ? await readFile(config.tlsCertFile, 'utf8') : certs.serverCert;
   const serverKey = config.tlsPrivateKeyFile ? await readFile(config.tlsPrivateKeyFile, 'utf8') : certs.serverKey;
   const clientCa = config.clientCaFile ? await readFile(config.clientCaFile, 'utf8') : certs.caCert;
-
-  const store = opts.store ?? (await openStore(config));
 
   // One watch cache per storage prefix: kinds served in two groups share one.
   const caches = new Map<string, WatchCache<KubeObject>>();
@@ -92,24 +174,22 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
       caches.set(rt.storagePrefix, cache);
     }
     const hooks: WriteHooks = {
-      mutate: (op, obj, old, ctx) => {
-        applyDefaults(obj, rt.schema);
-        if (ctx.skipManagedFields) return;
-        const tracked = trackUpdate(old, obj, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
-        obj.metadata = tracked.metadata;
-      },
+      decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
       validate: async (op, obj) => {
-        if (op === 'create' && rt.namespaced && admitNamespace) await admitNamespace({ group: rt.group, resource: rt.resource }, obj);
+        if (admitNamespace) await admitNamespace(op, rt, obj);
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
-      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema),
+      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
+  undo.push(() => {
+    for (const c of caches.values()) c.stop();
+  });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   admitNamespace = namespaceLifecycleAdmission(namespaceStore);
@@ -119,13 +199,17 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
     const seen = new Set<string>();
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
-  const namespaceController = new NamespaceController(namespaceStore, () => storesByPrefix().filter((s) => s.rt.namespaced));
+  // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
+  const namespaceController = new NamespaceController(namespaceStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store));
   namespaceController.start();
+  undo.push(() => namespaceController.stop());
   const garbageCollector = new GarbageCollector(storesByPrefix());
   garbageCollector.start();
+  undo.push(() => garbageCollector.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
+  undo.push(() => eventTtl?.stop());
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -181,11 +265,18 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
     watches,
     logger: opts.logger,
   });
-  await app.listen({ port: config.securePort, host: config.bindAddress });
+  undo.push(() => app.close());
+  answerPlainHttpOnTlsPort(app.server);
+  try {
+    await app.listen({ port: config.securePort, host: config.bindAddress });
+  } catch (err) {
+    throw listenError(err, config);
+  }
   const port = (app.server.address() as AddressInfo).port;
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
   url = `https://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
+  // Written only now that this server holds the data dir and listens: it names this server's URL.
+  const kubeconfigPath = join(lock.path, 'admin.kubeconfig');
   await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.caCert, certPem: certs.adminCert, keyPem: certs.adminKey });
 
   let closing: Promise<void> | undefined;
@@ -209,6 +300,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();
+        lock.release();
       })()),
   };
 }

@@ -25,6 +25,7 @@ import { handleNonResource, type NonResourceRoutes } from './handlers/non-resour
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
+import { clientErrorHandler, continueHandler, frameworkErrorHandler, markStreamedHttp2Body } from './protocol-errors.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -72,7 +73,14 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     return503OnClosing: false,
     // Our own router works on the request info; Fastify only needs to reach the one handler.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    // Requests refused below the pipeline answer as Go's net/http does, not in Fastify's JSON.
+    // (Spread untyped: Fastify's HTTP/2 typings do not carry these two options.)
+    ...({ clientErrorHandler, frameworkErrors: frameworkErrorHandler } as object),
   }) as unknown as FastifyInstance;
+
+  // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
+  const server = app.server as unknown as NodeJS.EventEmitter;
+  server.on('checkContinue', continueHandler(maxRequestBodyBytes, (req, res) => server.emit('request', req, res)));
 
   // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.
   app.removeAllContentTypeParsers();
@@ -80,6 +88,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 1. Request info, parsed once from method, path and query.
   app.addHook('onRequest', async (req) => {
+    markStreamedHttp2Body(req);
     req.searchParams = requestQuery(req.url);
     req.routePath = requestPath(req.url);
     req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);

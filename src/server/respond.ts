@@ -10,19 +10,89 @@ export type OutputFormat = Pick<Negotiated, 'serializer' | 'pretty'>;
 const plainJson: OutputFormat = { serializer: 'json', pretty: false };
 import { encodeYaml } from '../codec/yaml-encode.ts';
 import { encodeJson } from '../codec/json-encode.ts';
+import { goQuote } from '../schema/prune.ts';
 import { maybeGzip } from '../codec/compress.ts';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/index.ts';
 
-/** Formats one warning the way kube-apiserver does: `299 - "text"`. */
+/** Formats one warning the way kube-apiserver does: `299 - "text"` (text quoted as Go's %q). */
 export function warningHeaderValue(text: string): string {
-  return `299 - ${JSON.stringify(text)}`;
+  // Header values go out as bytes: carry the UTF-8 of the text as one char per byte, as Go writes it.
+  return Buffer.from(`299 - ${goQuote(text)}`, 'utf8').toString('latin1');
 }
 
+/** kube-apiserver's limits on Warning headers (filters/warning.go): total text, and each item once over it. */
+export const WARNING_TOTAL_RUNES = 4 * 1024;
+export const WARNING_ITEM_RUNES = 256;
+
+/** Per response: kube's deduplicating, truncating warning recorder. */
+interface WarningRecorder {
+  readonly recorded: Set<string>;
+  readonly ordered: string[];
+  headers: string[];
+  written: number;
+  truncating: boolean;
+}
+const recorders = new WeakMap<FastifyReply, WarningRecorder>();
+
+const runeCount = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+const truncateRunes = (s: string, max: number): string => Array.from(s).slice(0, max).join('');
+// Go's unicode.IsControl: C0, DEL and C1.
+const hasControl = (s: string): boolean => /[\u0000-\u001f\u007f-\u009f]/.test(s);
+
+/**
+ * Adds warnings as kube's recorder does: each distinct text once; while the total stays within
+ * 4096 runes every text in full; past that, every text so far (and later ones, until the total is
+ * reached) is cut to 256 runes, and the rest dropped. So a body with a hundred thousand unknown
+ * fields still gets headers of about 4 KiB, which every client and HTTP/2 frame can carry.
+ */
 export function addWarnings(reply: FastifyReply, warnings: readonly string[]): void {
   if (warnings.length === 0) return;
-  const existing = reply.getHeader('warning');
-  const list = existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
-  reply.header('warning', [...list, ...warnings.map(warningHeaderValue)]);
+  let r = recorders.get(reply);
+  if (!r) {
+    r = { recorded: new Set(), ordered: [], headers: [], written: 0, truncating: false };
+    recorders.set(reply, r);
+  }
+  for (const w of warnings) {
+    if (!addWarning(r, w)) break;
+  }
+  reply.header('warning', r.headers);
+}
+
+/** One AddWarning; false once nothing more can be added. */
+function addWarning(r: WarningRecorder, original: string): boolean {
+  if (original.length === 0) return true;
+  if (r.written >= WARNING_TOTAL_RUNES && r.truncating) return false;
+  if (r.recorded.has(original)) return true;
+  r.recorded.add(original);
+  r.ordered.push(original);
+  let text = original;
+  let runes = runeCount(text);
+  if (r.truncating && runes > WARNING_ITEM_RUNES) {
+    text = truncateRunes(text, WARNING_ITEM_RUNES);
+    runes = WARNING_ITEM_RUNES;
+  }
+  // kube's NewWarningHeader refuses control characters; such a warning is not sent.
+  if (hasControl(text)) return true;
+  if (r.written + runes <= WARNING_TOTAL_RUNES || r.truncating) {
+    r.written += runes;
+    r.headers.push(warningHeaderValue(text));
+    return true;
+  }
+  // Over the limit for the first time: replay everything so far, each cut to the item limit.
+  r.truncating = true;
+  r.written = 0;
+  r.headers = [];
+  for (const w of r.ordered) {
+    const t = runeCount(w) > WARNING_ITEM_RUNES ? truncateRunes(w, WARNING_ITEM_RUNES) : w;
+    if (hasControl(t)) continue;
+    r.written += Math.min(runeCount(w), WARNING_ITEM_RUNES);
+    r.headers.push(warningHeaderValue(t));
+  }
+  return true;
 }
 
 /** Serializes a JSON value for the chosen format. */
@@ -54,7 +124,7 @@ export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number
 /** Sends any thrown error as a Status; unknown errors become 500 InternalError and are logged. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown): void {
   const apiErr: ApiError = isApiError(err) ? err : toApiError(err);
-  if (apiErr.code >= 500 && !isApiError(err)) req.log.error({ err }, 'internal error');
+  if (apiErr.code >= 500 && !isApiError(err)) logUncaught(req, err);
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) reply.header(k, v);
   // When the Accept header names nothing kube can write, kube falls back to indented JSON (WriteRawJSON).
   let fmt: OutputFormat = { serializer: 'json', pretty: true };
@@ -72,6 +142,16 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
     // Errors are always sendable as JSON.
   }
   sendValue(req, reply, apiErr.code, apiErr.toStatus(), fmt);
+}
+
+/**
+ * An exception no code turned into a Status is a defect wherever it happens: say so on stderr
+ * with the request and the stack, whether or not the request logger is on, so it cannot go unseen.
+ */
+function logUncaught(req: FastifyRequest, err: unknown): void {
+  const what = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  console.error(`kube-gateway: uncaught exception in ${req.method} ${req.url}: ${what}`);
+  req.log.error({ err }, 'internal error');
 }
 
 function toApiError(err: unknown): ApiError {

@@ -282,7 +282,8 @@ export class WatchCache<T> {
     if (ev.type === 'DELETED') return before ? ev : undefined;
     if (now && (before || ev.type === 'ADDED')) return ev;
     if (now) return new Event('ADDED', ev.entry, ev.prev, ev.revision, ev.at);
-    if (before) return new Event('DELETED', ev.entry, ev.prev, ev.revision, ev.at);
+    // Moved out of the filter: "deleted" as its previous, still matching state (kube's cacheWatcher).
+    if (before) return new Event('DELETED', ev.prev instanceof Entry ? ev.prev.atRevision(ev.revision) : ev.prev!, ev.prev, ev.revision, ev.at);
     return undefined;
   }
 

@@ -45,7 +45,7 @@ describe('ConfigMap', () => {
 
 describe('Secret', () => {
   const prepare = (o: KubeObject) => {
-    secretType.strategy.prepareForCreate?.(o);
+    secretType.strategy.defaults?.(o);
     return o;
   };
   const validate = (o: KubeObject) => (secretType.strategy.validate?.(o) ?? []).map(fieldErrorString);
@@ -59,7 +59,7 @@ describe('Secret', () => {
 
   it('folds on update too and leaves an empty stringData without effect', () => {
     const s: KubeObject = { metadata: meta, type: 'Opaque', stringData: { p: 'q' } };
-    secretType.strategy.prepareForUpdate?.(s, { metadata: meta, type: 'Opaque' });
+    secretType.strategy.defaults?.(s);
     expect(s).toEqual({ metadata: meta, type: 'Opaque', data: { p: b64('q') } });
     const e: KubeObject = { metadata: meta, stringData: {} };
     foldSecretStringData(e);

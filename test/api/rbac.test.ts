@@ -44,7 +44,7 @@ describe('bindings', () => {
 
   it('defaults roleRef and User/Group subject API groups', () => {
     const b = binding({ kind: 'Role', name: 'r' }, [{ kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'sa', namespace: 'd' }]);
-    roleBindingType.strategy.prepareForCreate?.(b);
+    roleBindingType.strategy.defaults?.(b);
     expect(b.roleRef).toEqual({ kind: 'Role', name: 'r', apiGroup: 'rbac.authorization.k8s.io' });
     expect(b.subjects).toEqual([
       { kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' },

@@ -18,8 +18,9 @@ function apply(live: KubeObject | null, obj: KubeObject, manager: string, now: s
 function cm(data: Record<string, string>, meta: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...meta }, data };
 }
-function applyEntry(manager: string, time: string, fieldsV1: Record<string, unknown>, apiVersion = 'v1') {
-  return { manager, operation: 'Apply', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1 };
+/** An Apply entry; `time` undefined for an applier whose applies never changed the object. */
+function applyEntry(manager: string, time: string | undefined, fieldsV1: Record<string, unknown>, apiVersion = 'v1') {
+  return { manager, operation: 'Apply', apiVersion, ...(time === undefined ? {} : { time }), fieldsType: 'FieldsV1', fieldsV1 };
 }
 function updateEntry(manager: string, time: string, fieldsV1: Record<string, unknown>, apiVersion = 'v1') {
   return { manager, operation: 'Update', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1 };
@@ -54,9 +55,10 @@ describe('server-side apply: ownership', () => {
     const one = apply(null, cm({ key: 'v', a: '1' }), 'a', T1);
     const two = apply(one, cm({ key: 'v' }), 'b', T2);
     expect(two.data).toEqual({ key: 'v', a: '1' });
+    // The object did not change: kube does not stamp b's new entry, which sorts first (time 0).
     expect(two.metadata!.managedFields).toEqual([
+      applyEntry('b', undefined, { 'f:data': { 'f:key': {} } }),
       applyEntry('a', T1, { 'f:data': { 'f:a': {}, 'f:key': {} } }),
-      applyEntry('b', T2, { 'f:data': { 'f:key': {} } }),
     ]);
     // A sharer changing the value now conflicts with the other.
     const err = conflictOf(() => apply(two, cm({ key: 'w' }), 'b', T3));
@@ -103,7 +105,7 @@ describe('server-side apply: ownership', () => {
     const three = apply(two, cm({ k1: '1' }), 'a', T3);
     expect(three.data).toEqual({ k1: '1', k3: '3' });
     expect(three.metadata!.managedFields).toEqual([
-      applyEntry('b', T2, { 'f:data': { 'f:k3': {} } }),
+      applyEntry('b', undefined, { 'f:data': { 'f:k3': {} } }),
       applyEntry('a', T3, { 'f:data': { 'f:k1': {} } }),
     ]);
   });
@@ -248,7 +250,8 @@ describe('server-side apply: lists and maps', () => {
     const err = conflictOf(() => apply(one, sel('y'), 'b', T2, dctx('b', T2, atomic)));
     expect(err.message).toBe('Apply failed with 1 conflict: conflict with "a": .spec.selector');
     const again = apply(one, sel('x'), 'a', T2, dctx('a', T2, atomic));
-    expect(again.metadata!.managedFields).toEqual([applyEntry('a', T2, { 'f:spec': { 'f:selector': {} } }, 'apps/v1')]);
+    // Same value: the object is unchanged, so the entry keeps its time though its set changed.
+    expect(again.metadata!.managedFields).toEqual([applyEntry('a', T1, { 'f:spec': { 'f:selector': {} } }, 'apps/v1')]);
   });
 
   it('leaves no entry for an applier that owns nothing', () => {

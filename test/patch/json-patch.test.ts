@@ -32,6 +32,18 @@ describe('applyJsonPatch: operations', () => {
     { name: 'test of an absent member against null passes', ops: [{ op: 'test', path: '/metadata/missing', value: null }], want: (d) => d },
     { name: 'test compares objects structurally', ops: [{ op: 'test', path: '/spec/obj', value: { k: 'v' } }], want: (d) => d },
     { name: 'add with no value adds null', ops: [{ op: 'add', path: '/n' }], want: (d) => ({ ...d, n: null }) },
+    // evanphx/json-patch v4 as kube-apiserver 1.32 uses it: an absent member reads as null.
+    { name: 'replace of a missing member adds it', ops: [{ op: 'replace', path: '/spec/obj/new', value: 1 }], want: (d) => ({ ...d, spec: { ...d.spec, obj: { k: 'v', new: 1 } } }) },
+    { name: 'copy from a missing member stores null', ops: [{ op: 'copy', from: '/spec/nope', path: '/spec/c' }], want: (d) => ({ ...d, spec: { ...d.spec, c: null } }) },
+    { name: 'test of a missing member without value passes', ops: [{ op: 'test', path: '/spec/nope' }], want: (d) => d },
+    // The first segment of a path is dropped whatever it is: `spec/x` means `/x`.
+    { name: 'a path without a leading slash drops its first segment', ops: [{ op: 'add', path: 'spec/x', value: 1 }], want: (d) => ({ ...d, x: 1 }) },
+    { name: 'a relative path walks from its second segment', ops: [{ op: 'replace', path: 'ignored/spec/obj/k', value: 'w' }], want: (d) => ({ ...d, spec: { ...d.spec, obj: { k: 'w' } } }) },
+    { name: 'replace of the whole document', ops: [{ op: 'replace', path: '', value: { a: 1 } }], want: () => ({ a: 1 }) },
+    { name: 'replace of the whole document with a scalar is ignored', ops: [{ op: 'replace', path: '', value: 3 }], want: (d) => d },
+    { name: 'test of the whole document', ops: [{ op: 'test', path: '', value: base() }], want: (d) => d },
+    { name: 'negative index on replace', ops: [{ op: 'replace', path: '/spec/list/-3', value: 0 }], want: (d) => ({ ...d, spec: { ...d.spec, list: [0, 2, 3] } }) },
+    { name: 'add at -1 appends (the index counts in the grown array)', ops: [{ op: 'add', path: '/spec/list/-1', value: 7 }], want: (d) => ({ ...d, spec: { ...d.spec, list: [1, 2, 3, 7] } }) },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -53,13 +65,16 @@ describe('applyJsonPatch: failures are kube-apiserver Status errors', () => {
   const rejected: ReadonlyArray<{ name: string; ops: unknown[]; cause: string }> = [
     { name: 'failed test', ops: [{ op: 'test', path: '/metadata/name', value: 'b' }], cause: 'testing value /metadata/name failed: test failed' },
     { name: 'test of absent member with a value', ops: [{ op: 'test', path: '/metadata/nope', value: 'b' }], cause: 'testing value /metadata/nope failed: test failed' },
-    { name: 'remove of a missing member', ops: [{ op: 'remove', path: '/spec/nope' }], cause: 'Unable to remove nonexistent key: nope: missing value' },
+    { name: 'remove of a missing member', ops: [{ op: 'remove', path: '/spec/nope' }], cause: "error in remove for path: '/spec/nope': Unable to remove nonexistent key: nope: missing value" },
     { name: 'add under a missing parent', ops: [{ op: 'add', path: '/no/such', value: 1 }], cause: 'add operation does not apply: doc is missing path: "/no/such": missing value' },
-    { name: 'replace of a missing member', ops: [{ op: 'replace', path: '/spec/nope', value: 1 }], cause: 'unable to get nonexistent key: nope: missing value' },
-    { name: 'index out of range', ops: [{ op: 'add', path: '/spec/list/5', value: 1 }], cause: 'Unable to access invalid index: 5: invalid index referenced' },
+    { name: 'replace under a missing parent', ops: [{ op: 'replace', path: '/no/such', value: 1 }], cause: 'replace operation does not apply: doc is missing path: /no/such: missing value' },
+    { name: 'replace beyond an array', ops: [{ op: 'replace', path: '/spec/list/3', value: 1 }], cause: 'replace operation does not apply: doc is missing key: /spec/list/3: Unable to access invalid index: 3: invalid index referenced' },
+    { name: 'move from a missing member', ops: [{ op: 'move', from: '/spec/nope', path: '/spec/x' }], cause: "error in move for path: 'nope': Unable to remove nonexistent key: nope: missing value" },
+    { name: 'index out of range', ops: [{ op: 'add', path: '/spec/list/5', value: 1 }], cause: "error in add for path: '/spec/list/5': Unable to access invalid index: 5: invalid index referenced" },
     { name: 'unknown op', ops: [{ op: 'frobnicate', path: '/a' }], cause: 'Unexpected kind: frobnicate' },
-    { name: 'whole-document path', ops: [{ op: 'replace', path: '', value: {} }], cause: 'replace operation does not apply: doc is missing path: "": missing value' },
-    { name: 'missing path field', ops: [{ op: 'add', value: 1 }], cause: 'operation missing path field: missing value' },
+    { name: 'add at the whole document', ops: [{ op: 'add', path: '', value: {} }], cause: 'add operation does not apply: doc is missing path: "": missing value' },
+    { name: 'a one-segment path', ops: [{ op: 'remove', path: 'spec' }], cause: 'remove operation does not apply: doc is missing path: "spec": missing value' },
+    { name: 'missing path field', ops: [{ op: 'add', value: 1 }], cause: 'add operation failed to decode path: operation missing path field: missing value' },
   ];
   for (const c of rejected) {
     it(c.name, () => {

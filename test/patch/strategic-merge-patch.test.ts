@@ -207,9 +207,11 @@ describe('strategic merge patch: merge semantics', () => {
     expect(apply(original, podSpec({ containers: [ctr('a', { args: ['3'] })] }))).toEqual(podSpec({ containers: [ctr('a', { args: ['3'] })] }));
   });
 
-  it('resolves nulls inside a replaced list (kube decodes them to zero values)', () => {
+  it('takes a replaced list as written, directives and nulls included (decoding deals with them)', () => {
     const original = podSpec({ tolerations: [{ key: 'a' }] });
-    expect(apply(original, podSpec({ tolerations: [{ key: 'b', value: null }] }))).toEqual(podSpec({ tolerations: [{ key: 'b' }] }));
+    expect(apply(original, podSpec({ tolerations: [{ key: 'b', value: null }, { $patch: 'delete', key: 'c' }] }))).toEqual(
+      podSpec({ tolerations: [{ key: 'b', value: null }, { $patch: 'delete', key: 'c' }] }),
+    );
   });
 
   it('replaces maps whose strategy is replace', () => {
@@ -228,11 +230,25 @@ describe('strategic merge patch: merge semantics', () => {
     expect(apply({ spec: { replicas: { odd: true } } }, { spec: { replicas: 3 } })).toEqual({ spec: { replicas: 3 } });
   });
 
-  it('resolves directives in values the original lacks', () => {
+  it('drops what carries a $patch where the original has nothing to merge with (kube removeDirectives)', () => {
     expect(apply({}, podSpec({ containers: [ctr('a', { env: [{ name: 'X', value: '1' }] }), { name: 'gone', $patch: 'delete' }] }))).toEqual(
       podSpec({ containers: [ctr('a', { env: [{ name: 'X', value: '1' }] })] }),
     );
-    expect(apply({}, { metadata: { labels: { $patch: 'replace', a: '1', b: null } } })).toEqual({ metadata: { labels: { a: '1' } } });
+    // Whatever the directive: replace, delete, or one kube does not know (no error here).
+    expect(apply({ metadata: {} }, { metadata: { labels: { $patch: 'replace', a: '1' }, annotations: { $patch: 'bogus' } } })).toEqual({ metadata: {} });
+    expect(apply({ metadata: { labels: 'x' } }, { metadata: { labels: { $patch: 'delete' } } })).toEqual({ metadata: {} });
+    // Nulls go first (IgnoreUnmatchedNulls), other directive keys stay for decoding to judge.
+    expect(apply({}, { metadata: { labels: { a: '1', b: null, '$setElementOrder/x': [] } } })).toEqual({ metadata: { labels: { a: '1', '$setElementOrder/x': [] } } });
+  });
+
+  it('$patch: delete empties an existing map and replace takes the rest as written', () => {
+    expect(apply({ data: { a: '1' } }, { data: { $patch: 'delete' } })).toEqual({ data: {} });
+    expect(apply({ data: { a: '1' } }, { data: { $patch: 'replace', b: '2', c: null } })).toEqual({ data: { b: '2', c: null } });
+  });
+
+  it('appends new entries of a merged list as written', () => {
+    const original = podSpec({ containers: [ctr('a')] });
+    expect(apply(original, podSpec({ containers: [ctr('b', { image: null })] }))).toEqual(podSpec({ containers: [ctr('b', { image: null }), ctr('a')] }));
   });
 
   it('a null patch leaves the object unchanged', () => {
@@ -249,9 +265,10 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
       reason: 'BadRequest',
       message: 'json: cannot unmarshal array into Go value of type map[string]interface {}',
     },
-    { name: '$retainKeys that is not a list', patch: { spec: { strategy: { $retainKeys: 'type' } } }, code: 400, reason: 'BadRequest', message: 'invalid patch format of retainKeys' },
+    { name: '$retainKeys that is not a list', original: { spec: { strategy: {} } }, patch: { spec: { strategy: { $retainKeys: 'type' } } }, code: 400, reason: 'BadRequest', message: 'invalid patch format of retainKeys' },
     {
       name: 'a patched member missing from $retainKeys',
+      original: { spec: { strategy: {} } },
       patch: { spec: { strategy: { $retainKeys: ['type'], rollingUpdate: {} } } },
       code: 400,
       reason: 'BadRequest',
@@ -259,6 +276,7 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
     },
     {
       name: 'a malformed $deleteFromPrimitiveList key',
+      original: { metadata: {} },
       patch: { metadata: { $deleteFromPrimitiveListfinalizers: ['a'] } },
       code: 400,
       reason: 'BadRequest',
@@ -266,6 +284,7 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
     },
     {
       name: 'a malformed $setElementOrder key',
+      original: { metadata: {} },
       patch: { metadata: { $setElementOrderfinalizers: ['a'] } },
       code: 400,
       reason: 'BadRequest',
@@ -296,7 +315,8 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
       message: 'merging lists cannot yet be specified in the patch',
     },
     {
-      name: 'an unknown $patch in a map',
+      name: 'an unknown $patch in an existing map',
+      original: { metadata: { labels: {} } },
       patch: { metadata: { labels: { $patch: 'frob' } } },
       code: 500,
       reason: '',

@@ -19,10 +19,11 @@ const eventSourceSchema = s.object('The component and host that reported an even
 const schema = kindSchema(
   'A report of an event somewhere in the cluster.',
   {
-    involvedObject: objectReferenceSchema,
+    // Non-pointer structs and strings of the Go type: always present (kube's OpenAPI defaults).
+    involvedObject: { ...objectReferenceSchema, default: {} },
     reason: s.string('Short, machine-understandable reason for the transition into the object’s current status.'),
     message: s.string('Human-readable description of the status of this operation.'),
-    source: eventSourceSchema,
+    source: { ...eventSourceSchema, default: {} },
     firstTimestamp: s.dateTime('When this event was first recorded.'),
     lastTimestamp: s.dateTime('When this event last occurred.'),
     count: s.int32('Number of times this event has occurred.'),

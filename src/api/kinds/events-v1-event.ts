@@ -51,14 +51,19 @@ const schema = kindSchema(
     reportingInstance: s.string('ID of the controller instance, e.g. `kubelet-xyzf`.'),
     action: s.string('What action was taken or failed regarding the regarding object.'),
     reason: s.string('Why the action was taken; human-readable.'),
-    regarding: objectReferenceSchema,
+    // Non-pointer structs of the Go type: always present (kube's OpenAPI `default: {}`).
+    regarding: { ...objectReferenceSchema, default: {} },
     related: objectReferenceSchema,
     note: s.string('Human-readable description of the status of this operation.'),
     type: s.string('Type of this event (Normal, Warning); new types could be added.'),
-    deprecatedSource: s.object('Deprecated: the component and host that reported the event.', {
-      component: s.string('Component from which the event is generated.'),
-      host: s.string('Node name on which the event is generated.'),
-    }),
+    deprecatedSource: s.object(
+      'Deprecated: the component and host that reported the event.',
+      {
+        component: s.string('Component from which the event is generated.'),
+        host: s.string('Node name on which the event is generated.'),
+      },
+      { default: {} },
+    ),
     deprecatedFirstTimestamp: s.dateTime('Deprecated field assuring backward compatibility with core/v1 Event.'),
     deprecatedLastTimestamp: s.dateTime('Deprecated field assuring backward compatibility with core/v1 Event.'),
     deprecatedCount: s.int32('Deprecated field assuring backward compatibility with core/v1 Event.'),

@@ -11,6 +11,7 @@ import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 const KNOWN_LEASE_STRATEGIES = ['OldestEmulationVersion'];
 
 const schema = kindSchema('A lease concept: who holds it, for how long, since when.', {
+  // Go's non-pointer struct: always present, `{}` when empty (kube's OpenAPI `default: {}`).
   spec: s.object('The specification of the lease.', {
     holderIdentity: s.string('Identity of the current holder of the lease.'),
     leaseDurationSeconds: s.int32('Seconds candidates must wait before forcibly acquiring the lease, measured from the last renewTime.'),
@@ -19,7 +20,7 @@ const schema = kindSchema('A lease concept: who holds it, for how long, since wh
     leaseTransitions: s.int32('Number of transitions of the lease between holders.'),
     strategy: s.string('How the holder is chosen in coordinated leader election.'),
     preferredHolder: s.string('Signals to the lease holder that it should give up the lease in favor of this identity.'),
-  }),
+  }, { default: {} }),
 });
 
 function validateLease(obj: KubeObject): FieldError[] {
@@ -67,6 +68,8 @@ export const leaseType: ResourceType = {
   ],
   fieldSelectors: {},
   strategy: {
+    // Leases are for leader election: kube insists every update names the version it read.
+    allowUnconditionalUpdate: false,
     validate: validateLease,
     validateUpdate: (obj) => validateLease(obj),
   },

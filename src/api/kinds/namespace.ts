@@ -25,9 +25,8 @@ const namespaceConditionSchema = s.object(
 );
 
 const schema = kindSchema('A scope for names; objects in a namespace are deleted with it.', {
-  spec: s.object('What the namespace should be.', {
-    finalizers: s.atomicStrings('Values that must be empty before the namespace is removed from storage.'),
-  }),
+  // Non-pointer structs of the Go type: always present (kube's OpenAPI `default: {}`).
+  spec: s.object('What the namespace should be.', { finalizers: s.atomicStrings('Values that must be empty before the namespace is removed from storage.') }, { default: {} }),
   status: s.object('What the namespace is.', {
     phase: s.string('Active or Terminating.', { enum: ['Active', 'Terminating'] }),
     conditions: {
@@ -39,7 +38,7 @@ const schema = kindSchema('A scope for names; objects in a namespace are deleted
       'x-kubernetes-patch-merge-key': 'type',
       'x-kubernetes-patch-strategy': 'merge',
     },
-  }),
+  }, { default: {} }),
 });
 
 /** Sets `kubernetes.io/metadata.name` to the name (call again once a generated name is known). */
@@ -67,6 +66,32 @@ function validateNamespace(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+/** ValidateNamespaceStatusUpdate: the phase must agree with deletionTimestamp (kube's path says `Phase`). */
+function validateNamespaceStatusUpdate(obj: KubeObject): FieldError[] {
+  const errs = validateCoreFinalizerNames(obj.metadata);
+  const phase = strField(obj, 'status', 'phase');
+  if (!obj.metadata?.deletionTimestamp) {
+    if (phase !== 'Active') errs.push(fieldErr.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"));
+  } else if (phase !== 'Terminating') {
+    errs.push(fieldErr.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+  }
+  return errs;
+}
+
+/** ValidateNamespaceFinalizeUpdate: each spec.finalizers entry is a qualified, standard or prefixed name (indexed paths). */
+function validateNamespaceFinalizeUpdate(obj: KubeObject): FieldError[] {
+  const errs = validateCoreFinalizerNames(obj.metadata);
+  arrField(obj.spec, 'finalizers').forEach((f, i) => {
+    const name = typeof f === 'string' ? f : '';
+    const path = `spec.finalizers[${i}]`;
+    for (const msg of isQualifiedName(name)) errs.push(fieldErr.invalid(path, name, msg));
+    if (!name.includes('/') && !isStandardFinalizerName(name)) {
+      errs.push(fieldErr.invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
 export const namespaceType: ResourceType = {
   group: '',
   version: 'v1',
@@ -90,6 +115,9 @@ export const namespaceType: ResourceType = {
     name: (obj) => obj.metadata?.name ?? '',
   },
   strategy: {
+    // SetDefaults_Namespace sets the name label at decode (the writer owns it); strategy and
+    // canonicalization set it again for generated names, which are not known before.
+    defaults: canonicalizeNamespace,
     prepareForCreate(obj) {
       obj.status = { phase: 'Active' };
       const spec = specOf(obj);
@@ -109,10 +137,32 @@ export const namespaceType: ResourceType = {
     },
     prepareForDelete(obj) {
       // The first delete turns the namespace Terminating; the namespace controller empties it.
+      // kube's namespace registry sets only deletionTimestamp: no grace period, unlike markAsDeleting.
+      if (obj.metadata) delete obj.metadata.deletionGracePeriodSeconds;
       obj.status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), phase: 'Terminating' };
     },
     validate: validateNamespace,
     validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
+    subresources: {
+      // kube's namespaceStatusStrategy: the request's metadata and status, the stored spec.
+      status: {
+        prepareForUpdate(obj, old) {
+          if (old.spec === undefined) delete obj.spec;
+          else obj.spec = structuredClone(old.spec);
+          canonicalizeNamespace(obj);
+        },
+        validateUpdate: validateNamespaceStatusUpdate,
+      },
+      // kube's namespaceFinalizeStrategy: the request's metadata and spec, the stored status.
+      finalize: {
+        prepareForUpdate(obj, old) {
+          if (old.status === undefined) delete obj.status;
+          else obj.status = structuredClone(old.status);
+          canonicalizeNamespace(obj);
+        },
+        validateUpdate: validateNamespaceFinalizeUpdate,
+      },
+    },
   },
   storagePrefix: '/registry/namespaces/',
 };

@@ -51,7 +51,8 @@ const roleRefSchema = s.object(
 
 const bindingProperties = {
   subjects: { type: 'array', description: 'Who the role is granted to.', items: subjectSchema, 'x-kubernetes-list-type': 'atomic' },
-  roleRef: roleRefSchema,
+  // A non-pointer struct of the Go type: always present (kube's OpenAPI `default: {}`).
+  roleRef: { ...roleRefSchema, default: {} },
 } as const;
 
 function validatePolicyRule(rule: unknown, namespaced: boolean, path: string): FieldError[] {
@@ -244,8 +245,7 @@ export const roleBindingType: ResourceType = {
   schema: kindSchema('Grants the permissions of a Role or ClusterRole within one namespace.', bindingProperties, ['roleRef']),
   tableColumns: bindingColumns,
   strategy: {
-    prepareForCreate: defaultBinding,
-    prepareForUpdate: (obj) => defaultBinding(obj),
+    defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, true),
     validateUpdate: (obj, old) => validateBindingUpdate(obj, old, true),
   },
@@ -262,8 +262,7 @@ export const clusterRoleBindingType: ResourceType = {
   schema: kindSchema('Grants the permissions of a ClusterRole cluster-wide.', bindingProperties, ['roleRef']),
   tableColumns: bindingColumns,
   strategy: {
-    prepareForCreate: defaultBinding,
-    prepareForUpdate: (obj) => defaultBinding(obj),
+    defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, false),
     validateUpdate: (obj, old) => validateBindingUpdate(obj, old, false),
   },

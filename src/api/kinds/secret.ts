@@ -143,8 +143,8 @@ export const secretType: ResourceType = {
   ],
   fieldSelectors: { type: (obj) => strField(obj, 'type') },
   strategy: {
-    prepareForCreate: defaultSecret,
-    prepareForUpdate: (obj) => defaultSecret(obj),
+    // stringData folds into data in kube's conversion and the type defaults in SetDefaults_Secret: both at decode.
+    defaults: defaultSecret,
     validate: validateSecret,
     validateUpdate: validateSecretUpdate,
   },

@@ -10,7 +10,11 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { asObject, checkObjectBody, checkTypeMeta, decodeBody, enforceFieldValidation, fieldValidationMode } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
+import { ApiError } from '../../api/status-errors.ts';
+import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
+import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
+import { goFormat, isJsonObject } from '../../patch/json-value.ts';
 import { mergeSubresource, type VerbContext } from './resource.ts';
 import { applyContextFor } from '../../registry/apply-context.ts';
 import { fieldErr } from '../../api/field-errors.ts';
@@ -30,15 +34,26 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
     }
     const raw = asObject(body.value);
+    // The typed conversion of the apply body, before any apply code walks it.
+    const typeErr = goTypeErrorOf(raw, rt);
+    if (typeErr) throw applyTypeError(typeErr, raw, rt, c.info.namespace);
     if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
     applied = checkObjectBody(body, { rt, namespace: c.info.namespace, name: c.info.name }, mode, ctx.warnings);
   }
+  // Merge and strategic patches are typed like the object they patch (null deletes, `$` keys are
+  // directives); checking them first keeps ill-typed values away from the patch code.
+  if (body.kind === 'merge-patch' || body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: body.kind === 'strategic-merge-patch' });
+    if (typeErr) throw patchTypeError(typeErr, body.value);
+  }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
   const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
   const writeCtx: WriteContext = { ...ctx, manager: applyCtx.manager, subresource: sub, skipManagedFields: isApply };
+  const patchStrictErrors = isApply ? [] : patchDecodeStrictErrors(body, mode);
+  let warned = false;
 
   return store.update(
     c.info.namespace,
@@ -47,7 +62,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
       if (isApply) {
         const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
         if (current) {
-          mergeSubresource(merged, current, sub, rt.hasStatus);
+          mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);
         } else {
           delete merged.metadata?.resourceVersion;
@@ -67,14 +82,24 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
           patched = applyStrategicMergePatch(current, body.value, rt.schema);
       }
       const obj = asObject(patched);
+      // The patched JSON is decoded into the kind's Go type in kube: a mismatch is 422 on `patch`.
+      const typeErr = goTypeErrorOf(obj, rt);
+      if (typeErr) throw patchTypeError(typeErr, obj);
       checkTypeMeta(obj, rt);
       const meta = (obj.metadata ??= {});
       if (meta.name !== c.info.name) throw errors.badRequest('metadata.name: Invalid value: the name of an object may not be changed by a patch');
       if (rt.namespaced && (meta.namespace ?? '') !== c.info.namespace) {
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
-      enforceFieldValidation(obj, rt, [], mode, ctx.warnings);
-      mergeSubresource(obj, current, sub, rt.hasStatus);
+      const unknown = pruneUnknownFields(obj, rt.schema).map(formatUnknownFieldWarning);
+      if (mode !== 'Ignore') {
+        const violations = [...patchStrictErrors, ...unknown];
+        if (violations.length > 0 && mode === 'Strict') throw strictPatchError(body, current, patched, violations);
+        // The update may be retried: warn once.
+        if (violations.length > 0 && !warned) ctx.warnings.push(...violations);
+        warned = true;
+      }
+      mergeSubresource(obj, current, sub, rt);
       unpinResourceVersion(obj, current);
       return obj;
     },
@@ -86,4 +111,39 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
 /** A patch that leaves resourceVersion as read is not a precondition; one that changes it is. */
 function unpinResourceVersion(obj: KubeObject, current: KubeObject): void {
   if (obj.metadata && obj.metadata.resourceVersion === current.metadata?.resourceVersion) delete obj.metadata.resourceVersion;
+}
+
+/** JSON patch operations have exactly these members (kube decodes them strictly into jsonPatchOp). */
+const JSON_PATCH_OP_FIELDS = new Set(['op', 'path', 'from', 'value']);
+
+/**
+ * The strict-decoding errors of the patch document itself, as kube reports them before the
+ * patched object's own: for JSON patch, unknown operation members then duplicates, each
+ * prefixed `json patch`; for merge and strategic merge patch, the duplicates.
+ */
+function patchDecodeStrictErrors(body: DecodedBody, mode: FieldValidation): string[] {
+  if (mode === 'Ignore') return [];
+  if (body.kind !== 'json-patch') return [...body.duplicates];
+  const unknown: string[] = [];
+  if (Array.isArray(body.value)) {
+    body.value.forEach((op, i) => {
+      if (!isJsonObject(op)) return;
+      for (const k of Object.keys(op)) if (!JSON_PATCH_OP_FIELDS.has(k)) unknown.push(formatUnknownFieldWarning(`[${i}].${k}`));
+    });
+  }
+  return [...unknown, ...body.duplicates].map((e) => `json patch ${e}`);
+}
+
+/**
+ * kube's Strict failure of a patch: 422 Invalid with no kind or name, one `patch` cause whose
+ * value is the patched document (JSON and merge patch) or the patch map printed with `%+v`
+ * (strategic merge patch).
+ */
+function strictPatchError(body: DecodedBody, current: KubeObject, patched: unknown, violations: readonly string[]): ApiError {
+  let text: string;
+  if (body.kind === 'merge-patch') text = mergePatchedText(current, body.value);
+  else if (body.kind === 'json-patch') text = jsonPatchedText(patched, Array.isArray(body.value) ? body.value : []);
+  else text = goFormat(body.value);
+  const detail = `Invalid value: ${goQuote(text)}: ${formatStrictDecodingError(violations)}`;
+  return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${detail}`, { causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }] });
 }

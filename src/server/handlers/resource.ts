@@ -5,13 +5,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
-import { fieldErr } from '../../api/field-errors.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { ServedResource } from '../api-context.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
 import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { isCorruptObjectError } from '../../registry/storage-errors.ts';
+import { dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
@@ -41,17 +41,20 @@ export function negotiate(c: VerbContext): Negotiated {
   });
 }
 
-function dryRunOf(q: URLSearchParams): boolean {
-  const all = q.getAll('dryRun');
-  if (all.length === 0) return false;
-  for (const v of all) {
-    if (v !== 'All' && v !== '') throw errors.invalid('DryRun', '', 'DryRun', '', [fieldErr.notSupported('dryRun', v, ['All'])]);
-  }
-  return true;
+/** The options kind kube validates a write's query against (named in its 422). */
+function optionsKindOf(verb: string): 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' {
+  return verb === 'create' ? 'CreateOptions' : verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
 }
 
-export function writeContext(c: VerbContext): WriteContext {
-  return { dryRun: dryRunOf(c.query), warnings: [], now: new Date(), manager: managerFor(c), subresource: c.info.subresource };
+export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
+  return {
+    dryRun: dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
+    warnings: [],
+    now: new Date(),
+    manager: managerFor(c),
+    subresource: c.info.subresource,
+    operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
+  };
 }
 
 /** What a resource endpoint can produce: protobuf too for built-in kinds. */
@@ -224,11 +227,16 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
     c.info.name,
     (current) => {
       const next = cloneObject(obj);
-      if (current) mergeSubresource(next, current, sub, rt.hasStatus);
+      if (current) mergeSubresource(next, current, sub, rt);
       return next;
     },
     ctx,
-    { allowCreate: false, subresource: sub },
+    {
+      allowCreate: false,
+      subresource: sub,
+      preconditions: { uid: obj.metadata!.uid },
+      requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
+    },
   );
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, result.created ? 201 : 200, result.object, fmt);
@@ -236,24 +244,12 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
 
 /**
  * Status writes change only status; main-resource writes keep the current status (for kinds
- * with a status subresource). Mutates `next`.
+ * with a status subresource). Kinds with their own subresource strategy (namespaces) are left
+ * to it: the store runs it. Mutates `next`.
  */
-export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, hasStatus: boolean): void {
-  if (subresource === 'finalize') {
-    // A namespace's finalize write changes spec.finalizers and nothing else.
-    const finalizers = (next.spec as { finalizers?: unknown } | undefined)?.finalizers;
-    const rv = next.metadata?.resourceVersion;
-    for (const k of Object.keys(next)) delete next[k];
-    Object.assign(next, cloneObject(current));
-    const spec = { ...((next.spec as Record<string, unknown> | undefined) ?? {}) };
-    if (finalizers === undefined) delete spec.finalizers;
-    else spec.finalizers = finalizers;
-    next.spec = spec;
-    if (rv) next.metadata!.resourceVersion = rv;
-    else delete next.metadata!.resourceVersion;
-    return;
-  }
-  if (!hasStatus) return;
+export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, rt: ResourceType): void {
+  if (subresource !== '' && rt.strategy.subresources?.[subresource]) return;
+  if (!rt.hasStatus) return;
   if (subresource === 'status') {
     const status = next.status;
     const rv = next.metadata?.resourceVersion;
@@ -280,50 +276,24 @@ export async function handlePatch(c: VerbContext): Promise<void> {
   sendObject(c, created ? 201 : 200, object, fmt);
 }
 
-/** Reads DeleteOptions from the body (JSON/YAML) and the query. */
-async function deleteOptionsOf(c: VerbContext): Promise<DeleteOptions & { ignoreStoreReadError: boolean }> {
-  let body: Record<string, unknown> = {};
+/**
+ * DeleteOptions of a delete or deletecollection: from the body when one is sent (client-go,
+ * kubectl and controller-runtime put dryRun and preconditions there), else from the query.
+ */
+async function deleteOptionsOf(c: VerbContext): Promise<ParsedDeleteOptions> {
   const raw = c.req.body as Buffer | undefined;
-  if (raw && raw.length > 0) body = asObject((await decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions')).value) as Record<string, unknown>;
-  const pre = (body.preconditions ?? {}) as { uid?: string; resourceVersion?: string };
-  const propagationPolicy = (c.query.get('propagationPolicy') ?? (body.propagationPolicy as string | undefined)) || undefined;
-  if (propagationPolicy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {
-    throw errors.invalid('DeleteOptions.meta.k8s.io', 'meta.k8s.io', 'DeleteOptions', '', [
-      fieldErr.notSupported('propagationPolicy', propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']),
-    ]);
+  if (raw && raw.length > 0) {
+    const body = asObject((await decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions')).value) as Record<string, unknown>;
+    return parseDeleteOptions({ from: 'body', body });
   }
-  const gps = c.query.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
-  if (gps !== undefined && gps !== null && !Number.isInteger(Number(gps))) throw errors.badRequest(`invalid gracePeriodSeconds: ${String(gps)}`);
-  const ignore = c.query.get('ignoreStoreReadErrorWithClusterBreakingPotential') ?? body.ignoreStoreReadErrorWithClusterBreakingPotential;
-  const ignoreStoreReadError = ignore === true || ignore === 'true';
-  if (ignoreStoreReadError) {
-    const conflicting = [
-      dryRunOf(c.query) ? 'dryRun' : '',
-      gps !== undefined && gps !== null ? 'gracePeriodSeconds' : '',
-      body.orphanDependents !== undefined || c.query.get('orphanDependents') !== null ? 'orphanDependents' : '',
-      pre.uid || pre.resourceVersion ? 'preconditions' : '',
-      propagationPolicy ? 'propagationPolicy' : '',
-    ].filter((x) => x);
-    if (conflicting.length > 0) {
-      throw errors.invalid('DeleteOptions.meta.k8s.io', 'meta.k8s.io', 'DeleteOptions', '', conflicting.map((f) =>
-        fieldErr.invalid(f, undefined, 'cannot be set together with ignoreStoreReadErrorWithClusterBreakingPotential')));
-    }
-  }
-  const orphanParam = c.query.get('orphanDependents') ?? body.orphanDependents;
-  const orphanDependents = orphanParam === undefined || orphanParam === null ? undefined : orphanParam === true || orphanParam === 'true';
-  if (orphanDependents !== undefined && propagationPolicy !== undefined) {
-    throw errors.invalid('DeleteOptions.meta.k8s.io', 'meta.k8s.io', 'DeleteOptions', '', [
-      fieldErr.invalid('propagationPolicy', propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'),
-    ]);
-  }
-  return { preconditions: pre, propagationPolicy, orphanDependents, ignoreStoreReadError };
+  return parseDeleteOptions({ from: 'query', query: c.query });
 }
 
 export async function handleDelete(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
-  const ctx = writeContext(c);
   const opts = await deleteOptionsOf(c);
+  const ctx = writeContext(c, opts.dryRun);
   let outcome;
   try {
     outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
@@ -338,7 +308,9 @@ export async function handleDelete(c: VerbContext): Promise<void> {
   }
   addWarnings(c.reply, ctx.warnings);
   if (outcome.kind === 'terminating') {
-    sendObject(c, 202, outcome.object, fmt);
+    // kube answers 202 for an object left in place only when the (deprecated) orphanDependents
+    // was explicitly false; otherwise 200 with the terminating object.
+    sendObject(c, opts.orphanDependents === false ? 202 : 200, outcome.object, fmt);
     return;
   }
   if (rt.resource === 'namespaces' && rt.group === '') {
@@ -362,8 +334,8 @@ function successStatus(group: string, resource: string, name: string, uid: strin
 export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
-  const ctx = writeContext(c);
   const opts = await deleteOptionsOf(c);
+  const ctx = writeContext(c, opts.dryRun);
   const q = parseListQuery(c.query);
   const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
   const listed = await store.list(c.info.namespace, { ...q, limit: 0 }, filter);

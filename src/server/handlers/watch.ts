@@ -34,7 +34,10 @@ export class WatchRegistry {
 
 // A watcher whose unsent output grows beyond this is too slow: it is closed (it will re-watch).
 const maxBufferedBytes = 16 * 1024 * 1024;
-const bookmarkIntervalMs = 10_000;
+// kube's cacher sends each bookmark-enabled watcher a bookmark about every minute, and one 2s
+// before its deadline, so that a client re-watching on timeout resumes from a recent version.
+const bookmarkFrequencyMs = 60_000;
+const preTimeoutBookmarkMs = 2_000;
 // kube-apiserver's default watch lifetime is min-request-timeout (1800s), randomized up to 2x.
 const defaultTimeoutSeconds = 1800;
 
@@ -92,11 +95,15 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const eventBytes = (type: string, object: Uint8Array): Uint8Array =>
     isProtobuf ? encodeProtobufWatchEvent(type, object) : Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
   const frame = (type: Frame, entry: Entry, withHeaders = false): Uint8Array => eventBytes(type, objectBytes(type, entry, withHeaders));
-  // A deleted object is sent as its last state stamped with the revision of the delete.
+  // A deleted object is sent as its last state stamped with the revision of the delete. An object
+  // that an update moved out of the selector is "deleted" as its previous, still matching state
+  // (kube's cacheWatcher), stamped likewise.
   const deletedEntry = (ev: CacheEvent<KubeObject>): Entry => {
-    if (ev.entry.value.metadata?.resourceVersion === String(ev.revision)) return ev.entry;
-    const value = { ...ev.entry.value, metadata: { ...ev.entry.value.metadata, resourceVersion: String(ev.revision) } };
-    return { ...ev.entry, value, encode: (format, encoder) => ev.encode(`${format}:deleted`, () => encoder(value)) };
+    const last = ev.type === 'DELETED' || !ev.prev ? ev.entry : ev.prev;
+    if (last.value.metadata?.resourceVersion === String(ev.revision)) return last;
+    const value = { ...last.value, metadata: { ...last.value.metadata, resourceVersion: String(ev.revision) } };
+    const memo = ev.type === 'DELETED' ? 'deleted' : 'left-selector';
+    return { ...last, value, encode: (format, encoder) => ev.encode(`${format}:${memo}`, () => encoder(value)) };
   };
 
   c.reply.hijack();
@@ -105,7 +112,6 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
 
   let ended = false;
-  let lastSent = startRevision;
   let synced = startRevision;
   const timers: NodeJS.Timeout[] = [];
   let handle: { close(): void } | undefined;
@@ -121,7 +127,6 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
       metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
     };
     write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
-    lastSent = revision;
   };
   const end = (): void => {
     if (ended) return;
@@ -156,7 +161,6 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     // The common case (the event's own type) shares one buffer across all watchers.
     const bytes = firstFrame(type, entry) ?? (type === ev.type ? ev.encode(`${formatKey}:frame`, () => frame(type!, entry)) : frame(type, entry));
     write(bytes);
-    lastSent = ev.revision;
   };
   handle = cache.watch(
     { fromRevision: startRevision, keyPrefix },
@@ -173,18 +177,38 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     },
   );
 
-  if (q.allowWatchBookmarks) {
-    const tick = (): void => {
-      if (ended) return;
-      const rev = Math.max(synced, cache.revision);
-      if (rev > lastSent) bookmark(rev, false);
-      timers.push(setTimeout(tick, bookmarkIntervalMs).unref());
-    };
-    timers.push(setTimeout(tick, bookmarkIntervalMs).unref());
-  }
   // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
   const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);
+  const deadline = Date.now() + timeout * 1000;
+  if (q.allowWatchBookmarks) {
+    // Each bookmark is due strictly after the previous one: the pre-deadline one comes once.
+    let lastDue = -Infinity;
+    const schedule = (): void => {
+      const now = Date.now();
+      const at = nextBookmarkAt(now, deadline);
+      if (at === undefined || at <= lastDue) return;
+      lastDue = at;
+      timers.push(setTimeout(tick, Math.max(0, at - now)).unref());
+    };
+    const tick = (): void => {
+      if (ended) return;
+      // Like the cacher, a bookmark goes out whenever the cache is past the watch's start.
+      const rev = Math.max(synced, cache.revision);
+      if (rev > startRevision) bookmark(rev, false);
+      schedule();
+    };
+    schedule();
+  }
   timers.push(setTimeout(end, timeout * 1000).unref());
+}
+
+/**
+ * When a bookmark-enabled watcher gets its next bookmark (kube's cacheWatcher.nextBookmarkTime):
+ * a minute on, but never later than 2s before the deadline; none once that moment is past.
+ */
+export function nextBookmarkAt(now: number, deadline: number): number | undefined {
+  const at = Math.min(now + bookmarkFrequencyMs, deadline - preTimeoutBookmarkMs);
+  return at < now ? undefined : at;
 }
 
 function watchError(err: unknown): ApiError {

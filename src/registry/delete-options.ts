@@ -1,0 +1,148 @@
+/**
+ * DeleteOptions as kube-apiserver reads them: from the request body when there is one, else from
+ * the query (never a mix: kube's delete handler decodes the query only when the body is empty),
+ * then checked with apimachinery's ValidateDeleteOptions, in its order and wording.
+ */
+import { errors } from '../api/status-errors.ts';
+import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
+import type { DeleteOptions } from './resource-store.ts';
+
+export interface ParsedDeleteOptions extends DeleteOptions {
+  readonly dryRun: boolean;
+  readonly gracePeriodSeconds?: number;
+  readonly ignoreStoreReadError: boolean;
+}
+
+/** The values kube accepts in `dryRun` (metav1 validation's allowedDryRunValues). */
+const allowedDryRunValues = ['All'];
+
+/**
+ * Checks a `dryRun` list as ValidateDryRun does; an error names the whole list in Go syntax
+ * (`[]string{""}`), as kube's field error prints a slice.
+ */
+export function dryRunErrors(values: readonly string[]): FieldError[] {
+  if (values.every((v) => allowedDryRunValues.includes(v))) return [];
+  return [fieldErr.notSupported('dryRun', goLiteral(goStringSlice(values)), allowedDryRunValues)];
+}
+
+/** `[]string{"a", "b"}`: Go's %#v of a string slice. */
+function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+}
+
+/**
+ * The dryRun query parameter of create, update and patch: 422 `<Kind>Options.meta.k8s.io` when a
+ * value is not `All` (an empty value included), as kube's Validate{Create,Update,Patch}Options.
+ */
+export function dryRunFromQuery(q: URLSearchParams, optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions'): boolean {
+  const values = q.getAll('dryRun');
+  const errs = dryRunErrors(values);
+  if (errs.length > 0) throw invalidOptions(optionsKind, errs);
+  return values.length > 0;
+}
+
+export function invalidOptions(kind: string, errs: readonly FieldError[]) {
+  return errors.invalid(`${kind}.meta.k8s.io`, 'meta.k8s.io', kind, '', errs);
+}
+
+type Source = { readonly from: 'body'; readonly body: Record<string, unknown> } | { readonly from: 'query'; readonly query: URLSearchParams };
+
+/** Reads and validates DeleteOptions from a decoded body object or from the query. */
+export function parseDeleteOptions(src: Source): ParsedDeleteOptions {
+  const raw = src.from === 'body' ? fromBody(src.body) : fromQuery(src.query);
+  const errs: FieldError[] = [];
+  if (raw.orphanDependents !== undefined && raw.propagationPolicy !== undefined) {
+    errs.push(fieldErr.invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (raw.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(raw.propagationPolicy)) {
+    errs.push(fieldErr.notSupported('propagationPolicy', raw.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  errs.push(...dryRunErrors(raw.dryRun));
+  if (raw.ignoreStoreReadError) {
+    const field = 'ignoreStoreReadErrorWithClusterBreakingPotential';
+    const conflicts: [boolean, string][] = [
+      [raw.dryRun.length > 0, 'dryRun'],
+      [raw.propagationPolicy !== undefined, 'propagationPolicy'],
+      [raw.orphanDependents !== undefined, 'orphanDependents'],
+      [raw.gracePeriodSeconds !== undefined, 'gracePeriodSeconds'],
+      [raw.preconditions !== undefined, 'preconditions'],
+    ];
+    for (const [set, name] of conflicts) if (set) errs.push(fieldErr.invalid(field, true, `cannot be set together with .${name}`));
+  }
+  if (errs.length > 0) throw invalidOptions('DeleteOptions', errs);
+  return {
+    ...(raw.preconditions ? { preconditions: raw.preconditions } : {}),
+    propagationPolicy: raw.propagationPolicy,
+    orphanDependents: raw.orphanDependents,
+    dryRun: raw.dryRun.length > 0,
+    gracePeriodSeconds: raw.gracePeriodSeconds,
+    ignoreStoreReadError: raw.ignoreStoreReadError,
+  };
+}
+
+interface RawOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  orphanDependents?: boolean;
+  dryRun: string[];
+  gracePeriodSeconds?: number;
+  ignoreStoreReadError: boolean;
+}
+
+/** Go's json decoding of DeleteOptions: wrong types are 400, null is the zero value. */
+function fromBody(body: Record<string, unknown>): RawOptions {
+  const typeError = (field: string, want: string) =>
+    errors.badRequest(`json: cannot unmarshal ${jsonKind(body[field])} into Go struct field DeleteOptions.${field} of type ${want}`);
+  const opt = <T>(field: string, check: (v: unknown) => v is T, want: string): T | undefined => {
+    const v = body[field];
+    if (v === undefined || v === null) return undefined;
+    if (!check(v)) throw typeError(field, want);
+    return v;
+  };
+  const isString = (v: unknown): v is string => typeof v === 'string';
+  const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
+  const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+  const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string' || x === null);
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const pre = opt('preconditions', isObject, 'v1.Preconditions');
+  const preconditions = pre
+    ? {
+        ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}),
+        ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}),
+      }
+    : undefined;
+  return {
+    preconditions,
+    propagationPolicy: opt('propagationPolicy', isString, 'v1.DeletionPropagation'),
+    orphanDependents: opt('orphanDependents', isBool, 'bool'),
+    dryRun: (opt('dryRun', isStrings, '[]string') ?? []).map((v) => v ?? ''),
+    gracePeriodSeconds: opt('gracePeriodSeconds', isInt, 'int64'),
+    ignoreStoreReadError: opt('ignoreStoreReadErrorWithClusterBreakingPotential', isBool, 'bool') === true,
+  };
+}
+
+function jsonKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return 'array';
+  return 'object';
+}
+
+/** kube's query conversion of DeleteOptions (only the fields it maps from parameters). */
+function fromQuery(q: URLSearchParams): RawOptions {
+  const gps = q.get('gracePeriodSeconds');
+  if (gps !== null && !/^[+-]?\d+$/.test(gps)) throw errors.badRequest(`invalid gracePeriodSeconds: ${gps}`);
+  const bool = (name: string): boolean | undefined => {
+    const v = q.get(name);
+    return v === null ? undefined : v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True';
+  };
+  const policy = q.get('propagationPolicy');
+  return {
+    propagationPolicy: policy === null || policy === '' ? undefined : policy,
+    orphanDependents: bool('orphanDependents'),
+    dryRun: q.getAll('dryRun'),
+    gracePeriodSeconds: gps === null ? undefined : Number(gps),
+    ignoreStoreReadError: bool('ignoreStoreReadErrorWithClusterBreakingPotential') === true,
+  };
+}

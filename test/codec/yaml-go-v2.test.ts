@@ -1,0 +1,115 @@
+/**
+ * YAML bodies read as kube-apiserver reads them (go-yaml v2 under sigs.k8s.io/yaml), and YAML
+ * output that reads back as the same value.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeYaml } from '../../src/codec/yaml-decode.ts';
+import { encodeYaml } from '../../src/codec/yaml-encode.ts';
+import { costlyYaml } from '../../src/codec/yaml-decode-async.ts';
+import { isApiError } from '../../src/api/status-errors.ts';
+
+const value = (text: string) => decodeYaml(text).value;
+function failure(text: string): { code: number; message: string } {
+  try {
+    decodeYaml(text, { expectedKind: 'ConfigMap' });
+  } catch (e) {
+    if (isApiError(e)) return { code: e.code, message: e.message };
+    throw e;
+  }
+  throw new Error(`decoded without error: ${text}`);
+}
+
+describe('YAML scalars resolve as in go-yaml v2', () => {
+  it.each([
+    ['.', '.'],
+    ['-.', '-.'],
+    ['0_', 0],
+    ['1_000', 1000],
+    ['1e400', '1e400'],
+    ['0o17', 15],
+    ['0X1F', 31],
+    ['0B1', 1],
+    ['017', 15],
+    ['08', 8],
+    ['.5', 0.5],
+    ['+1', 1],
+    ['yes', true],
+    ['Off', false],
+    ['~', null],
+    ['1:20', '1:20'],
+    ['2001-12-14', '2001-12-14'],
+    ['!!int "5"', 5],
+    ['!!float 1', 1],
+    ['!!str 5', '5'],
+    ['!custom 5', '5'],
+    ['!!binary aGVsbG8=', 'hello'],
+  ])('%s', (text, expected) => {
+    expect(value(`a: ${text}\n`)).toEqual({ a: expected });
+  });
+
+  it('refuses infinities and NaN, which JSON cannot carry', () => {
+    for (const t of ['.inf', '-.Inf', '.nan']) {
+      const f = failure(`a: ${t}\n`);
+      expect(f.code).toBe(400);
+      expect(f.message).toMatch(/json: unsupported value: (\+Inf|-Inf|NaN)/);
+    }
+  });
+
+  it('prints number and boolean keys as sigs.k8s.io/yaml does', () => {
+    expect(value('1.5: a\n1e6: b\ntrue: c\n0x10: d\n.inf: e\n')).toEqual({ '1.5': 'a', '1e+06': 'b', true: 'c', '16': 'd', '.inf': 'e' });
+  });
+
+  it('turns !!set and !!omap into the maps and lists go-yaml makes of them', () => {
+    expect(value('s: !!set {a, b}\no: !!omap [a: 1, b: 2]\n')).toEqual({ s: { a: null, b: null }, o: [{ a: 1 }, { b: 2 }] });
+  });
+});
+
+describe('YAML structures only JSON can carry', () => {
+  it('applies merge keys as go-yaml v2: merged keys override earlier ones, later keys override merged', () => {
+    expect(value('b: &x {p: 1, r: 1}\na:\n  p: 0\n  <<: *x\n  r: 3\n')).toEqual({ b: { p: 1, r: 1 }, a: { p: 1, r: 3 } });
+    expect(value('<<: [{a: 1}, {a: 2, b: 2}]\n')).toEqual({ a: 1, b: 2 });
+  });
+
+  it('refuses a merge of anything but maps', () => {
+    expect(failure('<<: 5\n').message).toContain('yaml: map merge requires map or sequence of maps as the value');
+  });
+
+  it('refuses complex keys, merge keys inside them included, with 400 (never an emptied map)', () => {
+    for (const t of ['? {<<: {a: 1}}\n: v\n', '? [a, b]\n: v\n', '{[a]: 1}\n']) {
+      const f = failure(t);
+      expect(f.code).toBe(400);
+      expect(f.message).toContain('yaml: invalid map key');
+    }
+  });
+
+  it('refuses self-referencing anchors and null keys with 400', () => {
+    expect(failure('a: &r [*r]\n').message).toContain("yaml: anchor 'r' value contains itself");
+    expect(failure('~: 1\n').message).toContain('unsupported map key');
+  });
+
+  it('keeps a key named __proto__ as data', () => {
+    const v = value('__proto__: {a: 1}\n') as Record<string, unknown>;
+    expect(Object.keys(v)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+  });
+
+  it('sends bodies with aliases or explicit keys to the worker whatever their size', () => {
+    expect(costlyYaml(Buffer.from('a: &x 1\nb: *x\n'))).toBe(true);
+    expect(costlyYaml(Buffer.from('? a\n: b\n'))).toBe(true);
+    expect(costlyYaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\ndata:\n  a: "x*y? z"\n  b: 2*3\n'))).toBe(false);
+  });
+});
+
+describe('YAML output round-trips', () => {
+  it.each(['\u2028', 'a\u2029b', 'x\u0085y', 'a\u2028  b', '\u2028\n'])('%j reads back as itself, nested or not', (s) => {
+    for (const v of [s, [s], { k: s }, { k: { n: [s] } }, { [s]: 1 }]) {
+      const text = encodeYaml(v);
+      expect(decodeYaml(text).value).toEqual(v);
+    }
+  });
+
+  it('escapes line and paragraph separators in double quotes', () => {
+    expect(encodeYaml({ k: 'a\u2028b' })).toBe('k: "a\\Lb"\n');
+    expect(encodeYaml({ k: 'a\u2029b' })).toBe('k: "a\\Pb"\n');
+  });
+});

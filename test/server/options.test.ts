@@ -133,3 +133,36 @@ describe('the timeout parameter', () => {
     expect(() => decodeContinue(token({ v: 'meta.k8s.io/v1', rv: 7, start: '' }))).toThrow('encoded start key empty (version meta.k8s.io/v1)');
   });
 });
+
+describe('write options', () => {
+  const invalid = (kind: string, causes: { reason: string; message: string; field: string }[], message: string) => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${kind}.meta.k8s.io "" is invalid: ${message}`,
+    reason: 'Invalid',
+    details: { group: 'meta.k8s.io', kind, causes },
+    code: 422,
+  });
+  const unsupported = { reason: 'FieldValueNotSupported', message: 'Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"', field: 'fieldValidation' };
+  const tooLong = { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' };
+  const long = 'm'.repeat(129);
+
+  it('answers invalid options of create, update and patch with 422 naming the options kind', async () => {
+    const cm = { metadata: { name: 'wo' } };
+    expect((await t.request('POST', `${base}?fieldValidation=Bogus`, { body: cm })).json).toEqual(invalid('CreateOptions', [unsupported], `fieldValidation: ${unsupported.message}`));
+    expect((await t.request('POST', `${base}?fieldManager=${long}`, { body: cm })).json).toEqual(invalid('CreateOptions', [tooLong], `fieldManager: ${tooLong.message}`));
+    expect((await t.request('PUT', `${base}/opt?fieldValidation=Bogus`, { body: { metadata: { name: 'opt' } } })).json).toEqual(
+      invalid('UpdateOptions', [unsupported], `fieldValidation: ${unsupported.message}`),
+    );
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    expect((await t.request('PATCH', `${base}/opt?fieldManager=${long}&fieldValidation=Bogus`, { body: {}, headers: merge })).json).toEqual(
+      invalid('PatchOptions', [tooLong, unsupported], `[fieldManager: ${tooLong.message}, fieldValidation: ${unsupported.message}]`),
+    );
+    const force = { reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' };
+    expect((await t.request('PATCH', `${base}/opt?force=true`, { body: {}, headers: merge })).json).toEqual(invalid('PatchOptions', [force], `force: ${force.message}`));
+    // Nothing was written.
+    expect((await t.request('GET', `${base}/wo`)).status).toBe(404);
+  });
+});

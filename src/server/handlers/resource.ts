@@ -20,6 +20,7 @@ import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
 import { applyPatchBody } from './patch.ts';
 import { managerFor } from './field-manager.ts';
+import { validateWriteOptions } from './write-options.ts';
 import type { RequestUser } from '../user.ts';
 
 export interface VerbContext {
@@ -47,6 +48,11 @@ function optionsKindOf(verb: string): 'CreateOptions' | 'UpdateOptions' | 'Patch
 }
 
 export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
+  // Create, update and patch validate all their query options first (delete passes its own dryRun).
+  if (dryRun === undefined) {
+    const isApply = String(c.req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
+    validateWriteOptions(c.query, optionsKindOf(c.info.verb), c.info.verb === 'patch' && isApply);
+  }
   return {
     dryRun: dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
     warnings: [],

@@ -133,7 +133,7 @@ function firstMatch(accept: string | undefined, offer: Offer): Match | undefined
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
   if (!accept || !accept.trim()) return { serializer: serializers[0]!, pretty: false, stream: '' };
   for (const clause of parseAccept(accept)) {
-    if (clause.q <= 0) continue;
+    // kube's negotiation orders clauses by q but never refuses one for q=0.
     for (const s of serializers) {
       const m = matchClause(clause, s, offer);
       if (m) return m;

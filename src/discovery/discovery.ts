@@ -198,7 +198,6 @@ function aggregatedResource(rt: ResourceType): object {
  */
 export function aggregatedDiscoveryVersion(accept: string): AggregatedVersion | undefined {
   for (const c of parseAccept(accept)) {
-    if (c.q <= 0) continue;
     const p = c.params;
     const mediaOk =
       (c.type === 'application' && (c.subtype === 'json' || c.subtype === 'yaml' || c.subtype === 'vnd.kubernetes.protobuf' || c.subtype === '*')) ||

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { errors, isApiError } from '../api/status-errors.ts';
 import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
-import { parseRequestInfo, queryBool, requestPath, requestQuery, splitPath, type RequestInfo } from './request-info.ts';
+import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo } from './request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
@@ -87,11 +87,17 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
 
   // 1. Request info, parsed once from method, path and query.
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     markStreamedHttp2Body(req);
     req.searchParams = requestQuery(req.url);
     req.routePath = requestPath(req.url);
     req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);
+    const infoError = requestInfoError(req.routePath, req.url);
+    if (infoError !== undefined) {
+      // kube's request-info filter answers with responsewriters.InternalError: plain text, HTML-escaped.
+      const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${infoError}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+    }
     // kube's request-deadline filter runs before authentication.
     checkRequestTimeout(req.requestInfo, req.searchParams);
   });

@@ -78,6 +78,21 @@ export function requestQuery(rawUrl: string): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1));
 }
 
+/**
+ * kube's RequestInfoFactory fails (and kube answers a plain-text 500) for a special-verb prefix
+ * with nothing after it (`/api/v1/watch`, `/apis/g/v/proxy`); the error text, or undefined.
+ */
+export function requestInfoError(path: string, rawUrl: string): string | undefined {
+  const parts = splitPath(path);
+  if (parts.length < 3 || (parts[0] !== 'api' && parts[0] !== 'apis')) return undefined;
+  const rest = parts.slice(parts[0] === 'api' ? 2 : 3);
+  if (parts[0] === 'apis' && parts.length < 4) return undefined;
+  if ((rest[0] === 'watch' || rest[0] === 'proxy') && rest.length < 2) {
+    return `failed to create RequestInfo: unable to determine kind and namespace from url, ${rawUrl}`;
+  }
+  return undefined;
+}
+
 /** Parses method + path + query into a RequestInfo; never throws. */
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const nonResource: NonResourceRequestInfo = { isResourceRequest: false, path, verb: method.toLowerCase() };

@@ -110,8 +110,8 @@ export function sendValue(req: FastifyRequest, reply: FastifyReply, code: number
 }
 
 /** Sends pre-encoded bytes (memoized JSON), gzipped when large and accepted. */
-export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Uint8Array, contentType: string): void {
-  reply.code(code).header('content-type', contentType).header('cache-control', 'no-cache, private');
+export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Uint8Array, contentType: string, cacheControl = 'no-cache, private'): void {
+  reply.code(code).header('content-type', contentType).header('cache-control', cacheControl);
   const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   if (req.method === 'HEAD') {

@@ -121,3 +121,27 @@ describe('/version', () => {
     expect(r.json.platform).toMatch(/^[a-z0-9]+\/[a-z0-9]+$/);
   });
 });
+
+describe('OpenAPI and odd paths', () => {
+  it('redirects a stale OpenAPI v3 hash to the current one and answers an unservable v2 Accept with a bare 406', async () => {
+    const index = await t.request('GET', '/openapi/v3');
+    const url = String(index.json.paths['api/v1'].serverRelativeURL);
+    const hash = url.split('hash=')[1];
+    const stale = await t.request('GET', '/openapi/v3/api/v1?hash=stale');
+    expect(stale.status).toBe(301);
+    expect(stale.headers['location']).toBe(url);
+    expect(stale.headers['etag']).toBe(`"${hash}"`);
+    const current = await t.request('GET', url);
+    expect(current.status).toBe(200);
+    expect(current.headers['cache-control']).toBe('public, immutable');
+    const v2 = await t.request('GET', '/openapi/v2', { headers: { accept: 'application/foo' } });
+    expect(v2.status).toBe(406);
+    expect(v2.text).toBe('');
+  });
+
+  it('answers a bare special-verb prefix with kube\'s plain-text 500', async () => {
+    const r = await t.request('GET', '/api/v1/watch');
+    expect(r.status).toBe(500);
+    expect(r.text).toBe('Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch\n');
+  });
+});

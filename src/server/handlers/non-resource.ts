@@ -16,6 +16,7 @@ import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../disco
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
 import { maybeGzip } from '../../codec/compress.ts';
+import { openApiHash } from '../../schema/openapi.ts';
 
 export interface OpenApiDocuments {
   /** The Swagger 2.0 document, serialized once. */
@@ -95,7 +96,11 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   if (path === '/openapi/v2') {
     const docs = routes.openapi();
     const form = negotiateOpenApiV2(accept);
-    if (!form) throw errors.notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
+    if (!form) {
+      // kube-openapi answers an unservable Accept with a bare 406.
+      reply.code(406).header('vary', 'Accept').header('cache-control', 'no-cache, private').send();
+      return;
+    }
     const etag = `"${docs.v2ETag()}"`;
     reply.header('vary', 'Accept').header('etag', etag);
     const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
@@ -114,8 +119,19 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
       reply.code(404).send();
       return;
     }
-    // Documents are addressed by content hash, so clients may cache them for long.
-    if (req.searchParams.get('hash')) reply.header('cache-control', 'public, immutable');
+    // Documents are addressed by content hash (kube-openapi's handler): the current hash is the
+    // ETag; a stale hash is redirected to the current one; a matching one may be cached for long.
+    const hash = openApiHash(doc);
+    reply.header('etag', `"${hash}"`).header('vary', 'Accept');
+    const asked = req.searchParams.get('hash');
+    if (asked && asked !== hash) {
+      reply.code(301).header('location', `/${tokens.join('/')}?hash=${hash}`).header('content-type', 'application/json').header('cache-control', 'no-cache, private').send();
+      return;
+    }
+    if (asked) {
+      reply.header('expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC'));
+      return sendBytes(req, reply, 200, doc, 'application/json', 'public, immutable');
+    }
     return sendBytes(req, reply, 200, doc, 'application/json');
   }
   if (path === '/') {

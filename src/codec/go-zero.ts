@@ -60,27 +60,33 @@ function isZeroScalar(v: unknown): boolean {
  * The rendering of one property: the value to write, or `undefined` to leave it out; returns
  * `value` itself when nothing changes.
  */
-function renderField(value: unknown, present: boolean, s: Schema): unknown {
+type Mode = 'wire' | 'decode';
+
+function renderField(value: unknown, present: boolean, s: Schema, mode: Mode): unknown {
   const mark = marks.get(s);
   const shape = isListOrMap(s);
   if (shape) {
-    if (mark === 'always') return !present || value === null || isEmpty(value) ? null : renderValue(value, s);
+    if (mark === 'always') {
+      // Decoding keeps an empty non-omitempty list as given (it is a field the writer set).
+      if (mode === 'decode') return present ? (value === null || isEmpty(value) ? value : renderValue(value, s, mode)) : undefined;
+      return !present || value === null || isEmpty(value) ? null : renderValue(value, s, mode);
+    }
     if (!present || value === null || isEmpty(value)) return undefined;
-    return renderValue(value, s);
+    return renderValue(value, s, mode);
   }
-  if (mark === 'always' && isTime(s) && (!present || value === null)) return null;
+  if (mode === 'wire' && mark === 'always' && isTime(s) && (!present || value === null)) return null;
   if (!present) return undefined;
   if (mark === 'omitZero' && isZeroScalar(value)) return undefined;
-  return renderValue(value, s);
+  return renderValue(value, s, mode);
 }
 
-function renderValue(value: unknown, s: Schema): unknown {
+function renderValue(value: unknown, s: Schema, mode: Mode): unknown {
   if (Array.isArray(value)) {
     const items = s.items;
     if (!items) return value;
     let out: unknown[] | undefined;
     value.forEach((v, i) => {
-      const r = renderValue(v, items);
+      const r = renderValue(v, items, mode);
       if (r !== v) (out ??= value.slice())[i] = r;
     });
     return out ?? value;
@@ -98,7 +104,7 @@ function renderValue(value: unknown, s: Schema): unknown {
     for (const [k, ps] of Object.entries(s.properties)) {
       const present = Object.hasOwn(value, k);
       const v = present ? value[k] : undefined;
-      const r = renderField(v, present, ps);
+      const r = renderField(v, present, ps, mode);
       if (r !== v || (present && r === undefined)) {
         set(k, r);
         if (!present && r !== undefined) added.push(k);
@@ -108,7 +114,7 @@ function renderValue(value: unknown, s: Schema): unknown {
   } else if (typeof s.additionalProperties === 'object') {
     const ps = s.additionalProperties;
     for (const [k, v] of Object.entries(value)) {
-      const r = renderValue(v, ps);
+      const r = renderValue(v, ps, mode);
       if (r !== v) set(k, r);
     }
   }
@@ -140,7 +146,16 @@ function inStructOrder(obj: Record<string, unknown>, added: readonly string[], n
 
 /** kube's JSON of an object of the schema's kind (see the module comment); `obj` is not changed. */
 export function goWireForm<T>(obj: T, schema: Schema): T {
-  return renderValue(obj, schema) as T;
+  return renderValue(obj, schema, 'wire') as T;
+}
+
+/**
+ * A create or update body as kube sees it after decoding into the Go type and back
+ * (ToUnstructured, which managedFields are computed from): empty omitempty lists, maps and
+ * strings are gone; nothing is added. `obj` is not changed.
+ */
+export function goDecodedForm<T>(obj: T, schema: Schema): T {
+  return renderValue(obj, schema, 'decode') as T;
 }
 
 /**

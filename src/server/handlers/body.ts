@@ -2,6 +2,7 @@
  * Request bodies: decoding by Content-Type, and field validation (unknown and duplicate fields)
  * with the Ignore / Warn / Strict modes of SPEC.md.
  */
+import { goDecodedForm } from '../../codec/go-zero.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
@@ -154,5 +155,7 @@ export async function readObjectBody(
   mode: FieldValidation,
   warnings: string[],
 ): Promise<KubeObject> {
-  return checkObjectBody(await decodeBody(req, 'body', target.rt), target, mode, warnings);
+  // As kube decodes the body into its Go type: empty omitempty fields are gone before anything
+  // (managedFields included) looks at it.
+  return goDecodedForm(checkObjectBody(await decodeBody(req, 'body', target.rt), target, mode, warnings), target.rt.schema);
 }

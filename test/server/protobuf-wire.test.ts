@@ -49,3 +49,17 @@ describe('protobuf on the wire', () => {
     expect(r.body.includes(Buffer.from('3800', 'hex'))).toBe(true);
   });
 });
+
+describe('metadata-only views in protobuf', () => {
+  it('serves PartialObjectMetadata and its list in protobuf when asked, as kube', async () => {
+    await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'pom' } } });
+    const one = await getBytes('/api/v1/namespaces/default/configmaps/pom', 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1');
+    expect(one.type).toBe('application/vnd.kubernetes.protobuf');
+    // Envelope: apiVersion meta.k8s.io/v1, kind PartialObjectMetadata; then metadata (field 1) with name "pom".
+    expect(one.body.subarray(0, 45).toString('hex')).toBe('6b3873000a270a0e6d6574612e6b38732e696f2f76311215506172746961 6c4f626a6563744d65746164617461'.replace(/ /g, ''));
+    expect(one.body.includes(Buffer.from('0a03706f6d12001a0764656661756c74', 'hex'))).toBe(true);
+    const list = await getBytes('/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dpom', 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1');
+    expect(list.body.includes(Buffer.from('meta.k8s.io/v1beta1'))).toBe(true);
+    expect(list.body.includes(Buffer.from('PartialObjectMetadataList'))).toBe(true);
+  });
+});

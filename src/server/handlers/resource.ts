@@ -78,7 +78,9 @@ function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiat
     const includeObject = tableIncludeObject(c.query);
     sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject, now: new Date(), version: fmt.version, listMeta: { resourceVersion: obj.metadata?.resourceVersion } }), asJsonOrYaml(fmt));
   } else if (fmt.kind === 'partial-metadata') {
-    sendValue(c.req, c.reply, code, toPartialObjectMetadata(obj, fmt.version), asJsonOrYaml(fmt));
+    const partial = toPartialObjectMetadata(obj, fmt.version);
+    if (fmt.serializer === 'protobuf') sendBytes(c.req, c.reply, code, encodeProtobufObject(partial), PROTOBUF_MEDIA_TYPE);
+    else sendValue(c.req, c.reply, code, partial, fmt);
   } else if (fmt.kind === 'partial-metadata-list') {
     throw partialMetadataMismatch('PartialObjectMetadataList', goTypeName(rt, false));
   } else if (fmt.kind === 'json' && entry && !fmt.pretty) {
@@ -166,7 +168,10 @@ export async function handleList(c: VerbContext): Promise<void> {
   if (fmt.kind === 'partial-metadata') throw partialMetadataMismatch('PartialObjectMetadata', goTypeName(rt, true));
   if (fmt.kind === 'partial-metadata-list') {
     const items = out.entries.map((e) => store.served(e.value));
-    sendValue(c.req, c.reply, 200, toPartialObjectMetadataList(items, listMeta, fmt.version), asJsonOrYaml(fmt));
+    const list = toPartialObjectMetadataList(items, listMeta, fmt.version);
+    if (fmt.serializer === 'protobuf') {
+      sendBytes(c.req, c.reply, 200, encodeProtobufList('PartialObjectMetadataList', `meta.k8s.io/${fmt.version}`, listMeta, list.items as Record<string, unknown>[]), PROTOBUF_MEDIA_TYPE);
+    } else sendValue(c.req, c.reply, 200, list, fmt);
     return;
   }
   if (fmt.kind === 'json' && !fmt.pretty) {

@@ -10,7 +10,8 @@ import { isStorageError, type StorageError } from '../../storage/types.ts';
 import type { CacheEvent } from '../../storage/watch-cache.ts';
 import { isWatchListRequest, parseWatchQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
-import { tableWatchEventObject } from '../../codec/table.ts';
+import { tableWatchEventObject, toPartialObjectMetadata } from '../../codec/table.ts';
+import { stringifyGo } from '../../codec/json-encode.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
 import { encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
 import { apiVersionOf } from '../../api/types.ts';
@@ -82,10 +83,19 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 
   const isTable = fmt.kind === 'table';
   const isProtobuf = fmt.serializer === 'protobuf' && !isTable;
-  const formatKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : store.formatKey;
+  // A metadata-only watch (client-go's metadata informers) sends each object as PartialObjectMetadata.
+  const partialVersion = fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list' ? fmt.version : undefined;
+  const baseKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : store.formatKey;
+  const formatKey = partialVersion ? `partial-${partialVersion}:${baseKey}` : baseKey;
   // Table watches carry column definitions on their first event only, as kube's do.
   let headersSent = false;
   const objectBytes = (type: Frame, entry: Entry, withHeaders: boolean): Uint8Array => {
+    if (partialVersion) {
+      return entry.encode(formatKey, (v) => {
+        const partial = toPartialObjectMetadata(store.served(v), partialVersion);
+        return isProtobuf ? encodeProtobufObject(partial) : Buffer.from(stringifyGo(partial));
+      });
+    }
     if (isProtobuf) return entry.encode(formatKey, (v) => encodeProtobufObject(store.served(v)));
     if (!isTable) return store.encodeJson(entry);
     // Table cells hold ages, so rows are rendered now rather than memoized on the long-lived entry.

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 /**
- * The ahead-of-time build: compiles src/ with tsconfig.build.json into build/, plain JavaScript
- * that Node runs without a TypeScript loader (a loader costs about half a second at every start).
+ * The ahead-of-time build: bundles src/ (from src/main.ts, plus its two worker threads) with
+ * esbuild into build/, plain JavaScript that Node runs without a TypeScript loader. One bundle
+ * instead of ~600 module files halves the CPU a start spends loading code (about 0.17 s against
+ * 0.34 s for tsc's file-per-module output) and saves about 10 MB of RSS. esbuild is also what
+ * tsx and vitest run the sources through, so the shipped code is transformed as the tested code
+ * is; types are checked by `npm run typecheck`, not here.
  *
  * `npm install` runs this file (the prepare script); bin/kube-gateway.js calls ensureBuild() at
  * every start and rebuilds only when a file under src/ is newer than the last successful build,
- * so an edited checkout never runs stale code. Checking costs one stat per source file.
+ * so an edited checkout never runs stale code. Checking costs one stat per source file; a
+ * rebuild, about a second.
  */
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +21,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const buildDir = join(root, 'build');
 /** Written after a successful build; holds the newest source mtime that build saw. */
 const stampPath = join(buildDir, '.built');
-const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json'];
+const inputs = ['src', 'tsconfig.json', 'package-lock.json'];
 
 /** The newest modification time among the build's inputs, in milliseconds. */
 function newestInputMtime() {
@@ -47,34 +51,71 @@ export function buildIsCurrent() {
 }
 
 /**
- * Compiles src/ into build/. tsc's own output goes to stderr, so a server started after a rebuild
- * prints on stdout only what it always prints. Returns an error message, or undefined on success.
+ * Bundles src/ into build/. Returns an error message, or undefined on success. Packages stay
+ * bundled except those that find files of their own at run time: better-sqlite3 (a native addon)
+ * and etcd3 (loaded only with --etcd-servers).
  */
-export function build() {
-  // Taken before compiling: a file edited while tsc runs is newer than the stamp, so it is rebuilt next time.
+export async function build() {
+  // Taken before building: a file edited meanwhile is newer than the stamp, so it is rebuilt next time.
   const seen = newestInputMtime();
-  let tsc;
+  let esbuild;
   try {
-    tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+    esbuild = await import(createRequire(join(root, 'package.json')).resolve('esbuild'));
   } catch {
-    return 'the TypeScript compiler is not installed; run `npm install` in ' + root;
+    return 'esbuild is not installed; run `npm install` in ' + root;
   }
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: ['ignore', 2, 2] });
-  if (result.error) return `could not run the TypeScript compiler: ${result.error.message}`;
-  if (result.status !== 0) return 'src/ does not compile (errors above); fix them, `npm run typecheck` shows them too';
+  let result;
+  try {
+    result = await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: ['src/main.ts', 'src/codec/yaml-decode-worker.ts', 'src/server/certs-worker.ts'],
+      outdir: buildDir,
+      // Flat: every chunk sits beside the worker entries, which their callers locate by import.meta.url.
+      entryNames: '[name]',
+      chunkNames: '[name]-[hash]',
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      keepNames: true,
+      external: ['better-sqlite3', 'etcd3'],
+      // CommonJS packages inside an ES module bundle still call require().
+      banner: { js: "import { createRequire as __kubeGatewayRequire } from 'node:module'; const require = __kubeGatewayRequire(import.meta.url);" },
+      logLevel: 'error',
+      metafile: true,
+    });
+  } catch {
+    return 'src/ does not build (errors above); fix them, `npm run typecheck` shows type errors too';
+  }
   writeFileSync(stampPath, String(seen));
+  pruneOldChunks(new Set(Object.keys(result.metafile.outputs).map((o) => join(root, o))));
   return undefined;
 }
 
-/** Builds when build/ is missing or older than src/; returns an error message, or undefined when build/ is current. */
-export function ensureBuild() {
+/**
+ * Removes earlier builds' chunks. Not at once: a server started from the previous build may still
+ * load one of its lazy chunks, which it does within its first minutes.
+ */
+function pruneOldChunks(current) {
+  const cutoff = Date.now() - 60 * 60_000;
+  for (const name of readdirSync(buildDir)) {
+    const path = join(buildDir, name);
+    if (!name.endsWith('.js') || current.has(path)) continue;
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st !== undefined && st.mtimeMs < cutoff) rmSync(path, { force: true });
+  }
+}
+
+/** Builds when build/ is missing or older than src/; resolves to an error message, or undefined when build/ is current. */
+export async function ensureBuild() {
   if (buildIsCurrent()) return undefined;
   return build();
 }
 
 // Run as a script (`npm run build`, npm install's prepare): always compile.
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const error = build();
+  const error = await build();
   if (error !== undefined) {
     process.stderr.write(`Error: ${error}\n`);
     process.exit(1);

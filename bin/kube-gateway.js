@@ -7,7 +7,7 @@
  */
 import { ensureBuild } from './build.js';
 
-const error = ensureBuild();
+const error = await ensureBuild();
 if (error !== undefined) {
   process.stderr.write(`Error: ${error}\n`);
   process.exit(1);

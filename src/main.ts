@@ -22,9 +22,33 @@ async function main(): Promise<void> {
     process.stdout.write(parsed.help);
     return;
   }
+  const starting = startApiServer({ config: parsed, logger: true });
+  // Handlers go in before the server can answer anything: a client may see it up (the kubeconfig
+  // of an earlier run on the same port works at once) and stop it while start is still finishing.
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${reason}: shutting down\n`);
+    starting
+      .then((server) => server.shutdown())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          // A start that failed reports itself below.
+          if (err instanceof StartupError) return;
+          process.stderr.write(`shutdown failed: ${String(err)}\n`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM received'));
+  process.on('SIGINT', () => stop('SIGINT received'));
+  stopWithNpm(stop);
+
   let server;
   try {
-    server = await startApiServer({ config: parsed, logger: true });
+    server = await starting;
   } catch (err) {
     if (err instanceof StartupError) {
       process.stderr.write(`Error: ${err.message}\n`);
@@ -32,23 +56,24 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${parsed.dataDir})\n`);
+  if (stopping) return;
+  process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${server.dataDir})\n`);
   process.stdout.write(`export KUBECONFIG=${server.kubeconfigPath}\n`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`${signal} received: shutting down\n`);
-    server.shutdown().then(
-      () => process.exit(0),
-      (err) => {
-        process.stderr.write(`shutdown failed: ${String(err)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * Under npm, npm's death is the server's. npm forwards SIGTERM and SIGINT to its child, and
+ * `npm start` execs this process, so it gets them; but `npx kube-gateway` runs it under `sh -c`,
+ * and the shell dies of the signal without passing it on, leaving this process orphaned and still
+ * listening. Being reparented while started by npm means npm is gone: stop as on SIGTERM. Started
+ * any other way (a shell script's `&`, a service manager), a parent's exit is no reason to stop.
+ */
+function stopWithNpm(stop: (reason: string) => void): void {
+  if (process.env.npm_command === undefined) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop('npm exited');
+  }, 250).unref();
 }
 
 // A bug must never take the server down silently mid-request: log and keep serving.

@@ -82,6 +82,8 @@ export interface ResourceStrategy {
    * AllowUnconditionalUpdate). Absent means true, as for most built-in kinds.
    */
   readonly allowUnconditionalUpdate?: boolean;
+  /** A DELETE answers with the deleted object rather than a Status (kube's ReturnDeletedObject). */
+  readonly returnDeletedObject?: boolean;
   /** Non-fatal warnings returned as `Warning` headers. */
   warnings?(obj: KubeObject, old?: KubeObject): string[];
 }
@@ -127,6 +129,11 @@ export interface ResourceType {
   /** Key prefix in the store, ending with `/`, e.g. `/registry/configmaps/`. Kinds that share storage share it. */
   readonly storagePrefix: string;
   readonly storageConversion?: StorageConversion;
+  /**
+   * The API group of the internal type kube's strategy works on, when it is not this one's
+   * (events.k8s.io Events are core Events): validation and delete-precondition errors name it.
+   */
+  readonly internalGroup?: string;
 }
 
 /** `v1` for the core group, `group/version` otherwise. */

@@ -9,14 +9,22 @@
  * It also does what Go's decoder does with `null` inside collections: a null list element or map
  * value becomes the element type's zero value (`[null]` in a []string is `[""]`).
  */
-import type { Schema } from '../schema/types.ts';
+import { goTimeLayout, type Schema } from '../schema/types.ts';
+import { parseGoTime } from '../schema/go-time.ts';
 
 export interface GoTypeError {
   /** encoding/json's message, as kube puts it after `X in version "v" cannot be handled as a X: `. */
   readonly message: string;
-  /** structured-merge-diff's path (`.metadata.finalizers[0]`) and complaint, for apply's wording. */
+  /** structured-merge-diff's path (`.metadata.finalizers[=5]`) and complaint, for apply's wording. */
   readonly smdPath: string;
   readonly smdMessage: string;
+  /**
+   * When structured-merge-diff accepts the value (a float where an integer belongs) and only the
+   * later conversion to the Go type fails: that conversion's complaint.
+   */
+  readonly smdConversion?: string;
+  /** The unstructured converter's complaint, as a strategic merge patch reports it. */
+  readonly converterMessage: string;
 }
 
 export interface GoTypeOptions {
@@ -98,10 +106,10 @@ function isTime(s: Schema): boolean {
 /** Go's name for the type a schema decodes into, as encoding/json prints it. */
 function goTypeName(s: Schema, prop: string, w: Walk): string {
   if (s['x-kubernetes-int-or-string']) return 'intstr.IntOrString';
-  if (isTime(s)) return 'v1.Time';
+  if (isTime(s)) return `v1.${s[goTimeLayout] ?? 'Time'}`;
   switch (s.type) {
     case 'string':
-      return s.format === 'byte' ? '[]uint8' : 'string';
+      return s.format === 'byte' ? '[]uint8' : prop === 'uid' ? 'types.UID' : 'string';
     case 'integer':
       return s.format === 'int32' ? 'int32' : 'int64';
     case 'number':
@@ -129,24 +137,111 @@ function qualified(name: string, w: Walk): string {
   return `${META_TYPES.has(name) ? 'v1' : w.opts.rootPackage}.${name}`;
 }
 
-function fail(w: Walk, where: Where, value: unknown, goType: string, smdExpected: string, detail?: string): void {
+type Expect = 'string' | 'int' | 'float' | 'bool' | 'list' | 'map' | 'struct';
+
+function fail(w: Walk, where: Where, value: unknown, goType: string, expect: Expect, detail?: string): void {
   if (w.error) return;
   const kind = jsonKind(value);
-  const shown = kind === 'number' ? `number ${String(value)}` : kind;
   // Go names the literal for numbers that do not fit the target (1.5 into an int64), not for type mismatches.
-  const valueWords = kind === 'number' && (goType.startsWith('int') || goType.startsWith('uint')) ? shown : kind === 'bool' ? 'bool' : kind;
+  const valueWords = kind === 'number' && (goType.startsWith('int') || goType.startsWith('uint')) ? `number ${goNumber(value as number)}` : kind;
   const message =
     detail ??
     (where.field === ''
       ? `json: cannot unmarshal ${valueWords} into Go value of type ${goType}`
       : `json: cannot unmarshal ${valueWords} into Go struct field ${where.struct}.${where.field} of type ${goType}`);
-  w.error = { message, smdPath: where.smd || '.', smdMessage: `expected ${smdExpected}, got ${smdValue(value)}` };
+  const floatIntoInt = expect === 'int' && typeof value === 'number';
+  w.error = {
+    message,
+    smdPath: where.smd || '.',
+    smdMessage: smdComplaint(value, expect),
+    ...(floatIntoInt ? { smdConversion: `cannot convert float64 to ${goType}` } : {}),
+    converterMessage: converterComplaint(value, expect, goType),
+  };
 }
 
-/** How structured-merge-diff prints the offending value (`&value.valueUnstructured{Value:55}`). */
-function smdValue(v: unknown): string {
-  if (v !== null && typeof v === 'object') return Array.isArray(v) ? `&value.listUnstructured{...}` : `&value.mapUnstructured{...}`;
-  return `&value.valueUnstructured{Value:${typeof v === 'string' ? JSON.stringify(v) : String(v)}}`;
+/** How structured-merge-diff words a value of the wrong type. */
+function smdComplaint(value: unknown, expect: Expect): string {
+  const v = goValue(value);
+  switch (expect) {
+    case 'list':
+      return `expected list, got &{${v}}`;
+    case 'map':
+    case 'struct':
+      return `expected map, got &{${v}}`;
+    case 'bool':
+      return `expected boolean, got &{${v}}`;
+    case 'int':
+    case 'float':
+      return `expected numeric (int or float), got ${unstructuredType(value)}`;
+    default:
+      return `expected string, got &value.valueUnstructured{Value:${v}}`;
+  }
+}
+
+/** How the unstructured converter (FromUnstructured) words it, as strategic merge patches report it. */
+function converterComplaint(value: unknown, expect: Expect, goType: string): string {
+  const kind = unstructuredKind(value);
+  switch (expect) {
+    case 'list':
+      return `cannot restore slice from ${kind}`;
+    case 'map':
+      return `cannot restore map from ${kind}`;
+    case 'struct':
+      return `cannot restore struct from: ${kind}`;
+    case 'int':
+    case 'float':
+      return typeof value === 'string' ? `unrecognized type: ${goType}` : `cannot convert ${unstructuredType(value)} to ${goType}`;
+    default:
+      return `cannot convert ${unstructuredType(value)} to ${goType}`;
+  }
+}
+
+/** reflect.Kind of a decoded JSON value in kube's unstructured form (integers are int64). */
+function unstructuredKind(v: unknown): string {
+  if (Array.isArray(v)) return 'slice';
+  if (v !== null && typeof v === 'object') return 'map';
+  return unstructuredType(v);
+}
+
+function unstructuredType(v: unknown): string {
+  if (Array.isArray(v)) return '[]interface {}';
+  if (v === null) return 'nil';
+  switch (typeof v) {
+    case 'object':
+      return 'map[string]interface {}';
+    case 'number':
+      return Number.isInteger(v) ? 'int64' : 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'string';
+  }
+}
+
+/** A number as Go's %v prints a float64 or int64. */
+function goNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
+  const exp = Math.floor(Math.log10(Math.abs(n)));
+  if (exp < -4 || exp >= 21) {
+    const [m, e] = n.toExponential().split('e') as [string, string];
+    return `${m}e${e.startsWith('-') ? '-' : '+'}${e.replace(/^[-+]/, '').padStart(2, '0')}`;
+  }
+  return String(n);
+}
+
+/** A decoded JSON value as Go's %v prints its unstructured form (`map[a:1 b:[x y]]`). */
+export function goValue(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `map[${Object.keys(o)
+      .sort()
+      .map((k) => `${k}:${goValue(o[k])}`)
+      .join(' ')}]`;
+  }
+  if (typeof v === 'number') return goNumber(v);
+  return String(v);
 }
 
 function zeroOf(s: Schema): unknown {
@@ -166,17 +261,6 @@ function zeroOf(s: Schema): unknown {
   }
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
-
-function validTime(s: string): boolean {
-  const m = RFC3339.exec(s);
-  if (!m) return false;
-  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const days = [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1]! || h > 23 || mi > 59 || se > 59) return false;
-  return m[9] === undefined || (Number(m[9]) < 24 && Number(m[10]) < 60);
-}
-
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): void {
@@ -184,17 +268,18 @@ function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): voi
   if (w.opts.patchDirectives && isPlainObject(value) && '$patch' in value && !isStruct(s) && !isMap(s)) return;
   if (s['x-kubernetes-int-or-string']) {
     if (typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))) return;
-    fail(w, where, value, 'intstr.IntOrString', 'string or int', `json: cannot unmarshal ${jsonKind(value)} into Go value of type int32`);
+    fail(w, where, value, 'intstr.IntOrString', 'string', `json: cannot unmarshal ${jsonKind(value)} into Go value of type int32`);
     return;
   }
   switch (s.type) {
     case 'string':
       if (typeof value !== 'string') {
-        // metav1.Time decodes its JSON string itself, so Go reports the inner string decode.
-        if (isTime(s)) fail(w, where, value, 'string', 'string', `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`);
-        else fail(w, where, value, goTypeName(s, prop, w), 'string');
-      } else if (isTime(s) && !validTime(value)) {
-        fail(w, where, value, 'v1.Time', 'string', `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`);
+        // metav1.Time decodes its JSON string itself: Go names the inner string, at the field.
+        fail(w, where, value, isTime(s) ? 'string' : goTypeName(s, prop, w), 'string');
+      } else if (isTime(s)) {
+        // Go's own parse of the time layout (MicroTime needs exactly six fractional digits).
+        const parsed = parseGoTime(value, s[goTimeLayout] ?? 'Time');
+        if (!parsed.ok) fail(w, where, value, `v1.${s[goTimeLayout] ?? 'Time'}`, 'string', parsed.message);
       } else if (s.format === 'byte' && !BASE64.test(value)) {
         fail(w, where, value, '[]uint8', 'string', `illegal base64 data at input byte ${firstBadBase64Byte(value)}`);
       }
@@ -216,15 +301,23 @@ function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): voi
       }
       const items = s.items;
       if (!items) return;
+      const listType = s['x-kubernetes-list-type'];
       for (let i = 0; i < value.length && !w.error; i++) {
         if (value[i] === null && w.opts.zeroNulls) value[i] = zeroOf(items);
-        visit(value[i], items, w, { ...where, smd: `${where.smd}[${i}]` }, prop);
+        const item = value[i];
+        if (listType === 'map' && item !== null && !isPlainObject(item)) {
+          fail(w, where, item, goTypeName(items, prop, w), 'struct');
+          const e = w.error as GoTypeError | undefined;
+          if (e) w.error = { ...e, smdMessage: `element ${i}: associative list with keys may not have non-map elements` };
+          return;
+        }
+        visit(item, items, w, { ...where, smd: `${where.smd}${smdListElement(s, item, i)}` }, prop);
       }
       return;
     }
     case 'object':
       if (!isPlainObject(value)) {
-        fail(w, where, value, goTypeName(s, prop, w), 'map');
+        fail(w, where, value, goTypeName(s, prop, w), isMap(s) ? 'map' : 'struct');
         return;
       }
       if (isMap(s)) {
@@ -250,6 +343,16 @@ function visit(value: unknown, s: Schema, w: Walk, where: Where, prop = ''): voi
     default:
       return;
   }
+}
+
+/** structured-merge-diff's name for a list element: `[=value]` in a set, `[key="v"]` in a map list, else `[i]`. */
+function smdListElement(s: Schema, item: unknown, i: number): string {
+  const lt = s['x-kubernetes-list-type'];
+  const show = (v: unknown) => (v === undefined ? '""' : typeof v === 'string' ? JSON.stringify(v) : goValue(v));
+  if (lt === 'set') return `[=${show(item)}]`;
+  const keys = s['x-kubernetes-list-map-keys'];
+  if (lt === 'map' && keys && isPlainObject(item)) return `[${keys.map((k) => `${k}=${show(item[k])}`).join(',')}]`;
+  return `[${i}]`;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

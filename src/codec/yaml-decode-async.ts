@@ -69,7 +69,7 @@ function getWorker(): Worker {
 }
 
 /** Decodes a YAML body like decodeYaml, off the main thread when it is large. */
-export function decodeYamlAsync(body: Uint8Array, opts: { expectedKind?: string } = {}): Promise<DecodeResult> {
+export function decodeYamlAsync(body: Uint8Array, opts: { expectedKind?: string; applyPatch?: boolean } = {}): Promise<DecodeResult> {
   if (body.length < OFF_THREAD_YAML_BYTES && !costlyYaml(body)) {
     try {
       return Promise.resolve(decodeYaml(body, opts));
@@ -94,6 +94,6 @@ export function decodeYamlAsync(body: Uint8Array, opts: { expectedKind?: string 
         done();
       },
     });
-    w.postMessage({ id, body, expectedKind: opts.expectedKind });
+    w.postMessage({ id, body, expectedKind: opts.expectedKind, applyPatch: opts.applyPatch });
   });
 }

@@ -10,11 +10,12 @@ interface Job {
   readonly id: number;
   readonly body: Uint8Array;
   readonly expectedKind?: string;
+  readonly applyPatch?: boolean;
 }
 
 parentPort?.on('message', (job: Job) => {
   try {
-    const result = decodeYaml(job.body, { expectedKind: job.expectedKind });
+    const result = decodeYaml(job.body, { expectedKind: job.expectedKind, applyPatch: job.applyPatch });
     parentPort!.postMessage({ id: job.id, ok: true, result });
   } catch (err) {
     const status = isApiError(err) ? err.toStatus() : undefined;

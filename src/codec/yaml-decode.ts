@@ -6,10 +6,16 @@
  * only; duplicate keys reported (last wins) in kube's words; nesting bounded; every failure is
  * ApiError 400.
  */
-import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter } from 'yaml';
+import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, visit } from 'yaml';
 import type { Alias, Document, DocumentOptions, Node as YamlNode, ParseOptions, Scalar, SchemaOptions } from 'yaml';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
 import { DEFAULT_MAX_DEPTH, type DecodeOptions, type DecodeResult } from './json-decode.ts';
+import { errors } from '../api/status-errors.ts';
+
+export interface YamlDecodeOptions extends DecodeOptions {
+  /** An apply body (application/apply-patch+yaml): errors read as kube's apply patcher words them. */
+  readonly applyPatch?: boolean;
+}
 import { isMergeKey, jsonKeyOf, resolveScalar, resolveTagged, YamlValueError, type Resolved } from './yaml-resolve.ts';
 
 /** Alias expansions go-yaml v2 allows before it checks the ratio of aliased to decoded nodes. */
@@ -26,12 +32,16 @@ const parseOptions: ParseOptions & DocumentOptions & SchemaOptions = {
  * Parses the first YAML document of a body into a JSON-compatible value. Never throws anything
  * but ApiError 400; `strictErrors` reads `line 5: key "name" already set in map` as kube's do.
  */
-export function decodeYaml(input: Uint8Array | string, opts: DecodeOptions = {}): DecodeResult {
+export function decodeYaml(input: Uint8Array | string, opts: YamlDecodeOptions = {}): DecodeResult {
   const text = toText(input);
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const fail = (detail: string): never => {
-    throw decodeFailure(`error converting YAML to JSON: yaml: ${detail}`, toBytes(input), opts.expectedKind);
+  // Worded per path, as kube words it: a create/update body goes through sigs.k8s.io/yaml's
+  // YAMLToJSON (no prefix); an apply body through its Unmarshal, inside the apply patcher's words.
+  const failWith = (detail: string): never => {
+    if (opts.applyPatch) throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: ${detail}`);
+    throw decodeFailure(detail, toBytes(input), opts.expectedKind);
   };
+  const fail = (detail: string): never => failWith(`yaml: ${detail}`);
   if (flowNestingExceeds(text, maxDepth)) fail('exceeded max depth');
 
   const lines = new LineCounter();
@@ -53,9 +63,7 @@ export function decodeYaml(input: Uint8Array | string, opts: DecodeOptions = {})
   try {
     value = new GoYamlConverter(doc, maxDepth).convert(doc.contents);
   } catch (e) {
-    if (e instanceof ConversionError) {
-      throw decodeFailure(`error converting YAML to JSON: ${e.message}`, toBytes(input), opts.expectedKind);
-    }
+    if (e instanceof ConversionError) failWith(e.message);
     if (e instanceof RangeError) fail('exceeded max depth');
     throw e;
   }
@@ -86,11 +94,25 @@ class GoYamlConverter {
   private aliasCount = 0;
   private aliasDepth = 0;
   private readonly expanding = new Set<Alias>();
+  /** Each alias's target, found in one pass (the package's own lookup walks the document per alias). */
+  private readonly targets = new Map<Alias, unknown>();
 
   constructor(
-    private readonly doc: Document.Parsed,
+    doc: Document.Parsed,
     private readonly maxDepth: number,
-  ) {}
+  ) {
+    // An alias names the latest node with that anchor before it in document order; a collection's
+    // anchor is defined before its children, so an alias inside it refers to it (and is refused).
+    const anchors = new Map<string, unknown>();
+    visit(doc, (_key, node) => {
+      if (isAlias(node)) this.targets.set(node, anchors.get(node.source));
+      else if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+    });
+  }
+
+  private resolve(alias: Alias): unknown {
+    return this.targets.get(alias);
+  }
 
   convert(node: unknown): unknown {
     return this.node(node, 1);
@@ -141,7 +163,7 @@ class GoYamlConverter {
 
   private alias<T>(node: Alias, use: (target: unknown) => T): T {
     if (this.expanding.has(node)) this.yamlFail(`anchor '${node.source}' value contains itself`);
-    const target = node.resolve(this.doc);
+    const target = this.resolve(node);
     if (!target) this.yamlFail(`unknown anchor '${node.source}' referenced`);
     this.expanding.add(node);
     this.aliasDepth++;
@@ -163,17 +185,18 @@ class GoYamlConverter {
         this.merge(item.value, out, depth);
         continue;
       }
-      const key = this.key(keyNode);
+      const key = this.key(keyNode, item.value);
       setOwn(out, key, this.node(item.value, depth + 1));
     }
-    return out;
+    // sigs.k8s.io/yaml goes through a Go map, and encoding/json writes map keys sorted.
+    return sortKeys(out);
   }
 
   /** A map key: a scalar (or an alias of one) printed as sigs.k8s.io/yaml prints it. */
-  private key(keyNode: unknown): string {
+  private key(keyNode: unknown, valueNode?: unknown): string {
     this.count();
-    if (isAlias(keyNode)) return this.alias(keyNode, (target) => this.key(target));
-    if (keyNode === null || keyNode === undefined) return this.sigsKey(['', null]);
+    if (isAlias(keyNode)) return this.alias(keyNode, (target) => this.key(target, valueNode));
+    if (keyNode === null || keyNode === undefined) return this.sigsKey(['', null], valueNode);
     if (isScalar(keyNode)) {
       const text = keyNode.value === null || keyNode.value === undefined ? '' : String(keyNode.value);
       let tagged: [string, Resolved];
@@ -183,17 +206,20 @@ class GoYamlConverter {
         if (e instanceof YamlValueError) this.yamlFail(e.message);
         throw e;
       }
-      return this.sigsKey(tagged);
+      return this.sigsKey(tagged, valueNode);
     }
-    // go-yaml v2 refuses collections as keys of an interface{} map.
-    return this.yamlFail(`invalid map key: ${isSeq(keyNode) ? '[]interface {}' : 'map[interface {}]interface {}'}{...}`);
+    // go-yaml v2 refuses collections as keys of an interface{} map, printing the key with %#v.
+    return this.yamlFail(`invalid map key: ${goSyntax(this.node(keyNode, 1))}`);
   }
 
-  private sigsKey(key: [string, Resolved]): string {
+  private sigsKey(key: [string, Resolved], valueNode?: unknown): string {
     try {
       return jsonKeyOf(key);
     } catch (e) {
-      if (e instanceof YamlValueError) throw new ConversionError(e.message);
+      if (e instanceof YamlValueError) {
+        const value = valueNode === undefined ? '' : `, value: ${goSyntax(this.node(valueNode, 1))}`;
+        throw new ConversionError(`${e.message}${value}`);
+      }
       throw e;
     }
   }
@@ -203,7 +229,7 @@ class GoYamlConverter {
     const wantMap = () => this.yamlFail('map merge requires map or sequence of maps as the value');
     const mergeOne = (n: unknown) => {
       let target = n;
-      if (isAlias(n)) target = n.resolve(this.doc);
+      if (isAlias(n)) target = this.resolve(n);
       if (!isMap(target)) wantMap();
       const m = this.node(n, depth) as Record<string, unknown>;
       for (const k of Object.keys(m)) setOwn(out, k, m[k]);
@@ -215,6 +241,32 @@ class GoYamlConverter {
     }
     wantMap();
   }
+}
+
+/** The object with its keys in Go's sorted order (integer-like keys still come first in JS). */
+function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(o);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) if (keys[i - 1]! > keys[i]!) sorted = false;
+  if (sorted) return o;
+  const out: Record<string, unknown> = {};
+  for (const k of keys.sort()) setOwn(out, k, o[k]);
+  return out;
+}
+
+/** A decoded YAML value as Go's %#v prints go-yaml's interface{} form. */
+function goSyntax(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSyntax).join(', ')}}`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `map[interface {}]interface {}{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goSyntax(o[k])}`)
+      .join(', ')}}`;
+  }
+  if (typeof v === 'string') return JSON.stringify(v);
+  return String(v);
 }
 
 /** Sets an own enumerable property, even `__proto__`, as JSON.parse would. */

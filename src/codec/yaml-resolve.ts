@@ -126,7 +126,7 @@ export function jsonKeyOf([tag, key]: [string, Resolved]): string {
     if (tag === INT) throw new YamlValueError(`unsupported map key of type: uint64, key: 0x${BigInt(key).toString(16)}`);
     return formatFloat32(key);
   }
-  throw new YamlValueError(`unsupported map key of type: %!s(<nil>), key: <nil>`);
+  throw new YamlValueError('unsupported map key of type: %!s(<nil>), key: <nil>');
 }
 
 /** Go's strconv.FormatFloat(f, 'g', -1, 32), with YAML's words for the special values. */

@@ -21,7 +21,8 @@ interface Node {
 type Job = { readonly kind: 'owner-gone'; readonly uid: string } | { readonly kind: 'release'; readonly uid: string };
 
 function systemContext(): WriteContext {
-  return { dryRun: false, warnings: [], now: new Date(), manager: 'garbage-collector', subresource: '' };
+  // kube's garbage collector runs in kube-controller-manager, whose user agent names the manager.
+  return { dryRun: false, warnings: [], now: new Date(), manager: 'kube-controller-manager', subresource: '' };
 }
 
 export class GarbageCollector {

@@ -63,31 +63,51 @@ export function namespaceLifecycleAdmission(namespaces: ResourceStore) {
   };
 }
 
+/** When the namespace controller acts, as kube-controller-manager's does. */
+export interface NamespaceControllerTiming {
+  /** After any event of a terminating namespace (kube's namespaceDeletionGracePeriod, 5s). */
+  readonly graceMs?: number;
+  /** After a pass that left content held by finalizers (kube: estimate/2+1 = 8s). */
+  readonly remainingMs?: number;
+  /** After a pass that failed. */
+  readonly errorMs?: number;
+}
+
 /**
  * Watches namespaces; for each terminating one, deletes its content, and when nothing is left,
- * drops the `kubernetes` finalizer so the namespace is removed.
+ * drops the `kubernetes` finalizer so the namespace is removed. Work is scheduled like kube's
+ * delaying queue: a namespace is due once, at the earliest time asked for.
  */
 export class NamespaceController {
   private stopped = false;
   private handle?: { close(): void };
   private readonly pending = new Set<string>();
+  private readonly due = new Map<string, { readonly at: number; readonly timer: NodeJS.Timeout }>();
   private running = false;
-  private retryTimer?: NodeJS.Timeout;
+  private readonly graceMs: number;
+  private readonly remainingMs: number;
+  private readonly errorMs: number;
 
   constructor(
     private readonly namespaces: ResourceStore,
     /** Every namespaced store, one per storage prefix. */
     private readonly contentStores: () => readonly ResourceStore[],
-  ) {}
+    timing: NamespaceControllerTiming = {},
+  ) {
+    this.graceMs = timing.graceMs ?? 5_000;
+    this.remainingMs = timing.remainingMs ?? 8_000;
+    this.errorMs = timing.errorMs ?? 1_000;
+  }
 
   start(): void {
     const cache = this.namespaces.cache;
-    for (const e of cache.list().entries) if (e.value.metadata?.deletionTimestamp) this.enqueue(e.value.metadata.name!);
+    for (const e of cache.list().entries) if (e.value.metadata?.deletionTimestamp) this.schedule(e.value.metadata.name!, this.graceMs);
     this.handle = cache.watch(
       { fromRevision: cache.revision },
       {
         onEvent: (ev) => {
-          if (ev.type !== 'DELETED' && ev.entry.value.metadata?.deletionTimestamp) this.enqueue(ev.entry.value.metadata.name!);
+          // Like kube's, every event of a terminating namespace waits out the grace period first.
+          if (ev.type !== 'DELETED' && ev.entry.value.metadata?.deletionTimestamp) this.schedule(ev.entry.value.metadata.name!, this.graceMs);
         },
         onError: () => {
           if (!this.stopped) setTimeout(() => this.start(), 1000).unref();
@@ -99,12 +119,24 @@ export class NamespaceController {
   stop(): void {
     this.stopped = true;
     this.handle?.close();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    for (const d of this.due.values()) clearTimeout(d.timer);
+    this.due.clear();
   }
 
-  private enqueue(name: string): void {
-    this.pending.add(name);
-    void this.drain();
+  /** kube's AddAfter: due in `delayMs`, unless already due sooner. */
+  private schedule(name: string, delayMs: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + delayMs;
+    const current = this.due.get(name);
+    if (current && current.at <= at) return;
+    if (current) clearTimeout(current.timer);
+    const timer = setTimeout(() => {
+      this.due.delete(name);
+      this.pending.add(name);
+      void this.drain();
+    }, delayMs);
+    timer.unref();
+    this.due.set(name, { at, timer });
   }
 
   private async drain(): Promise<void> {
@@ -114,12 +146,9 @@ export class NamespaceController {
       while (this.pending.size > 0 && !this.stopped) {
         const name = this.pending.values().next().value as string;
         this.pending.delete(name);
-        const done = await this.finalize(name).catch(() => false);
-        if (!done && !this.stopped) {
-          // Content with finalizers of its own, or a transient error: look again shortly.
-          this.retryTimer = setTimeout(() => this.enqueue(name), 1000);
-          this.retryTimer.unref();
-        }
+        const outcome = await this.finalize(name).catch(() => 'error' as const);
+        if (outcome === 'remaining') this.schedule(name, this.remainingMs);
+        else if (outcome === 'error') this.schedule(name, this.errorMs);
       }
     } finally {
       this.running = false;
@@ -129,12 +158,12 @@ export class NamespaceController {
   /**
    * One pass over a terminating namespace, as kube's namespaced-resources deleter: delete the
    * content, count what remains (objects held by finalizers), write the status conditions, and
-   * when nothing remains drop the `kubernetes` finalizer. True when it is done.
+   * when nothing remains drop the `kubernetes` finalizer.
    */
-  private async finalize(name: string): Promise<boolean> {
+  private async finalize(name: string): Promise<'done' | 'remaining' | 'error'> {
     const entry = this.namespaces.cache.get(this.namespaces.key('', name));
-    if (!entry || !entry.value.metadata?.deletionTimestamp) return true;
-    if (!arrayOf(entry.value.spec, 'finalizers').includes(FINALIZER_KUBERNETES)) return true;
+    if (!entry || !entry.value.metadata?.deletionTimestamp) return 'done';
+    if (!arrayOf(entry.value.spec, 'finalizers').includes(FINALIZER_KUBERNETES)) return 'done';
     const ctx = controllerContext('');
     const remaining = new Map<string, number>();
     const finalizers = new Map<string, number>();
@@ -167,7 +196,8 @@ export class NamespaceController {
       }
     }
     await this.writeConditions(name, deletionConditions(remaining, finalizers, deleteErrors));
-    if (remaining.size > 0 || deleteErrors.length > 0) return false;
+    if (deleteErrors.length > 0) return 'error';
+    if (remaining.size > 0) return 'remaining';
     await this.namespaces.update(
       '',
       name,
@@ -183,7 +213,7 @@ export class NamespaceController {
       controllerContext('finalize'),
       { allowCreate: false, subresource: 'finalize' },
     );
-    return true;
+    return 'done';
   }
 
   /** Merges the pass's conditions into status.conditions as kube's updateConditions does; writes only on change. */

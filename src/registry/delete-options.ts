@@ -3,7 +3,7 @@
  * the query (never a mix: kube's delete handler decodes the query only when the body is empty),
  * then checked with apimachinery's ValidateDeleteOptions, in its order and wording.
  */
-import { errors } from '../api/status-errors.ts';
+import { ApiError, errors } from '../api/status-errors.ts';
 import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import type { DeleteOptions } from './resource-store.ts';
 
@@ -47,6 +47,16 @@ export function invalidOptions(kind: string, errs: readonly FieldError[]) {
 
 type Source = { readonly from: 'body'; readonly body: Record<string, unknown> } | { readonly from: 'query'; readonly query: URLSearchParams };
 
+/**
+ * A DeleteOptions body the decoder refuses: kube's delete handler passes the decoder's error on
+ * unwrapped, which the API machinery sends as a 500 Status without a reason. Other API errors
+ * (415 for an unknown content type) pass through.
+ */
+export function deleteOptionsDecodeError(err: unknown): unknown {
+  if (err instanceof ApiError && err.code === 400 && err.reason === 'BadRequest') return new ApiError(500, '', err.message);
+  return err;
+}
+
 /** Reads and validates DeleteOptions from a decoded body object or from the query. */
 export function parseDeleteOptions(src: Source): ParsedDeleteOptions {
   const raw = src.from === 'body' ? fromBody(src.body) : fromQuery(src.query);
@@ -89,10 +99,19 @@ interface RawOptions {
   ignoreStoreReadError: boolean;
 }
 
-/** Go's json decoding of DeleteOptions: wrong types are 400, null is the zero value. */
+/**
+ * Go's json decoding of DeleteOptions; null is the zero value. kube's delete handler passes a
+ * decode error on unwrapped, so a wrong type is a 500 Status with no reason.
+ */
 function fromBody(body: Record<string, unknown>): RawOptions {
+  // DeleteOptions is registered in every version of kube's meta scheme; any other kind is not.
+  const kind = typeof body.kind === 'string' ? body.kind : '';
+  if (kind !== '' && kind !== 'DeleteOptions') {
+    const version = typeof body.apiVersion === 'string' && body.apiVersion !== '' ? body.apiVersion : 'meta.k8s.io/v1';
+    throw new ApiError(500, '', `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(version)} in scheme "pkg/runtime/scheme.go:100"`);
+  }
   const typeError = (field: string, want: string) =>
-    errors.badRequest(`json: cannot unmarshal ${jsonKind(body[field])} into Go struct field DeleteOptions.${field} of type ${want}`);
+    new ApiError(500, '', `json: cannot unmarshal ${jsonKind(body[field])} into Go struct field DeleteOptions.${field} of type ${want}`);
   const opt = <T>(field: string, check: (v: unknown) => v is T, want: string): T | undefined => {
     const v = body[field];
     if (v === undefined || v === null) return undefined;
@@ -132,7 +151,10 @@ function jsonKind(v: unknown): string {
 /** kube's query conversion of DeleteOptions (only the fields it maps from parameters). */
 function fromQuery(q: URLSearchParams): RawOptions {
   const gps = q.get('gracePeriodSeconds');
-  if (gps !== null && !/^[+-]?\d+$/.test(gps)) throw errors.badRequest(`invalid gracePeriodSeconds: ${gps}`);
+  if (gps !== null) {
+    const err = goParseInt64Error(gps);
+    if (err) throw errors.badRequest(err);
+  }
   const bool = (name: string): boolean | undefined => {
     const v = q.get(name);
     return v === null ? undefined : v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True';
@@ -145,4 +167,12 @@ function fromQuery(q: URLSearchParams): RawOptions {
     gracePeriodSeconds: gps === null ? undefined : Number(gps),
     ignoreStoreReadError: bool('ignoreStoreReadErrorWithClusterBreakingPotential') === true,
   };
+}
+
+/** The error of Go's strconv.ParseInt(s, 10, 64), or undefined when it parses. */
+function goParseInt64Error(s: string): string | undefined {
+  if (!/^[+-]?\d+$/.test(s)) return `strconv.ParseInt: parsing ${JSON.stringify(s)}: invalid syntax`;
+  const n = BigInt(s);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) return `strconv.ParseInt: parsing ${JSON.stringify(s)}: value out of range`;
+  return undefined;
 }

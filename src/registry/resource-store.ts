@@ -12,13 +12,14 @@ import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
-import { fieldErr, type FieldError } from '../api/field-errors.ts';
+import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
 import type { ListQuery } from './list-options.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
+import { normalizeGoValues } from '../schema/go-values.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
@@ -261,15 +262,17 @@ export class ResourceStore {
    * metadata -> strategy prepare -> mutating hooks -> validation -> validating hooks -> persist.
    */
   async create(namespace: string, input: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    this.decodeAsGo(input, ctx);
     const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(input) : input;
     const meta = metaOf(obj);
     if (this.rt.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
+    // kube's create handler de-duplicates owner references before managed fields are computed.
+    this.dedupOwnerReferences(obj, ctx);
     this.hooks.decoded?.('create', obj, null, ctx);
     this.rt.strategy.prepareForCreate?.(obj);
-    this.dedupOwnerReferences(obj, ctx);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.
     const finalMeta = metaOf(obj);
@@ -308,13 +311,15 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const { kv, current } = await this.readLatest(key, name);
       const currentServed = current ? this.served(current) : null;
-      if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
-      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage Preconditions).
+      // A PUT body's uid is a precondition, checked before the update is computed (kube's storage
+      // Preconditions), even against a missing object, whose uid is empty.
       const uid = opts.preconditions?.uid;
-      if (current && uid && uid !== (current.metadata?.uid ?? '')) {
-        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid ?? ''}`));
+      if (uid && uid !== (current?.metadata?.uid ?? '')) {
+        throw errors.conflict(this.gr, name, this.invalidObjectError(namespace, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current?.metadata?.uid ?? ''}`));
       }
+      if (!current && !opts.allowCreate) throw errors.notFound(this.gr, name);
       const proposed = await tryUpdate(currentServed ? cloneObject(currentServed) : null);
+      if (current) this.decodeAsGo(proposed, ctx);
       const pinnedRv = proposed.metadata?.resourceVersion;
       if (!current) {
         if (pinnedRv) throw errors.notFound(this.gr, name);
@@ -325,17 +330,20 @@ export class ResourceStore {
       if (!pinnedRv && opts.requireResourceVersion) {
         // Kinds whose strategy refuses unconditional updates (Lease): kube's Invalid names the resource, not the kind.
         throw errors.invalid(groupResourceString(this.gr), this.gr.group, this.gr.resource, name, [
-          fieldErr.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+          // The version is a uint64 there, which a field error prints with %#v.
+          fieldErr.invalid('metadata.resourceVersion', goLiteral('0x0'), 'must be specified for an update'),
         ]);
       }
       if (pinnedRv && pinnedRv !== String(kv!.modRevision)) throw errors.staleResourceVersion(this.gr, name);
       const obj = this.rt.storageConversion ? this.rt.storageConversion.toStorage(proposed) : proposed;
       carryServerOwnedMetaOnUpdate(metaOf(obj), current.metadata ?? {}, this.rt.tracksGeneration === true);
       if (this.rt.namespaced) metaOf(obj).namespace = namespace;
+      // Owner references are de-duplicated before managed fields for a PUT, after them for a patch (kube's handlers).
+      if (ctx.operation !== 'patch') this.dedupOwnerReferences(obj, ctx);
       this.hooks.decoded?.('update', obj, current, ctx);
       if (opts.subresource === '') this.rt.strategy.prepareForUpdate?.(obj, current);
       else this.rt.strategy.subresources?.[opts.subresource]?.prepareForUpdate(obj, current);
-      this.dedupOwnerReferences(obj, ctx);
+      if (ctx.operation === 'patch') this.dedupOwnerReferences(obj, ctx);
       await this.hooks.mutate?.('update', obj, current, ctx);
       // Hooks may replace the metadata object: read it after them.
       const meta = metaOf(obj);
@@ -347,18 +355,20 @@ export class ResourceStore {
       delete meta.resourceVersion;
       const { resourceVersion: _rv, ...curMeta } = current.metadata ?? {};
       if (jsonEqual({ ...obj, metadata: meta }, { ...current, metadata: curMeta })) {
-        meta.resourceVersion = String(kv!.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       if (ctx.dryRun) {
-        meta.resourceVersion = String(kv!.modRevision);
+        obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       // A finalized, terminating object is removed instead of being written.
       if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.needsNamespaceFinalization(obj)) {
         try {
-          const deleted = await this.store.delete(key, kv!.modRevision);
-          meta.resourceVersion = String(deleted.modRevision);
+          await this.store.delete(key, kv!.modRevision);
+          // kube's deleteWithoutFinalizers answers with the object of the request, which carries
+          // the version it was computed from, not the revision of the delete.
+          obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
           return { object: this.served(obj), created: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;
@@ -403,11 +413,13 @@ export class ResourceStore {
         nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
         nmeta.deletionGracePeriodSeconds = 0;
         this.rt.strategy.prepareForDelete?.(next);
+        // The new deletion fields take their places among the metadata, as Go serializes them.
+        next.metadata = orderedMeta(metaOf(next));
         if (ctx.dryRun) return { kind: 'terminating', object: this.served(next) };
-        delete nmeta.resourceVersion;
+        delete next.metadata.resourceVersion;
         try {
           const written = await this.store.update(key, encodeForStorage(next), kv.modRevision);
-          nmeta.resourceVersion = String(written.modRevision);
+          next.metadata = orderedMeta(next.metadata, { resourceVersion: String(written.modRevision) });
           return { kind: 'terminating', object: this.served(next) };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && attempt < 20) continue;
@@ -417,7 +429,7 @@ export class ResourceStore {
       if (ctx.dryRun) return { kind: 'deleted', object: this.served(current) };
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
-        meta.resourceVersion = String(deleted.modRevision);
+        current.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
         return { kind: 'deleted', object: this.served(current) };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < 20) continue;
@@ -443,7 +455,7 @@ export class ResourceStore {
       }
       return;
     }
-    const byKind = { group: this.rt.group, resource: this.rt.kind };
+    const byKind = { group: this.rt.internalGroup ?? this.rt.group, resource: this.rt.kind };
     if (pre?.uid !== undefined && pre.uid !== uid) {
       throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`);
     }
@@ -463,6 +475,21 @@ export class ResourceStore {
 
   private isNamespaces(): boolean {
     return this.rt.group === '' && this.rt.resource === 'namespaces';
+  }
+
+  /**
+   * Gives the object the values decoding into the kind's Go type would (null fields absent, times
+   * in Go's encoding). A value Go cannot decode fails as kube fails it: a create or update body is
+   * 400 "cannot be handled as"; a patched object is 422 on the `patch` field.
+   */
+  private decodeAsGo(obj: KubeObject, ctx: WriteContext): void {
+    const err = normalizeGoValues(obj, this.rt.schema);
+    if (!err) return;
+    if (ctx.operation === 'patch') {
+      throw errors.invalid('', '', '', '', [fieldErr.invalid('patch', JSON.stringify(obj), err.message)]);
+    }
+    const kind = typeof obj.kind === 'string' && obj.kind ? obj.kind : this.rt.kind;
+    throw errors.badRequest(`${kind} in version ${JSON.stringify(this.rt.version)} cannot be handled as a ${this.rt.kind}: ${err.message}`);
   }
 
   /** Duplicate owner references are dropped with a warning, before managed fields are computed (kube's handlers). */
@@ -505,7 +532,8 @@ export class ResourceStore {
     const validateUpdate = sub ? sub.validateUpdate : this.rt.strategy.validateUpdate;
     errs.push(...(servedOld ? validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));
     if (errs.length > 0) {
-      throw errors.invalid(qualifiedKind(this.rt), this.rt.group, this.rt.kind, obj.metadata?.name ?? '', errs);
+      const group = this.rt.internalGroup ?? this.rt.group;
+      throw errors.invalid(qualifiedKind({ group, kind: this.rt.kind }), group, this.rt.kind, obj.metadata?.name ?? '', errs);
     }
   }
 

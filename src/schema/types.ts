@@ -3,7 +3,14 @@
  * description of a kind from which validation, pruning, defaulting, strategic-merge keys,
  * server-side-apply list/map types, CEL typing, Table columns and /openapi come.
  */
+/**
+ * Marks a string schema as Go's metav1.Time or metav1.MicroTime in a built-in kind, so that
+ * values are decoded and re-encoded as Go does (go-values.ts). A symbol: it is never published.
+ */
+export const goTimeLayout: unique symbol = Symbol('goTimeLayout');
+
 export interface Schema {
+  readonly [goTimeLayout]?: 'Time' | 'MicroTime';
   readonly type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
   readonly format?: string;
   readonly description?: string;

@@ -10,7 +10,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '../storage/types.ts';
 import { MemoryStore } from '../storage/memory-store.ts';
 import { SqliteStore } from '../storage/sqlite-store.ts';
-import { EtcdStore } from '../storage/etcd-store.ts';
 import { WatchCache } from '../storage/watch-cache.ts';
 import type { KubeObject, ResourceType } from '../api/types.ts';
 import { builtinResourceTypes } from '../api/builtin.ts';
@@ -23,7 +22,7 @@ import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
-import { ensureCertificates } from './certs.ts';
+import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from './api-context.ts';
@@ -32,7 +31,7 @@ import { HealthEndpoint, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
@@ -43,6 +42,8 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly kubeconfigPath: string;
+  /** The data dir as an absolute path; this server holds its lock until shutdown. */
+  readonly dataDir: string;
   readonly caCert: string;
   readonly adminCert: string;
   readonly adminKey: string;
@@ -60,6 +61,8 @@ export interface StartOptions {
   readonly logger?: boolean;
   /** How long an unreachable etcd is retried at start before giving up; default ETCD_DIAL_TIMEOUT_MS. */
   readonly etcdDialTimeoutMs?: number;
+  /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
+  readonly namespaceControllerTiming?: NamespaceControllerTiming;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -90,6 +93,8 @@ async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promi
  * for as long as kube-apiserver's dial timeout; then a StartupError.
  */
 async function connectEtcd(servers: readonly string[], timeoutMs: number): Promise<Store> {
+  // Loaded only for this backend: the etcd client (gRPC) costs about 25 MB and a tenth of a second at start.
+  const { EtcdStore } = await import('../storage/etcd-store.ts');
   const deadline = Date.now() + timeoutMs;
   let delay = 100;
   for (;;) {
@@ -157,7 +162,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS));
   if (!opts.store) undo.push(() => store.close());
 
-  const certs = await ensureCertificates(config.dataDir);
+  const certs = await ensureCertificatesForServer(config.dataDir);
   const serverCert = config.tlsCertFile ? await readFile(config.tlsCertFile, 'utf8') : certs.serverCert;
   const serverKey = config.tlsPrivateKeyFile ? await readFile(config.tlsPrivateKeyFile, 'utf8') : certs.serverKey;
   const clientCa = config.clientCaFile ? await readFile(config.clientCaFile, 'utf8') : certs.caCert;
@@ -181,7 +186,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
-      ...(old ? validateObjectMetaUpdate(obj.metadata, old.metadata) : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
+      // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
+      ...(old
+        ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+        : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
@@ -201,7 +209,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
   // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
-  const namespaceController = new NamespaceController(namespaceStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store));
+  const namespaceController = new NamespaceController(
+    namespaceStore,
+    () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store),
+    opts.namespaceControllerTiming,
+  );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
   const garbageCollector = new GarbageCollector(storesByPrefix());
@@ -255,6 +267,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
+    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
@@ -275,6 +288,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     url,
     port,
     kubeconfigPath,
+    dataDir: lock.path,
     caCert: certs.caCert,
     adminCert: certs.adminCert,
     adminKey: certs.adminKey,

@@ -25,7 +25,8 @@ import { handleNonResource, type NonResourceRoutes } from './handlers/non-resour
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
-import { clientErrorHandler, continueHandler, frameworkErrorHandler, markStreamedHttp2Body } from './protocol-errors.ts';
+import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
+import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -39,9 +40,14 @@ export interface FrontDoorOptions {
   readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
   readonly watches: WatchRegistry;
   readonly logger?: boolean;
+  /** In-flight limits and the large-body budget (kube's defaults when absent). */
+  readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    loadLimits: LoadLimits;
+  }
   interface FastifyRequest {
     requestInfo: RequestInfo;
     user: RequestUser;
@@ -65,6 +71,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       // without one can still authenticate by token or as anonymous.
       requestCert: true,
       rejectUnauthorized: false,
+      settings: { maxHeaderListSize: GO_MAX_HEADER_BYTES },
+      maxSessionMemory: 64,
     },
     bodyLimit: maxRequestBodyBytes,
     // Idle HTTP/2 sessions carry long, quiet watches: let the watch timeout end them instead.
@@ -79,7 +87,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   }) as unknown as FastifyInstance;
 
   // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
-  const server = app.server as unknown as NodeJS.EventEmitter;
+  const server = app.server as unknown as NodeJS.EventEmitter & { maxHeaderSize?: number };
+  // HTTP/1.1 headers up to Go's limit (Node's own default is 16 KiB); HTTP/2's is in the settings above.
+  server.maxHeaderSize = GO_MAX_HEADER_BYTES;
   server.on('checkContinue', continueHandler(maxRequestBodyBytes, (req, res) => server.emit('request', req, res)));
 
   // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.
@@ -109,6 +119,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
     if (!result.ok) throw result.error;
     req.user = result.user;
+  });
+
+  // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
+  const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
+  app.decorate('loadLimits', limits);
+  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  // Large bodies wait for their share of the body budget before they are read.
+  app.addHook('preParsing', async (req, reply, payload) => {
+    await limits.admitBody(req, reply);
+    return payload;
   });
 
   // 3. Authorization of the request info (RBAC arrives later; the gate is already in place).

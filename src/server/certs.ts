@@ -23,7 +23,10 @@ let x509Module: Promise<typeof X509> | undefined;
 function loadX509(): Promise<typeof X509> {
   x509Module ??= (async () => {
     installReflectMetadataShim();
-    const mod = await import('@peculiar/x509');
+    // A CommonJS package: Node offers its exports both as named exports and as `default`; in the
+    // bundle that `npm start` runs (bin/build.js), only `default` holds them.
+    const imported = (await import('@peculiar/x509')) as typeof X509 & { default?: typeof X509 };
+    const mod = imported.default ?? imported;
     mod.cryptoProvider.set(crypto);
     return mod;
   })();
@@ -127,6 +130,40 @@ export function certificatePaths(dataDir: string): CertificatePaths {
     adminCert: join(dataDir, 'admin.crt'),
     adminKey: join(dataDir, 'admin.key'),
   };
+}
+
+/**
+ * ensureCertificates for the server's start. Creating certificates loads @peculiar/x509, about
+ * 11 MB of heap that no ES module can give back; the compiled server (build/, bin/build.js) does
+ * that in a worker thread whose heap goes away with it, when anything must be created. Reading
+ * existing files needs only Node's own X509Certificate, in this thread.
+ */
+export async function ensureCertificatesForServer(dataDir: string): Promise<ClusterCertificates> {
+  const compiled = import.meta.url.endsWith('.js');
+  if (!compiled) return ensureCertificates(dataDir);
+  const existing = await readCurrentCertificates(dataDir);
+  if (existing !== undefined) return existing;
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(new URL('./certs-worker.js', import.meta.url), { workerData: { dataDir } });
+  const reply = await new Promise<{ certs?: ClusterCertificates; error?: { message: string; code?: string } }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`certificate worker exited with code ${code}`)));
+  });
+  await worker.terminate();
+  if (reply.error !== undefined) throw Object.assign(new Error(reply.error.message), reply.error.code === undefined ? {} : { code: reply.error.code });
+  return reply.certs!;
+}
+
+/** The data dir's certificates when all exist and none needs reissuing; otherwise undefined. */
+async function readCurrentCertificates(dataDir: string): Promise<ClusterCertificates | undefined> {
+  const paths = certificatePaths(dataDir);
+  const ca = await readPair(paths.caCert, paths.caKey);
+  const server = await readPair(paths.serverCert, paths.serverKey);
+  const admin = await readPair(paths.adminCert, paths.adminKey);
+  if (ca === undefined || server === undefined || admin === undefined) return undefined;
+  if (needsReissue(server.cert, ca.cert) || needsReissue(admin.cert, ca.cert)) return undefined;
+  return { caCert: ca.cert, caKey: ca.key, serverCert: server.cert, serverKey: server.key, adminCert: admin.cert, adminKey: admin.key, paths };
 }
 
 /**

@@ -28,6 +28,9 @@ export interface ServerConfig {
   readonly historyMs: number;
   /** How long core events are kept after their last write (kube-apiserver's --event-ttl), in milliseconds; 0 keeps them. */
   readonly eventTtlMs?: number;
+  /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
+  readonly maxRequestsInflight?: number;
+  readonly maxMutatingRequestsInflight?: number;
 }
 
 /** A command line that cannot be parsed; the message names the offending flag or value. */
@@ -57,6 +60,8 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
   { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
+  { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
+  { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'secure-port', kind: 'int', defaultText: '6443', help: 'Port to serve HTTPS on; 0 picks a free port.' },
   { name: 'shutdown-delay-duration', kind: 'duration', defaultText: '0s', help: 'On shutdown, time during which /readyz fails while requests are still served.' },
   { name: 'storage-backend', kind: 'string', defaultText: 'sqlite', help: 'Where objects are stored: sqlite (in the data dir), etcd or memory.' },
@@ -249,6 +254,11 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   }
   if (storageBackend === 'etcd' && etcdServers.length === 0) throw new FlagError('--etcd-servers must be specified');
 
+  const nonNegativeInt = (name: string, dflt: number): number => {
+    const v = (raw.get(name) as number | undefined) ?? dflt;
+    if (v < 0) throw new FlagError(`--${name}=${v} must be 0 (no limit) or greater`);
+    return v;
+  };
   const historyMs = nonNegativeDuration('history-duration', 5 * 60_000);
   if (historyMs === 0) throw new FlagError('--history-duration must be greater than 0');
 
@@ -266,6 +276,8 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     storageBackend,
     historyMs,
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
+    maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
+    maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
   };
   return Object.freeze(config);
 }

@@ -68,7 +68,12 @@ export function lockDataDir(dataDir: string): DataDirLock {
 
 /** Makes sure `path` is a directory; returns whether it had to be created. */
 function ensureDirectory(path: string): boolean {
-  const st = statSync(path, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    throw fsStartupError(path, err);
+  }
   if (st !== undefined) {
     if (!st.isDirectory()) throw new StartupError(`--data-dir ${path} is not a directory; pass a directory (it is created when missing)`);
     return false;

@@ -10,6 +10,9 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../api/status-errors.ts';
 
+/** Go's http.DefaultMaxHeaderBytes (kube-apiserver keeps it) plus the 4096 bytes of slack Go allows. */
+export const GO_MAX_HEADER_BYTES = (1 << 20) + 4096;
+
 /** Go's plain-text answer for a request it cannot read, written straight to the socket. */
 function goPlainError(status: string): string {
   return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
@@ -19,6 +22,7 @@ function goPlainError(status: string): string {
  * Node's `clientError`: the HTTP/1 parser refused the request (headers too large, malformed
  * request line or headers, bad chunked encoding). Go answers the first two in plain text and
  * closes; a broken chunked body reaches kube's handler as a read error, answered with a Status.
+ * (Header size is limited as Go limits it, to 1 MiB; see GO_MAX_HEADER_BYTES.)
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException & { reason?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -27,8 +31,13 @@ export function clientErrorHandler(err: NodeJS.ErrnoException & { reason?: strin
     if (code === 'HPE_HEADER_OVERFLOW') socket.write(goPlainError('431 Request Header Fields Too Large'));
     else if (code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.write(goPlainError('408 Request Timeout'));
     else if (/CHUNK/.test(code)) {
-      const body = JSON.stringify(errors.badRequest(`error reading request body: ${err.reason ?? err.message}`).toStatus());
-      socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      // kube's handler gets Go's chunked-reader error from reading the body and returns it
+      // unwrapped: a 500 Status without a reason, in Go's words.
+      const message = code === 'HPE_INVALID_CHUNK_SIZE' ? 'invalid byte in chunk length' : 'malformed chunked encoding';
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+      socket.write(
+        `HTTP/1.1 500 Internal Server Error\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     } else socket.write(goPlainError('400 Bad Request'));
   }
   socket.destroySoon();

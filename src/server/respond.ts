@@ -141,7 +141,10 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
   } catch {
     // Errors are always sendable as JSON.
   }
-  sendValue(req, reply, apiErr.code, apiErr.toStatus(), fmt);
+  const status: Record<string, unknown> = { ...apiErr.toStatus() };
+  // kube omits an empty reason (errors it returns unwrapped carry none).
+  if (status.reason === '') delete status.reason;
+  sendValue(req, reply, apiErr.code, status, fmt);
 }
 
 /**

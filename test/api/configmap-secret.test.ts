@@ -116,7 +116,9 @@ describe('core-group finalizer names', () => {
     expect((configMapType.strategy.validate?.(o) ?? []).map(fieldErrorString)).toEqual([
       'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
     ]);
+    // On update kube checks them twice: in core ValidateObjectMetaUpdate and again in ValidateSecret.
     expect((secretType.strategy.validateUpdate?.({ ...o, type: 'Opaque' }, { metadata: meta, type: 'Opaque' }) ?? []).map(fieldErrorString)).toEqual([
+      'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
       'metadata.finalizers[1]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified',
     ]);
   });

@@ -78,13 +78,39 @@ describe('YAML structures only JSON can carry', () => {
     for (const t of ['? {<<: {a: 1}}\n: v\n', '? [a, b]\n: v\n', '{[a]: 1}\n']) {
       const f = failure(t);
       expect(f.code).toBe(400);
-      expect(f.message).toContain('yaml: invalid map key');
+      expect(f.message).toContain('yaml: invalid map key: ');
     }
+  });
+
+  // Wording checked against kube-apiserver v1.32.4.
+  it('words failures as kube does for bodies and for apply', () => {
+    expect(failure('data:\n  ? [a]\n  : v\n').message).toMatch(/^the object provided is unrecognized \(must be of type ConfigMap\): yaml: invalid map key: \[\]interface \{\}\{"a"\} \(/);
+    expect(failure('data:\n  ? {<<: {a: 1}}\n  : v\n').message).toContain('yaml: invalid map key: map[interface {}]interface {}{"a":1}');
+    expect(failure('data:\n  ~: v\n').message).toContain('unsupported map key of type: %!s(<nil>), key: <nil>, value: "v"');
+    try {
+      decodeYaml('a: .inf\n', { applyPatch: true });
+      throw new Error('decoded');
+    } catch (e) {
+      expect((e as Error).message).toBe('error decoding YAML: error converting YAML to JSON: json: unsupported value: +Inf');
+    }
+  });
+
+  it('writes object keys in Go map order, so the first type error is the one kube reports', () => {
+    expect(Object.keys(value('metadata: {}\nkind: x\ndata: {}\napiVersion: v1\n') as object)).toEqual(['apiVersion', 'data', 'kind', 'metadata']);
   });
 
   it('refuses self-referencing anchors and null keys with 400', () => {
     expect(failure('a: &r [*r]\n').message).toContain("yaml: anchor 'r' value contains itself");
     expect(failure('~: 1\n').message).toContain('unsupported map key');
+  });
+
+  it('resolves thousands of aliases in one pass (each used to walk the whole document)', () => {
+    const text = 'a: &a [1, 2, 3]\n' + Array.from({ length: 2000 }, (_, i) => `b${i}: [*a, *a]`).join('\n') + '\n';
+    const v = value(text) as Record<string, unknown>;
+    expect(Object.keys(v)).toHaveLength(2001);
+    expect(v.b1999).toEqual([[1, 2, 3], [1, 2, 3]]);
+    expect(value('a: &x 1\nb: &x 2\nc: *x\n')).toEqual({ a: 1, b: 2, c: 2 });
+    expect(failure('a: *nope\n').message).toContain("yaml: unknown anchor 'nope' referenced");
   });
 
   it('keeps a key named __proto__ as data', () => {

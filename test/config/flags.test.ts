@@ -19,6 +19,8 @@ describe('parseFlags', () => {
       storageBackend: 'sqlite',
       historyMs: 300_000,
       eventTtlMs: 3_600_000,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
     });
   });
 
@@ -37,6 +39,8 @@ describe('parseFlags', () => {
       '--storage-backend=etcd',
       '--history-duration=10m',
       '--event-ttl=30m',
+      '--max-requests-inflight=100',
+      '--max-mutating-requests-inflight=50',
     ]);
     expect(c).toEqual({
       securePort: 8443,
@@ -52,6 +56,8 @@ describe('parseFlags', () => {
       storageBackend: 'etcd',
       historyMs: 600_000,
       eventTtlMs: 1_800_000,
+      maxRequestsInflight: 100,
+      maxMutatingRequestsInflight: 50,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

@@ -1,35 +1,61 @@
 /**
- * The README's first command, as a user runs it: `npm start` on the embedded store, kubectl via
- * the printed KUBECONFIG, SIGTERM for a clean stop, and a restart that keeps data and certificates.
+ * The process as a user runs it: `npm start` (the README's first command) and the executable it
+ * starts, kubectl through the printed KUBECONFIG, signals, one server per data dir, and starts
+ * that fail for reasons the user can fix.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
 import { startApiServer } from '../../src/server/api-server.ts';
 import type { ServerConfig } from '../../src/server/config.ts';
+import { ensureBuild } from '../../bin/build.js';
 
 const root = join(import.meta.dirname, '..', '..');
+const bin = join(root, 'bin', 'kube-gateway.js');
 
-function startMain(args: string[]): Promise<{ child: ChildProcess; kubeconfig: string; url: string; output: () => string }> {
+interface Started {
+  readonly child: ChildProcess;
+  readonly kubeconfig: string;
+  readonly url: string;
+  readonly port: number;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns a command that starts the server; resolves once it printed its two lines. */
+function startServer(command: string, args: string[]): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 30_000);
-    const onData = (c: Buffer) => {
+    child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /export KUBECONFIG=(\S+)/.exec(out);
       const u = /listening on (https:\/\/\S+)/.exec(out);
       if (m && u) {
         clearTimeout(timer);
-        resolve({ child, kubeconfig: m[1]!, url: u[1]!, output: () => out });
+        resolve({ child, kubeconfig: m[1]!, url: u[1]!, port: Number(new URL(u[1]!).port), output: () => out, exited });
       }
-    };
-    child.stdout!.on('data', onData);
+    });
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited early (${code}): ${out}`)));
+    void exited.then(({ code }) => reject(new Error(`server exited early (${code}): ${out}`)));
+  });
+}
+
+/** Runs the executable to completion (a start that must fail); its exit code and output. */
+function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -41,43 +67,233 @@ function kubectl(kubeconfig: string, args: string[]): Promise<{ code: number; st
   });
 }
 
+/** Whether anything accepts TCP connections on the loopback port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An HTTPS request as the admin (the data dir's client certificate). */
+async function adminRequest(url: string, dataDir: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: Buffer }> {
+  const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dataDir, f), 'utf8')));
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${url}${path}`, { method, headers, ca, cert, key }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * The shipped code is a bundle (bin/build.js) while the other tests run the sources: touch the
+ * paths that load code lazily or through CommonJS interop, so a bundling mistake shows here.
+ */
+async function exerciseBundle(url: string, dataDir: string): Promise<void> {
+  // A YAML body over 64 KiB is decoded in the worker thread, a separate entry of the bundle.
+  const big = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: big', '  namespace: kept', 'data:'];
+  for (let i = 0; i < 3000; i++) big.push(`  k${i}: value-${i}-${'x'.repeat(20)}`);
+  const yamlBody = big.join('\n') + '\n';
+  expect(yamlBody.length).toBeGreaterThan(64 * 1024);
+  const posted = await adminRequest(url, dataDir, 'POST', '/api/v1/namespaces/kept/configmaps', { 'content-type': 'application/yaml' }, yamlBody);
+  expect(posted.status, posted.body.toString()).toBe(201);
+  // Server-side apply (managedFields), protobuf and Table output, and the OpenAPI document.
+  const applied = await adminRequest(
+    url,
+    dataDir,
+    'PATCH',
+    '/api/v1/namespaces/kept/configmaps/applied?fieldManager=test',
+    { 'content-type': 'application/apply-patch+yaml' },
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: b\n',
+  );
+  expect(applied.status, applied.body.toString()).toBe(201);
+  expect(JSON.parse(applied.body.toString()).metadata.managedFields[0].manager).toBe('test');
+  const proto = await adminRequest(url, dataDir, 'GET', '/api/v1/namespaces/kept/configmaps/applied', { accept: 'application/vnd.kubernetes.protobuf' });
+  expect(proto.status).toBe(200);
+  expect(proto.body.subarray(0, 4).toString('latin1')).toBe('k8s\0');
+  const table = await adminRequest(url, dataDir, 'GET', '/api/v1/namespaces/kept/configmaps', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+  expect(JSON.parse(table.body.toString()).kind).toBe('Table');
+  const openapi = await adminRequest(url, dataDir, 'GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+  expect(openapi.status).toBe(200);
+  expect(openapi.body.length).toBeGreaterThan(1000);
+}
+
+const tempDirs: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  // Compile once up front (as npm install's prepare step does), so no test races a rebuild.
+  const error = await ensureBuild();
+  if (error !== undefined) throw new Error(error);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(tempDirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
 describe('npm start', () => {
   it('prints --help with every flag', async () => {
-    const out = await new Promise<string>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), '--help'], { cwd: root }, (_e, stdout) => resolve(stdout)),
-    );
+    const { code, stdout } = await runToExit(['--help']);
+    expect(code).toBe(0);
     for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--tls-private-key-file', '--client-ca-file', '--token-auth-file', '--etcd-servers', '--shutdown-delay-duration', '--data-dir', '--storage-backend']) {
-      expect(out).toContain(flag);
+      expect(stdout).toContain(flag);
     }
   });
 
-  it('serves kubectl on the embedded store, stops on SIGTERM, and restarts with data and certificates kept', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'kgw-start-'));
-    try {
-      const first = await startMain(['--data-dir', dataDir, '--secure-port', '0']);
-      expect(first.kubeconfig).toBe(join(dataDir, 'admin.kubeconfig'));
-      const created = await kubectl(first.kubeconfig, ['create', 'namespace', 'kept']);
-      expect(created.code, created.stderr).toBe(0);
-      const caBefore = await readFile(join(dataDir, 'ca.crt'), 'utf8');
-      first.child.kill('SIGTERM');
-      const code = await new Promise<number | null>((r) => first.child.on('exit', r));
-      expect(code).toBe(0);
+  it('serves kubectl; SIGTERM to the npm process stops the server and leaves nothing listening; a restart keeps data and certificates', async () => {
+    const dataDir = await tempDir('kgw-start-');
+    const npm = await startServer('npm', ['start', '--', '--data-dir', dataDir, '--secure-port', '0']);
+    expect(npm.kubeconfig).toBe(join(dataDir, 'admin.kubeconfig'));
+    // What npm start prints after npm's own banner: the README quotes these two lines.
+    expect(npm.output()).toMatch(/^API server listening on https:\/\/127\.0\.0\.1:\d+ \(storage: sqlite, data: .+\)\nexport KUBECONFIG=.+admin\.kubeconfig\n/m);
+    const created = await kubectl(npm.kubeconfig, ['create', 'namespace', 'kept']);
+    expect(created.code, created.stderr).toBe(0);
+    await exerciseBundle(npm.url, dataDir);
+    const caBefore = await readFile(join(dataDir, 'ca.crt'), 'utf8');
+    const serverPid = Number(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8'));
+    // npm execs the executable: the server is npm's direct child, not behind a shell or a loader.
+    expect(serverPid).not.toBe(npm.child.pid);
+    expect(alive(serverPid)).toBe(true);
 
-      const second = await startMain(['--data-dir', dataDir, '--secure-port', '0']);
-      expect(await readFile(join(dataDir, 'ca.crt'), 'utf8')).toBe(caBefore);
-      const got = await kubectl(second.kubeconfig, ['get', 'namespace', 'kept', '-o', 'name']);
-      expect(got.stdout.trim()).toBe('namespace/kept');
-      second.child.kill('SIGTERM');
-      await new Promise((r) => second.child.on('exit', r));
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    npm.child.kill('SIGTERM');
+    const { code } = await npm.exited;
+    expect(code).toBe(0);
+    expect(npm.output()).toContain('SIGTERM received: shutting down');
+    expect(alive(serverPid)).toBe(false);
+    expect(await listening(npm.port)).toBe(false);
+
+    const second = await startServer(process.execPath, [bin, '--data-dir', dataDir, '--secure-port', '0']);
+    expect(await readFile(join(dataDir, 'ca.crt'), 'utf8')).toBe(caBefore);
+    const got = await kubectl(second.kubeconfig, ['get', 'namespace', 'kept', '-o', 'name']);
+    expect(got.stdout.trim()).toBe('namespace/kept');
+    second.child.kill('SIGINT');
+    expect((await second.exited).code).toBe(0);
+    expect(await listening(second.port)).toBe(false);
+  });
+});
+
+describe('npx kube-gateway', () => {
+  it('runs the executable; SIGTERM to npx stops the server too, although npx runs it under a shell', async () => {
+    const dataDir = await tempDir('kgw-npx-');
+    const npx = await startServer('npx', ['kube-gateway', '--data-dir', dataDir, '--secure-port', '0']);
+    const serverPid = Number(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8'));
+    expect(alive(serverPid)).toBe(true);
+    npx.child.kill('SIGTERM');
+    await npx.exited;
+    // The shell between npx and the server dies without passing the signal on; the server notices it was orphaned.
+    for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(serverPid)).toBe(false);
+    expect(await listening(npx.port)).toBe(false);
+  });
+});
+
+describe('one data dir, one server', () => {
+  it('a second server on the same data dir fails at once naming the holder, and leaves its kubeconfig alone', async () => {
+    const dataDir = await tempDir('kgw-lock-');
+    const first = await startServer(process.execPath, [bin, '--data-dir', dataDir, '--secure-port', '0']);
+    const kubeconfigBefore = await readFile(first.kubeconfig, 'utf8');
+
+    const second = await runToExit(['--data-dir', dataDir, '--secure-port', '0']);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toBe(`Error: data dir ${dataDir} is in use by another kube-gateway (PID ${first.child.pid}); stop that server or pass a different --data-dir\n`);
+
+    expect(await readFile(first.kubeconfig, 'utf8')).toBe(kubeconfigBefore);
+    const got = await kubectl(first.kubeconfig, ['get', 'namespace', 'default', '-o', 'name']);
+    expect(got.stdout.trim()).toBe('namespace/default');
+
+    // The lock is the process's: once the first server is gone (even killed), the data dir is free again.
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const third = await startServer(process.execPath, [bin, '--data-dir', dataDir, '--secure-port', '0']);
+    expect(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8')).toBe(`${third.child.pid}\n`);
+    third.child.kill('SIGTERM');
+    await third.exited;
+  });
+});
+
+describe('startup failures print one line, exit 1 and leave no state behind', () => {
+  let blocker: Server;
+  let blockedPort: number;
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    blockedPort = (blocker.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((r) => blocker.close(() => r())));
+
+  it('port in use: a data dir it created is removed again', async () => {
+    const parent = await tempDir('kgw-port-');
+    const dataDir = join(parent, 'data');
+    const r = await runToExit(['--data-dir', dataDir, `--secure-port=${blockedPort}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`Error: cannot listen on 127.0.0.1:${blockedPort}: the port is in use by another process; stop it or pass a different --secure-port (0 picks a free port)\n`);
+    expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('port in use: an existing data dir keeps what it had and gets no kubeconfig', async () => {
+    const dataDir = await tempDir('kgw-port2-');
+    const r = await runToExit(['--data-dir', dataDir, `--secure-port=${blockedPort}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')).toHaveLength(2);
+    const left = await readdir(dataDir);
+    expect(left).not.toContain('admin.kubeconfig');
+    expect(left).not.toContain('kube-gateway.pid');
+    expect(left.some((f) => f.includes('.tmp-'))).toBe(false);
+  });
+
+  it('a data dir that is a file', async () => {
+    const dir = await tempDir('kgw-file-');
+    const file = join(dir, 'not-a-dir');
+    await writeFile(file, 'x');
+    const r = await runToExit(['--data-dir', file, '--secure-port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`Error: --data-dir ${file} is not a directory; pass a directory (it is created when missing)\n`);
+    expect(await readFile(file, 'utf8')).toBe('x');
+  });
+
+  it('a data dir that cannot be created', async () => {
+    const dir = await tempDir('kgw-under-file-');
+    await writeFile(join(dir, 'file'), 'x');
+    const r = await runToExit(['--data-dir', join(dir, 'file', 'data'), '--secure-port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Error: cannot use the data dir \S+ \(ENOTDIR: .*\); pass a different --data-dir\n$/);
+  });
+
+  it('a data dir whose store is not ours: nothing is written into it', async () => {
+    const dataDir = await tempDir('kgw-wrong-');
+    await writeFile(join(dataDir, 'state.db'), 'not a database at all, but long enough to have a header............');
+    const r = await runToExit(['--data-dir', dataDir, '--secure-port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`Error: ${join(dataDir, 'state.db')} is not a kube-gateway SQLite store (file is not a database); pass a different --data-dir\n`);
+    expect((await readdir(dataDir)).sort()).toEqual(['kube-gateway.lock', 'state.db']);
   });
 });
 
 describe('graceful shutdown', () => {
   it('fails readyz during the shutdown delay, then ends watches cleanly', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'kgw-stop-'));
+    const dataDir = await tempDir('kgw-stop-');
     const config: ServerConfig = {
       securePort: 0,
       bindAddress: '127.0.0.1',
@@ -122,6 +338,5 @@ describe('graceful shutdown', () => {
     expect(text.split('\n').filter((l) => l).every((l) => JSON.parse(l).type === 'ADDED')).toBe(true);
     await stopping;
     agent.destroy();
-    await rm(dataDir, { recursive: true, force: true });
   });
 });

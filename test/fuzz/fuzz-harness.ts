@@ -15,14 +15,15 @@ export interface Outcome {
 
 /**
  * kube's own 5xx: errors kube-apiserver returns without wrapping them in a Status (apply's typed
- * conversion, strategic merge's list type errors) come out with an empty reason, and the code
+ * conversion, strategic merge's list type errors) come out without a reason, and the code
  * that reproduces them builds them on purpose with that reason. An exception nobody caught
  * becomes reason InternalError instead, so the two cannot be confused.
  */
 export function isKubesOwn5xx(o: Outcome): boolean {
   if (o.status !== 500) return false;
   try {
-    return (JSON.parse(o.body) as { reason?: string }).reason === '';
+    const reason = (JSON.parse(o.body) as { reason?: string }).reason;
+    return reason === undefined || reason === '';
   } catch {
     return false;
   }

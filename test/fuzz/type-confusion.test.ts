@@ -35,6 +35,9 @@ function minimal(rt: ResourceType, name: string): Record<string, unknown> {
   const obj: Record<string, unknown> = { apiVersion: apiVersionOf(rt), kind: rt.kind, metadata: { name } };
   if (rt.resource === 'rolebindings' || rt.resource === 'clusterrolebindings') obj.roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'x' };
   if (rt.resource === 'events' && rt.group === '') obj.involvedObject = { kind: 'Pod', name: 'p', namespace: 'default' };
+  if (rt.resource === 'events' && rt.group === 'events.k8s.io') {
+    Object.assign(obj, { eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'fuzz/ctl', reportingInstance: 'fuzz-1', action: 'Fuzz', reason: 'Fuzzing', type: 'Normal', regarding: { kind: 'Pod', name: 'p', namespace: 'default' } });
+  }
   return obj;
 }
 
@@ -94,6 +97,36 @@ describe('type-confusion sweep over metadata and every write verb', () => {
     expect(JSON.parse(o.body).message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field OwnerReference.metadata.ownerReferences.controller of type bool');
     const g = await fz.send('create', 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'g', generation: 1.5 } }, 'application/json');
     expect(JSON.parse(g.body).message).toContain('json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64');
+  });
+
+  // Messages checked against kube-apiserver v1.32.4.
+  it('words patch and apply type errors as kube does', async () => {
+    const base = '/api/v1/namespaces/default/configmaps/words';
+    await fz.send('seed', 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'words' } }, 'application/json');
+    const msg = async (ct: string, body: unknown, query = '') => {
+      const r = await fz.send(ct, 'PATCH', `${base}${query}`, body, ct);
+      return [r.status, JSON.parse(r.body).message];
+    };
+    expect(await msg('application/strategic-merge-patch+json', { metadata: { ownerReferences: [{ uid: 5 }] } })).toEqual([
+      422,
+      ' "" is invalid: patch: Invalid value: "map[metadata:map[ownerReferences:[map[uid:5]]]]": cannot convert int64 to types.UID',
+    ]);
+    expect(await msg('application/strategic-merge-patch+json', { metadata: 'str' })).toEqual([422, ' "" is invalid: patch: Invalid value: "map[metadata:str]": cannot restore struct from: string']);
+    const apply = (meta: unknown) => msg('application/apply-patch+yaml', { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta }, '?fieldManager=m');
+    expect(await apply({ name: 'words', finalizers: [true] })).toEqual([
+      500,
+      'failed to create typed patch object (/words; /v1, Kind=ConfigMap): .metadata.finalizers[=true]: expected string, got &value.valueUnstructured{Value:true}',
+    ]);
+    expect(await apply({ name: 'words', ownerReferences: [{ controller: 'yes' }] })).toEqual([
+      500,
+      'failed to create typed patch object (/words; /v1, Kind=ConfigMap): .metadata.ownerReferences[uid=""].controller: expected boolean, got &{yes}',
+    ]);
+    expect(await apply({ name: 'words', generation: 1.5 })).toEqual([
+      500,
+      'failed to convert new object (/words; /v1, Kind=ConfigMap) to proper version: unable to convert unstructured object to /v1, Kind=ConfigMap: cannot convert float64 to int64',
+    ]);
+    const unwrapped = await fz.send('apply', 'PATCH', `${base}?fieldManager=m`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'str' }, 'application/apply-patch+yaml');
+    expect(JSON.parse(unwrapped.body)).not.toHaveProperty('reason');
   });
 
   it('decodes null list elements and map values to zero values, as Go does', async () => {

@@ -31,6 +31,15 @@ describe('uid on update', () => {
     expect((await t.request('GET', `${base}/uid-put`)).json.data).toEqual({ a: '1' });
   });
 
+  it('a PUT with a uid of a missing object fails its precondition against the empty uid (409 before 404)', async () => {
+    const r = await t.request('PUT', `${base}/uid-missing`, { body: { metadata: { name: 'uid-missing', uid: 'u1' }, data: {} } });
+    expect(r.status).toBe(409);
+    expect(r.json.message).toBe(
+      'Operation cannot be fulfilled on configmaps "uid-missing": StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/uid-missing, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: u1, UID in object meta: ',
+    );
+    expect((await t.request('PUT', `${base}/uid-missing`, { body: { metadata: { name: 'uid-missing' }, data: {} } })).status).toBe(404);
+  });
+
   it('a PUT with the right uid, or none, updates', async () => {
     const c = await t.request('POST', base, { body: { metadata: { name: 'uid-ok' }, data: { a: '1' } } });
     const same = await t.request('PUT', `${base}/uid-ok`, { body: { metadata: { name: 'uid-ok', uid: c.json.metadata.uid }, data: { a: '2' } } });
@@ -47,7 +56,15 @@ describe('uid on update', () => {
     expect(r.json).toMatchObject({
       reason: 'Invalid',
       message: 'ConfigMap "uid-patch" is invalid: metadata.uid: Invalid value: "other-uid": field is immutable',
-      details: { name: 'uid-patch', kind: 'ConfigMap', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "other-uid": field is immutable', field: 'metadata.uid' }] },
+      // Twice, as kube: the generic update checks, then ConfigMap's own ValidateObjectMetaUpdate (the message de-duplicates).
+      details: {
+        name: 'uid-patch',
+        kind: 'ConfigMap',
+        causes: [
+          { reason: 'FieldValueInvalid', message: 'Invalid value: "other-uid": field is immutable', field: 'metadata.uid' },
+          { reason: 'FieldValueInvalid', message: 'Invalid value: "other-uid": field is immutable', field: 'metadata.uid' },
+        ],
+      },
     });
     expect((await t.request('GET', `${base}/uid-patch`)).json.metadata.uid).toBe(c.json.metadata.uid);
   });
@@ -104,12 +121,12 @@ describe('unconditional updates', () => {
       kind: 'Status',
       reason: 'Invalid',
       code: 422,
-      message: 'leases.coordination.k8s.io "l-uncond" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
+      message: 'leases.coordination.k8s.io "l-uncond" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
       details: {
         name: 'l-uncond',
         group: 'coordination.k8s.io',
         kind: 'leases',
-        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' }],
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }],
       },
     });
     expect((await t.request('GET', `${leases}/l-uncond`)).json.spec.holderIdentity).toBe('a');
@@ -129,5 +146,17 @@ describe('unconditional updates', () => {
     const r = await t.request('PUT', `${base}/cm-uncond`, { body: { metadata: { name: 'cm-uncond' }, data: { a: '2' } } });
     expect(r.status).toBe(200);
     expect(r.json.data).toEqual({ a: '2' });
+  });
+});
+
+describe('removing the last finalizer', () => {
+  it('answers with the object of the request, at the version it was computed from (deleteWithoutFinalizers)', async () => {
+    const c = await t.request('POST', base, { body: { metadata: { name: 'last-fin', finalizers: ['example.com/x'] }, data: {} } });
+    const del = await t.request('DELETE', `${base}/last-fin`);
+    const r = await t.request('PATCH', `${base}/last-fin`, { body: { metadata: { finalizers: null } }, headers: mergePatch });
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.resourceVersion).toBe(del.json.metadata.resourceVersion);
+    expect(r.json.metadata.resourceVersion).not.toBe(c.json.metadata.resourceVersion);
+    expect((await t.request('GET', `${base}/last-fin`)).status).toBe(404);
   });
 });

@@ -3,7 +3,8 @@ import { startTestServer, type TestServer } from './harness.ts';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  // The namespace controller acts at once: kube's 5s grace period is tested in namespace-lifecycle.test.ts.
+  t = await startTestServer({ namespaceControllerTiming: { graceMs: 0, remainingMs: 200, errorMs: 100 } });
 });
 afterAll(async () => {
   await t?.close();

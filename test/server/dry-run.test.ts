@@ -116,3 +116,82 @@ describe('dryRun in the query', () => {
     expect(r.json.reason).toBe('Conflict');
   });
 });
+
+describe('DeleteOptions body decoding', () => {
+  it('a value of the wrong type is the 500 kube passes through from its decoder', async () => {
+    await t.request('POST', base, { body: cm('bad-opts') });
+    const r = await t.request('DELETE', `${base}/bad-opts`, { body: { gracePeriodSeconds: 'x' } });
+    expect(r.status).toBe(500);
+    expect(r.json).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      message: 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
+      code: 500,
+    });
+    expect((await t.request('GET', `${base}/bad-opts`)).status).toBe(200);
+  });
+
+  it('a body of another kind, or not JSON, is the decoder error kube passes through (500)', async () => {
+    await t.request('POST', base, { body: cm('odd-opts') });
+    const kind = await t.request('DELETE', `${base}/odd-opts`, { body: { apiVersion: 'v1', kind: 'ConfigMap' } });
+    expect(kind.status).toBe(500);
+    expect(kind.json.message).toBe('no kind "ConfigMap" is registered for version "v1" in scheme "pkg/runtime/scheme.go:100"');
+    const notJson = await t.request('DELETE', `${base}/odd-opts`, { body: 'nope' });
+    expect(notJson.status).toBe(500);
+    expect(notJson.json.message).toBe("couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u')");
+    const anyVersion = await t.request('DELETE', `${base}/odd-opts`, { body: { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', dryRun: ['All'] } });
+    expect(anyVersion.status).toBe(200);
+    expect((await t.request('GET', `${base}/odd-opts`)).status).toBe(200);
+  });
+
+  it('a query gracePeriodSeconds that is not an int64 is 400 with strconv.ParseInt words', async () => {
+    const r = await t.request('DELETE', `${base}/whatever?gracePeriodSeconds=abc`);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ reason: 'BadRequest', message: 'strconv.ParseInt: parsing "abc": invalid syntax' });
+    const big = await t.request('DELETE', `${base}/whatever?gracePeriodSeconds=99999999999999999999`);
+    expect(big.json.message).toBe('strconv.ParseInt: parsing "99999999999999999999": value out of range');
+  });
+
+  it('both orphanDependents and a bad propagationPolicy: both errors, in kube order', async () => {
+    await t.request('POST', base, { body: cm('two-errs') });
+    const r = await t.request('DELETE', `${base}/two-errs`, { body: { propagationPolicy: 'Bad', orphanDependents: true } });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Bad": orphanDependents and deletionPropagation cannot be both set, propagationPolicy: Unsupported value: "Bad": supported values: "Foreground", "Background", "Orphan", "nil"]',
+    );
+  });
+});
+
+describe('deletecollection options', () => {
+  it('passes every DeleteOptions field to each delete (preconditions included) and lists items without TypeMeta', async () => {
+    await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'dc-opts' } } });
+    const c = await t.request('POST', '/api/v1/namespaces/dc-opts/configmaps', { body: cm('one', { set: 'y' }) });
+    const bad = await t.request('DELETE', '/api/v1/namespaces/dc-opts/configmaps?labelSelector=set%3Dy', { body: { preconditions: { uid: 'nope' } } });
+    expect(bad.status).toBe(409);
+    expect(bad.json.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "one": the UID in the precondition (nope) does not match the UID in record (${c.json.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    const ok = await t.request('DELETE', '/api/v1/namespaces/dc-opts/configmaps?labelSelector=set%3Dy', { body: { preconditions: { uid: c.json.metadata.uid } } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.items).toHaveLength(1);
+    expect(ok.json.items[0].kind).toBeUndefined();
+    expect(ok.json.items[0].apiVersion).toBeUndefined();
+    expect(ok.json.items[0].metadata.name).toBe('one');
+  });
+
+  it('answers with the objects as listed before deleting them', async () => {
+    await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'dc-listed' } } });
+    const plain = await t.request('POST', '/api/v1/namespaces/dc-listed/configmaps', { body: cm('plain', { set: 'z' }) });
+    const held = await t.request('POST', '/api/v1/namespaces/dc-listed/configmaps', {
+      body: { ...cm('held', { set: 'z' }), metadata: { name: 'held', labels: { set: 'z' }, finalizers: ['example.com/x'] } },
+    });
+    const r = await t.request('DELETE', '/api/v1/namespaces/dc-listed/configmaps?labelSelector=set%3Dz');
+    expect(r.status).toBe(200);
+    const byName = Object.fromEntries(r.json.items.map((i: { metadata: { name: string } }) => [i.metadata.name, i]));
+    expect(byName.plain.metadata.resourceVersion).toBe(plain.json.metadata.resourceVersion);
+    expect(byName.held.metadata.resourceVersion).toBe(held.json.metadata.resourceVersion);
+    expect(byName.held.metadata.deletionTimestamp).toBeUndefined();
+    expect((await t.request('GET', '/api/v1/namespaces/dc-listed/configmaps/held')).json.metadata.deletionTimestamp).toBeTruthy();
+    await t.request('PATCH', '/api/v1/namespaces/dc-listed/configmaps/held', { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  });
+});

@@ -11,6 +11,7 @@ import { startApiServer, type RunningServer } from '../../src/server/api-server.
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Store } from '../../src/storage/types.ts';
 import type { ServerConfig } from '../../src/server/config.ts';
+import type { NamespaceControllerTiming } from '../../src/controllers/namespace-lifecycle.ts';
 
 export interface Response {
   readonly status: number;
@@ -35,7 +36,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(opts: { store?: Store; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { store?: Store; config?: Partial<ServerConfig>; namespaceControllerTiming?: NamespaceControllerTiming } = {},
+): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kgw-test-'));
   const config: ServerConfig = {
     securePort: 0,
@@ -48,7 +51,11 @@ export async function startTestServer(opts: { store?: Store; config?: Partial<Se
     historyMs: 5 * 60_000,
     ...opts.config,
   };
-  const server = await startApiServer({ config, store: opts.store ?? new MemoryStore({ historyMs: false }) });
+  const server = await startApiServer({
+    config,
+    store: opts.store ?? new MemoryStore({ historyMs: false }),
+    namespaceControllerTiming: opts.namespaceControllerTiming,
+  });
   const agent = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey, keepAlive: true });
   const anonAgent = new https.Agent({ ca: server.caCert, keepAlive: true });
 

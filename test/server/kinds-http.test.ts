@@ -47,11 +47,24 @@ describe('events in two groups', () => {
       body: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'ev2' }, note: 'x' },
     });
     expect(r.status).toBe(422);
-    expect(r.json.message).toContain('Event.events.k8s.io "ev2" is invalid');
+    // kube's core event registry serves events.k8s.io too: its errors name the core Event and fields.
+    expect(r.json.message).toBe(
+      'Event "ev2" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: ]',
+    );
+    expect(r.json.details.kind).toBe('Event');
+    expect(r.json.details.group ?? '').toBe('');
   });
 });
 
 describe('leases and service accounts', () => {
+  it('a ServiceAccount DELETE answers with the deleted object (ReturnDeletedObject)', async () => {
+    const c = await t.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'sa-del' } } });
+    const r = await t.request('DELETE', '/api/v1/namespaces/default/serviceaccounts/sa-del');
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name: 'sa-del', uid: c.json.metadata.uid } });
+    expect(Number(r.json.metadata.resourceVersion)).toBeGreaterThan(Number(c.json.metadata.resourceVersion));
+  });
+
   it('stores a Lease and renders its holder column', async () => {
     const r = await t.request('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
       body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'node-a' }, spec: { holderIdentity: 'node-a', leaseDurationSeconds: 40 } },

@@ -4,7 +4,8 @@ import { startTestServer, type TestServer } from './harness.ts';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  // The controller acts at once here; kube's own delays are tested below on a server of their own.
+  t = await startTestServer({ namespaceControllerTiming: { graceMs: 0, remainingMs: 200, errorMs: 100 } });
 });
 afterAll(async () => {
   await t?.close();
@@ -183,5 +184,25 @@ describe('terminating objects', () => {
     expect(kept.status).toBe(200);
     expect(kept.json.metadata.deletionGracePeriodSeconds).toBe(0);
     await t.request('PATCH', `${base}/term-grace`, { body: { metadata: { finalizers: null } }, headers: { 'content-type': 'application/merge-patch+json' } });
+  });
+});
+
+describe('namespace controller timing (kube-controller-manager defaults)', () => {
+  it('a deleted namespace keeps its content for the grace period, then goes', async () => {
+    const k = await startTestServer();
+    try {
+      await k.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'slow' } } });
+      await k.request('POST', '/api/v1/namespaces/slow/configmaps', { body: { metadata: { name: 'c' } } });
+      expect((await k.request('DELETE', '/api/v1/namespaces/slow')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      const ns = await k.request('GET', '/api/v1/namespaces/slow');
+      expect(ns.status).toBe(200);
+      expect(ns.json.status).toEqual({ phase: 'Terminating' });
+      expect((await k.request('GET', '/api/v1/namespaces/slow/configmaps/c')).status).toBe(200);
+      const gone = await eventually(async () => (await k.request('GET', '/api/v1/namespaces/slow')).status, (s) => s === 404, 200);
+      expect(gone).toBe(404);
+    } finally {
+      await k.close();
+    }
   });
 });

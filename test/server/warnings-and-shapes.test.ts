@@ -99,6 +99,25 @@ describe('bodies with many unknown fields', () => {
   });
 });
 
+// Checked against kube-apiserver v1.32.4.
+describe('strict field validation of create and update bodies', () => {
+  it('names unknown fields in body order (JSON) after kube\'s decode preamble, at most 100', async () => {
+    const r = await ts.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { body: '{"metadata":{"name":"s1"},"zz":1,"aa":2,"metadata2":3}' });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "zz", unknown field "aa", unknown field "metadata2"');
+    const many: Record<string, unknown> = { metadata: { name: 's2' } };
+    for (let i = 0; i < 1000; i++) many[`u${i}`] = i;
+    const m = await ts.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { body: many });
+    expect(m.json.message.match(/unknown field/g)).toHaveLength(100);
+    expect(m.json.message).toMatch(/unknown field "u0", unknown field "u1", unknown field "u2",/);
+  });
+
+  it('YAML bodies name them in Go map order (sorted), as sigs.k8s.io/yaml hands them on', async () => {
+    const r = await ts.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s3}\nzz: 1\naa: 2\n', headers: { 'content-type': 'application/yaml' } });
+    expect(r.json.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "aa", unknown field "zz"');
+  });
+});
+
 describe('deep and wide bodies', () => {
   it('a JSON body nested 100,000 deep is 400', async () => {
     const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;

@@ -83,3 +83,17 @@ describe('bookmarks', () => {
     expect(events.map((e) => e.type)).toEqual(['ADDED']);
   });
 });
+
+describe('watch-list', () => {
+  it('the initial-events-end bookmark carries the empty list blueprint, base64 of its JSON', async () => {
+    const { events } = await collectWatch(
+      t.server,
+      `${base}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=2`,
+      (ev) => ev.some((e) => e.type === 'BOOKMARK'),
+    );
+    const bm = events.find((e) => e.type === 'BOOKMARK')!;
+    expect(Object.keys(bm.object.metadata.annotations)).toEqual(['k8s.io/initial-events-end', 'kubernetes.io/initial-events-list-blueprint']);
+    const blueprint = Buffer.from(bm.object.metadata.annotations['kubernetes.io/initial-events-list-blueprint'], 'base64').toString('utf8');
+    expect(blueprint).toBe('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":null}\n');
+  });
+});

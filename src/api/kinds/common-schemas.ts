@@ -1,11 +1,12 @@
 /** Small schema builders and the shared reference and selector types of core/v1 and meta/v1. */
-import type { Schema } from '../../schema/types.ts';
+import { goTimeLayout, type Schema } from '../../schema/types.ts';
 
 export const s = {
   string: (description: string, extra: Partial<Schema> = {}): Schema => ({ type: 'string', description, ...extra }),
-  dateTime: (description: string): Schema => ({ type: 'string', format: 'date-time', description }),
-  /** metav1.MicroTime: RFC 3339 with microseconds. */
-  microTime: (description: string): Schema => ({ type: 'string', format: 'date-time', description }),
+  /** metav1.Time: RFC 3339, re-encoded to the second in UTC. */
+  dateTime: (description: string): Schema => ({ type: 'string', format: 'date-time', description, [goTimeLayout]: 'Time' }),
+  /** metav1.MicroTime: RFC 3339 with exactly six fractional digits, re-encoded in UTC. */
+  microTime: (description: string): Schema => ({ type: 'string', format: 'date-time', description, [goTimeLayout]: 'MicroTime' }),
   int32: (description: string): Schema => ({ type: 'integer', format: 'int32', description }),
   int64: (description: string): Schema => ({ type: 'integer', format: 'int64', description }),
   boolean: (description: string): Schema => ({ type: 'boolean', description }),

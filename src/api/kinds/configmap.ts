@@ -3,7 +3,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateCoreFinalizerNames } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
 import { byteLength, isConfigMapKey } from '../validation/names.ts';
 import { objField, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -51,7 +51,7 @@ function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): FieldError[]
     if (!semanticEqual(obj.data, old.data)) errs.push(fieldErr.forbidden('data', IMMUTABLE_WHEN_SET_MSG));
     if (!semanticEqual(obj.binaryData, old.binaryData)) errs.push(fieldErr.forbidden('binaryData', IMMUTABLE_WHEN_SET_MSG));
   }
-  return [...errs, ...validateConfigMap(obj)];
+  return [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...errs, ...validateConfigMap(obj)];
 }
 
 function dataCount(obj: KubeObject): number {

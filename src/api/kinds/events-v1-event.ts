@@ -27,7 +27,8 @@ function renameKeys(obj: KubeObject, names: Readonly<Record<string, string>>, ap
     if (k === 'apiVersion' || k === 'kind') continue;
     out[names[k] ?? k] = v;
   }
-  return { apiVersion, kind: 'Event', ...out };
+  // kind first, then apiVersion: the order kube serializes TypeMeta in.
+  return { kind: 'Event', apiVersion, ...out };
 }
 
 /** Converts between the served events.k8s.io/v1 shape and the stored core/v1 shape. */
@@ -110,5 +111,7 @@ export const eventsV1EventType: ResourceType = {
     validateUpdate: (obj, old) => validateEventUpdate(asCoreEvent(obj), asCoreEvent(old), 'events'),
   },
   storagePrefix: '/registry/events/',
+  // Served by kube's core event registry: its errors name the core Event.
+  internalGroup: '',
   storageConversion: eventsStorageConversion,
 };

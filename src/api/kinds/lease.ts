@@ -3,6 +3,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { isQualifiedName } from '../validation/names.ts';
+import { validateObjectMetaUpdate } from '../validation/metadata.ts';
 import { objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
@@ -71,7 +72,7 @@ export const leaseType: ResourceType = {
     // Leases are for leader election: kube insists every update names the version it read.
     allowUnconditionalUpdate: false,
     validate: validateLease,
-    validateUpdate: (obj) => validateLease(obj),
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateLease(obj)],
   },
   storagePrefix: '/registry/coordination.k8s.io/leases/',
 };

@@ -2,7 +2,7 @@
 import type { FieldError } from '../field-errors.ts';
 import { fieldErr } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
-import { isStandardFinalizerName, validateCoreFinalizerNames } from '../validation/metadata.ts';
+import { isStandardFinalizerName, validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { arrField, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -67,8 +67,8 @@ function validateNamespace(obj: KubeObject): FieldError[] {
 }
 
 /** ValidateNamespaceStatusUpdate: the phase must agree with deletionTimestamp (kube's path says `Phase`). */
-function validateNamespaceStatusUpdate(obj: KubeObject): FieldError[] {
-  const errs = validateCoreFinalizerNames(obj.metadata);
+function validateNamespaceStatusUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateCoreObjectMetaUpdate(obj.metadata, old.metadata);
   const phase = strField(obj, 'status', 'phase');
   if (!obj.metadata?.deletionTimestamp) {
     if (phase !== 'Active') errs.push(fieldErr.invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty"));
@@ -79,8 +79,8 @@ function validateNamespaceStatusUpdate(obj: KubeObject): FieldError[] {
 }
 
 /** ValidateNamespaceFinalizeUpdate: each spec.finalizers entry is a qualified, standard or prefixed name (indexed paths). */
-function validateNamespaceFinalizeUpdate(obj: KubeObject): FieldError[] {
-  const errs = validateCoreFinalizerNames(obj.metadata);
+function validateNamespaceFinalizeUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateCoreObjectMetaUpdate(obj.metadata, old.metadata);
   arrField(obj.spec, 'finalizers').forEach((f, i) => {
     const name = typeof f === 'string' ? f : '';
     const path = `spec.finalizers[${i}]`;
@@ -115,12 +115,16 @@ export const namespaceType: ResourceType = {
     name: (obj) => obj.metadata?.name ?? '',
   },
   strategy: {
+    // The namespace registry answers a DELETE with the namespace (ReturnDeletedObject).
+    returnDeletedObject: true,
     // SetDefaults_Namespace sets the name label at decode (the writer owns it); strategy and
     // canonicalization set it again for generated names, which are not known before.
     defaults: canonicalizeNamespace,
     prepareForCreate(obj) {
-      obj.status = { phase: 'Active' };
+      // spec before status: the order of the Go struct, which the stored and served JSON keep.
       const spec = specOf(obj);
+      delete obj.status;
+      obj.status = { phase: 'Active' };
       const finalizers = arrField(spec, 'finalizers');
       // Required on create only: the namespace controller removes it through the finalize subresource.
       spec.finalizers = finalizers.includes(FINALIZER_KUBERNETES) ? finalizers : [...finalizers, FINALIZER_KUBERNETES];
@@ -142,7 +146,7 @@ export const namespaceType: ResourceType = {
       obj.status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), phase: 'Terminating' };
     },
     validate: validateNamespace,
-    validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
+    validateUpdate: (obj, old) => validateCoreObjectMetaUpdate(obj.metadata, old.metadata),
     subresources: {
       // kube's namespaceStatusStrategy: the request's metadata and status, the stored spec.
       status: {

@@ -3,10 +3,10 @@
  * patch markers the real OpenAPI declares (finalizers a merge set, ownerReferences a map keyed by uid,
  * managedFields atomic).
  */
-import type { Schema } from '../../schema/types.ts';
+import { goTimeLayout, type Schema } from '../../schema/types.ts';
 
 const str = (description: string): Schema => ({ type: 'string', description });
-const dateTime = (description: string): Schema => ({ type: 'string', format: 'date-time', description });
+const dateTime = (description: string): Schema => ({ type: 'string', format: 'date-time', description, [goTimeLayout]: 'Time' });
 const int64 = (description: string): Schema => ({ type: 'integer', format: 'int64', description });
 const stringMap = (description: string): Schema => ({ type: 'object', description, additionalProperties: { type: 'string', default: '' } });
 

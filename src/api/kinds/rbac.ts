@@ -7,7 +7,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateLabels } from '../validation/metadata.ts';
+import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
 import { isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.ts';
 import { arrField, labelSelectorSchema, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -152,7 +152,7 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
 }
 
 function validateBindingUpdate(obj: KubeObject, old: KubeObject, namespaced: boolean): FieldError[] {
-  const errs = validateBinding(obj, namespaced);
+  const errs = [...validateBinding(obj, namespaced), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
   // Changing the role would silently change what every subject may do: delete and recreate instead.
   if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
   return errs;
@@ -215,7 +215,7 @@ export const roleType: ResourceType = {
   namespaced: true,
   schema: kindSchema('A namespaced set of policy rules, granted by a RoleBinding.', { rules: rulesSchema }),
   tableColumns: [nameColumn(), createdAtColumn],
-  strategy: { validate: (obj) => validateRules(obj, true), validateUpdate: (obj) => validateRules(obj, true) },
+  strategy: { validate: (obj) => validateRules(obj, true), validateUpdate: (obj, old) => [...validateRules(obj, true), ...validateObjectMetaUpdate(obj.metadata, old.metadata)] },
   storagePrefix: `/registry/${RBAC_GROUP}/roles/`,
 };
 
@@ -233,7 +233,7 @@ export const clusterRoleType: ResourceType = {
     }),
   }),
   tableColumns: [nameColumn(), createdAtColumn],
-  strategy: { validate: validateClusterRole, validateUpdate: (obj) => validateClusterRole(obj) },
+  strategy: { validate: validateClusterRole, validateUpdate: (obj, old) => [...validateClusterRole(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata)] },
   storagePrefix: `/registry/${RBAC_GROUP}/clusterroles/`,
 };
 

@@ -6,7 +6,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateCoreFinalizerNames, validateImmutableField } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate, validateImmutableField } from '../validation/metadata.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { IMMUTABLE_WHEN_SET_MSG, MAX_CONFIG_DATA_SIZE, base64ByteLength } from './configmap.ts';
 import { objField, s, strField } from './common-schemas.ts';
@@ -113,7 +113,7 @@ function validateSecret(obj: KubeObject): FieldError[] {
 }
 
 function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateImmutableField(obj.type, old.type, 'type');
+  const errs = [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...validateImmutableField(obj.type, old.type, 'type')];
   if (old.immutable === true) {
     if (obj.immutable !== true) errs.push(fieldErr.forbidden('immutable', IMMUTABLE_WHEN_SET_MSG));
     // stringData is already folded into data here, so data covers it.

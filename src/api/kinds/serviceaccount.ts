@@ -1,6 +1,6 @@
 /** core/v1 ServiceAccount: an identity for pods, with the secrets it may mount and pull with. */
 import type { ResourceType } from '../types.ts';
-import { validateCoreFinalizerNames } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
 import { arrField, localObjectReferenceSchema, objectReferenceSchema, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
@@ -42,8 +42,10 @@ export const serviceAccountType: ResourceType = {
   ],
   fieldSelectors: {},
   strategy: {
+    // kube's service account registry answers a DELETE with the object (ReturnDeletedObject).
+    returnDeletedObject: true,
     validate: (obj) => validateCoreFinalizerNames(obj.metadata),
-    validateUpdate: (obj) => validateCoreFinalizerNames(obj.metadata),
+    validateUpdate: (obj, old) => [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...validateCoreFinalizerNames(obj.metadata)],
   },
   storagePrefix: '/registry/serviceaccounts/',
 };

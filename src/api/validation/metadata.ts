@@ -94,6 +94,15 @@ export function validateObjectMetaUpdate(
   return errs;
 }
 
+/**
+ * Core's ValidateObjectMetaUpdate (what core kinds' update validation starts with): apimachinery's
+ * checks plus the standard-finalizer rule on each finalizer. kube runs it in the kind's strategy
+ * after the generic checks, so its errors appear twice among a Status's causes, as here.
+ */
+export function validateCoreObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMeta: ObjectMeta | undefined): FieldError[] {
+  return [...validateObjectMetaUpdate(newMeta, oldMeta), ...validateCoreFinalizerNames(newMeta)];
+}
+
 /** `field is immutable` when the new value differs from the old one. */
 export function validateImmutableField(newVal: unknown, oldVal: unknown, path: string): FieldError[] {
   return semanticEqual(newVal, oldVal) ? [] : [fieldErr.invalid(path, newVal ?? '', FIELD_IMMUTABLE_MSG)];

@@ -11,7 +11,9 @@ import { decodeJson } from '../../codec/json-decode.ts';
 import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
 import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
-import { checkGoTypes, type GoTypeError } from '../../codec/go-types.ts';
+import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
+import { MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
+import { LARGE_BODY_BYTES } from '../load-limits.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 
@@ -41,9 +43,21 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
-  const decoded = kind === 'yaml' || kind === 'apply-patch' ? await decodeYamlAsync(raw, { expectedKind }) : decodeJson(raw, { expectedKind });
+  // A large body's work on the event loop is split at its decode: other requests (health probes
+  // above all) run between reading it, decoding it, and storing it.
+  const large = raw.length >= LARGE_BODY_BYTES;
+  if (large) await yieldToEventLoop();
+  const decoded =
+    kind === 'apply-patch'
+      ? await decodeYamlAsync(raw, { applyPatch: true })
+      : kind === 'yaml'
+        ? await decodeYamlAsync(raw, { expectedKind })
+        : decodeJson(raw, { expectedKind });
+  if (large) await yieldToEventLoop();
   return { kind, value: decoded.value, duplicates: decoded.strictErrors };
 }
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Whether the kind has a protobuf encoding (built-in kinds do; custom resources never). */
 export function protobufServed(rt: ResourceType): boolean {
@@ -60,16 +74,38 @@ export function asObject(value: unknown): KubeObject {
 
 /**
  * Drops unknown fields (mutates `obj`) and applies the field-validation mode to them and to the
- * duplicates found while decoding: Strict throws one 400 naming all, Warn adds one warning each.
+ * duplicates found while decoding: Strict throws one 400 naming all (after `strictPrefix`, kube's
+ * decode-error preamble for create and update), Warn adds one warning each. Unknown fields are
+ * named in the order the body has them, as kube's strict decoder meets them.
  */
-export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[]): void {
+export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[], strictPrefix = ''): void {
+  const order = mode === 'Ignore' ? undefined : fieldOrder(obj);
   const unknown = pruneUnknownFields(obj, rt.schema);
   if (mode === 'Ignore') return;
-  const messages = [...unknown.map(formatUnknownFieldWarning), ...duplicates];
+  if (order) unknown.sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
+  // kube's strict decoder stops collecting at 100 errors (unknown and duplicate fields together).
+  const messages = [...unknown.slice(0, MAX_STRICT_ERRORS).map(formatUnknownFieldWarning), ...duplicates].slice(0, MAX_STRICT_ERRORS);
   if (messages.length === 0) return;
-  if (mode === 'Strict') throw errors.badRequest(formatStrictDecodingError(messages));
+  if (mode === 'Strict') throw errors.badRequest(`${strictPrefix}${formatStrictDecodingError(messages)}`);
   // One at a time: a spread of a hundred thousand arguments overflows the stack.
   for (const m of messages) warnings.push(m);
+}
+
+/** Every field path of a decoded body (`a.b`, `a.items[0].c`) with its position in document order. */
+function fieldOrder(root: unknown): Map<string, number> {
+  const order = new Map<string, number>();
+  const stack: { v: unknown; path: string }[] = [{ v: root, path: '' }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (path !== '') order.set(path, order.size);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]` });
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]!], path: path ? `${path}.${keys[i]}` : keys[i]! });
+    }
+  }
+  return order;
 }
 
 /** The first mismatch between a decoded value and the Go type of `rt`'s kind (see go-types.ts). */
@@ -85,28 +121,53 @@ export function goTypeErrorOf(value: unknown, rt: ResourceType, opts: { patchDir
 export function checkDecodedTypes(obj: KubeObject, rt: ResourceType): void {
   const err = goTypeErrorOf(obj, rt);
   if (!err) return;
+  throw errors.badRequest(`${decodeErrorPrefix(obj, rt)}${err.message}`);
+}
+
+/** kube's transformDecodeError preamble: `ConfigMap in version "v1" cannot be handled as a ConfigMap: `. */
+function decodeErrorPrefix(obj: KubeObject, rt: ResourceType): string {
   const kind = typeof obj.kind === 'string' && obj.kind !== '' ? obj.kind : rt.kind;
   const apiVersion = typeof obj.apiVersion === 'string' && obj.apiVersion !== '' ? obj.apiVersion : rt.version;
   const version = apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
-  throw errors.badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${rt.kind}: ${err.message}`);
+  return `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${rt.kind}: `;
 }
 
 /**
- * A patch whose result does not decode into the kind's Go type: kube's 422 on the `patch` field,
- * with the offending JSON as the value.
+ * A merge or JSON patch whose result does not decode into the kind's Go type: kube's 422 on the
+ * `patch` field, with the patched JSON (keys sorted, as Go writes a map) as the value.
  */
 export function patchTypeError(err: GoTypeError, patched: unknown): ApiError {
-  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', JSON.stringify(patched), err.message)]);
+  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', sortedJson(patched), err.message)]);
+}
+
+/**
+ * A strategic merge patch that does not fit the kind: kube's 422 on `patch`, with the patch as Go
+ * prints its map and the unstructured converter's complaint.
+ */
+export function strategicPatchTypeError(err: GoTypeError, patch: unknown): ApiError {
+  return errors.invalid('', '', '', '', [fieldErr.invalid('patch', goValue(patch), err.converterMessage)]);
+}
+
+function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]])) : x,
+  );
 }
 
 /**
  * Apply bodies go through structured-merge-diff's typed conversion; kube-apiserver answers a
- * mismatch there with a 500 carrying this message (an error it does not wrap in a Status).
+ * mismatch there with a 500 carrying this message (an error it does not wrap in a Status). A
+ * float where an integer belongs passes that step and fails the conversion to the Go type after.
  */
-export function applyTypeError(err: GoTypeError, obj: KubeObject, rt: ResourceType, namespace: string): ApiError {
-  const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : '';
+export function applyTypeError(err: GoTypeError, obj: KubeObject, rt: ResourceType): ApiError {
+  const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const gvk = `${rt.group}/${rt.version}, Kind=${rt.kind}`;
-  return new ApiError(500, '', `failed to create typed patch object (${namespace}/${name}; ${gvk}): ${err.smdPath}: ${err.smdMessage}`);
+  const nn = `${str(meta.namespace)}/${str(meta.name)}; ${gvk}`;
+  if (err.smdConversion) {
+    return new ApiError(500, '', `failed to convert new object (${nn}) to proper version: unable to convert unstructured object to ${gvk}: ${err.smdConversion}`);
+  }
+  return new ApiError(500, '', `failed to create typed patch object (${nn}): ${err.smdPath}: ${err.smdMessage}`);
 }
 
 /** Checks apiVersion/kind of a body against the endpoint; fills them when absent. */
@@ -136,6 +197,7 @@ export function checkObjectBody(
   const { rt } = target;
   const obj = asObject(body.value);
   if (body.kind !== 'apply-patch') checkDecodedTypes(obj, rt);
+  const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(obj, rt);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
   if (rt.namespaced && meta.namespace && meta.namespace !== target.namespace) {
@@ -144,7 +206,7 @@ export function checkObjectBody(
   if (target.name !== '' && meta.name !== undefined && meta.name !== target.name) {
     throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${target.name})`);
   }
-  enforceFieldValidation(obj, rt, body.duplicates, mode, warnings);
+  enforceFieldValidation(obj, rt, body.duplicates, mode, warnings, prefix);
   return obj;
 }
 

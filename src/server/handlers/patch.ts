@@ -10,7 +10,7 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge-patch.ts';
 import { serverSideApply } from '../../apply/index.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
-import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
+import { applyTypeError, asObject, checkObjectBody, checkTypeMeta, decodeBody, fieldValidationMode, goTypeErrorOf, patchTypeError, strategicPatchTypeError, type DecodedBody, type FieldValidation } from './body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
@@ -36,17 +36,19 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     const raw = asObject(body.value);
     // The typed conversion of the apply body, before any apply code walks it.
     const typeErr = goTypeErrorOf(raw, rt);
-    if (typeErr) throw applyTypeError(typeErr, raw, rt, c.info.namespace);
+    if (typeErr) throw applyTypeError(typeErr, raw, rt);
     if (raw.metadata && 'managedFields' in raw.metadata && raw.metadata.managedFields != null) {
       throw errors.badRequest('metadata.managedFields must be nil');
     }
     applied = checkObjectBody(body, { rt, namespace: c.info.namespace, name: c.info.name }, mode, ctx.warnings);
   }
-  // Merge and strategic patches are typed like the object they patch (null deletes, `$` keys are
-  // directives); checking them first keeps ill-typed values away from the patch code.
-  if (body.kind === 'merge-patch' || body.kind === 'strategic-merge-patch') {
-    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: body.kind === 'strategic-merge-patch' });
-    if (typeErr) throw patchTypeError(typeErr, body.value);
+  // A strategic merge patch is typed like the object it patches (null deletes, `$` keys are
+  // directives), and kube converts it to the Go type before merging; checking it first keeps
+  // ill-typed values away from the schema-driven merge code. Merge and JSON patches are generic
+  // JSON operations: their result is checked below, as kube decodes it.
+  if (body.kind === 'strategic-merge-patch') {
+    const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
+    if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
   }
   const force = (c.query.get('force') ?? '') === 'true';
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
@@ -60,7 +62,17 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     c.info.name,
     (current) => {
       if (isApply) {
-        const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
+        let merged: KubeObject;
+        try {
+          merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
+        } catch (err) {
+          // The body was typed above, so a type error here is the live object's: kube's
+          // "failed to create typed live object", which it returns unwrapped (a 500).
+          if (err instanceof Error && err.name === 'ApplyTypeError') {
+            throw new ApiError(500, '', `failed to create typed live object (${c.info.namespace}/${c.info.name}; ${rt.group}/${rt.version}, Kind=${rt.kind}): ${err.message}`);
+          }
+          throw err;
+        }
         if (current) {
           mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);

@@ -11,7 +11,7 @@ import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource
 import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { isCorruptObjectError } from '../../registry/storage-errors.ts';
-import { dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
+import { deleteOptionsDecodeError, dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
@@ -294,8 +294,14 @@ export async function handlePatch(c: VerbContext): Promise<void> {
 async function deleteOptionsOf(c: VerbContext): Promise<ParsedDeleteOptions> {
   const raw = c.req.body as Buffer | undefined;
   if (raw && raw.length > 0) {
-    const body = asObject((await decodeBody(c.req, 'body', c.served.rt, 'DeleteOptions')).value) as Record<string, unknown>;
-    return parseDeleteOptions({ from: 'body', body });
+    let value: unknown;
+    try {
+      // No expected kind: kube's delete handler reports the decoder's own words.
+      value = (await decodeBody(c.req, 'body', c.served.rt, '')).value;
+    } catch (err) {
+      throw deleteOptionsDecodeError(err);
+    }
+    return parseDeleteOptions({ from: 'body', body: asObject(value) as Record<string, unknown> });
   }
   return parseDeleteOptions({ from: 'query', query: c.query });
 }
@@ -324,7 +330,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
     sendObject(c, opts.orphanDependents === false ? 202 : 200, outcome.object, fmt);
     return;
   }
-  if (rt.resource === 'namespaces' && rt.group === '') {
+  if (rt.strategy.returnDeletedObject) {
     sendObject(c, 200, outcome.object, fmt);
     return;
   }
@@ -353,9 +359,11 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   const items: KubeObject[] = [];
   for (const e of listed.entries) {
     const meta = e.value.metadata ?? {};
+    // kube answers with the list it deleted from, as listed (not as each delete left the object);
+    // items of a typed list carry no kind/apiVersion.
+    items.push(withoutTypeMeta(store.served(e.value)));
     try {
-      const outcome = await store.delete(meta.namespace ?? '', meta.name ?? '', { propagationPolicy: opts.propagationPolicy, orphanDependents: opts.orphanDependents }, ctx);
-      items.push(outcome.object);
+      await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;

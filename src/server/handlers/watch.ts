@@ -13,14 +13,15 @@ import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { tableWatchEventObject, toPartialObjectMetadata } from '../../codec/table.ts';
 import { stringifyGo } from '../../codec/json-encode.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
-import { encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
+import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
 import { apiVersionOf } from '../../api/types.ts';
 import { offerFor, type VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
 
-/** Live watches, so a graceful shutdown can end them cleanly. */
+/** Live watches, so a graceful shutdown can end them cleanly; and their shared buffer budget. */
 export class WatchRegistry {
   private readonly active = new Set<() => void>();
+  constructor(readonly budget: WatchBufferBudget = defaultBudget) {}
   add(end: () => void): () => void {
     this.active.add(end);
     return () => this.active.delete(end);
@@ -33,8 +34,60 @@ export class WatchRegistry {
   }
 }
 
-// A watcher whose unsent output grows beyond this is too slow: it is closed (it will re-watch).
-const maxBufferedBytes = 16 * 1024 * 1024;
+/**
+ * Unsent bytes a live watcher may hold. kube's cache watcher has a bounded buffer and closes a
+ * watcher that stays full (the client re-watches from its last resourceVersion); so do we, at
+ * this many bytes. Initial events wait for the client instead (backpressure), as kube's do.
+ */
+export const WATCHER_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Unsent bytes of all watchers together; beyond it the most backed-up watchers are closed. */
+export const GLOBAL_WATCH_BUFFER_BYTES = 64 * 1024 * 1024;
+
+interface BufferedWatcher {
+  buffered: number;
+  close(): void;
+}
+
+/**
+ * The global budget of unsent watch bytes. Per-watcher limits alone let many slow watchers add
+ * up; this closes the watcher with the largest backlog until the total fits again.
+ */
+export class WatchBufferBudget {
+  private total = 0;
+  private readonly watchers = new Set<BufferedWatcher>();
+
+  constructor(readonly limit: number) {}
+
+  get bufferedBytes(): number {
+    return this.total;
+  }
+
+  add(w: BufferedWatcher): void {
+    this.watchers.add(w);
+  }
+
+  remove(w: BufferedWatcher): void {
+    if (!this.watchers.delete(w)) return;
+    this.total -= w.buffered;
+    w.buffered = 0;
+  }
+
+  /** Records a watcher's current unsent bytes; closes the most backed-up watchers while over the limit. */
+  account(w: BufferedWatcher, buffered: number): void {
+    if (!this.watchers.has(w)) return;
+    this.total += buffered - w.buffered;
+    w.buffered = buffered;
+    while (this.total > this.limit) {
+      let worst: BufferedWatcher | undefined;
+      for (const x of this.watchers) if (!worst || x.buffered > worst.buffered) worst = x;
+      if (!worst || worst.buffered === 0) break;
+      this.remove(worst);
+      worst.close();
+    }
+  }
+}
+
+const defaultBudget = new WatchBufferBudget(GLOBAL_WATCH_BUFFER_BYTES);
 // kube's cacher sends each bookmark-enabled watcher a bookmark about every minute, and one 2s
 // before its deadline, so that a client re-watching on timeout resumes from a recent version.
 const bookmarkFrequencyMs = 60_000;
@@ -125,16 +178,46 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   let synced = startRevision;
   const timers: NodeJS.Timeout[] = [];
   let handle: { close(): void } | undefined;
+  // Live events that arrive while the initial events are still being written wait here.
+  let queued: Uint8Array[] | undefined = [];
+  let queuedBytes = 0;
+  const budget = watches.budget;
+  const self = { buffered: 0, close: () => abort() };
+  budget.add(self);
+  const unsent = (): number => (res as ServerResponse).writableLength ?? 0;
+  const rawWrite = (buf: Uint8Array): void => {
+    (res as ServerResponse).write(buf);
+    budget.account(self, unsent());
+  };
   const write = (buf: Uint8Array): void => {
     if (ended) return;
-    (res as ServerResponse).write(buf);
-    if (((res as ServerResponse).writableLength ?? 0) > maxBufferedBytes) end();
+    if (queued) {
+      queued.push(buf);
+      queuedBytes += buf.byteLength;
+      if (queuedBytes > WATCHER_BUFFER_BYTES) abort();
+      return;
+    }
+    rawWrite(buf);
+    // A live watcher this far behind is closed, as kube closes a watcher whose buffer stays full.
+    if (!ended && unsent() > WATCHER_BUFFER_BYTES) abort();
+  };
+  res.on('drain', () => budget.account(self, unsent()));
+  // kube 1.32 marks the end of a watch-list's initial events with an empty list of the kind in the
+  // response's encoding (base64), from which clients build the list the events stand for.
+  const listBlueprint = (): string => {
+    const bytes = isProtobuf
+      ? encodeProtobufList(rt.listKind, apiVersionOf(rt), {}, [])
+      : Buffer.from(`${JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: {}, items: null })}\n`);
+    return Buffer.from(bytes).toString('base64');
   };
   const bookmark = (revision: number, initialEnd: boolean): void => {
+    const annotations = initialEnd
+      ? { 'k8s.io/initial-events-end': 'true', ...(q.allowWatchBookmarks ? { 'kubernetes.io/initial-events-list-blueprint': listBlueprint() } : {}) }
+      : undefined;
     const object = {
       kind: rt.kind,
       apiVersion: apiVersionOf(rt),
-      metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+      metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     };
     write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
   };
@@ -144,7 +227,21 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     handle?.close();
     for (const t of timers) clearTimeout(t);
     unregister();
+    budget.remove(self);
+    queued = undefined;
     res.end();
+  };
+  /**
+   * Ends a watcher that cannot keep up. Ending the response politely would keep its unsent bytes
+   * queued behind the stuck client, so the stream (HTTP/2) or connection (HTTP/1.1) is reset,
+   * which frees them; the client sees the watch end and re-watches.
+   */
+  const abort = (): void => {
+    if (ended) return;
+    end();
+    const stream = (res as Http2ServerResponse).stream;
+    if (stream && typeof stream.close === 'function') stream.close(0x8 /* NGHTTP2_CANCEL */);
+    else (res as ServerResponse).socket?.destroy();
   };
   const unregister = watches.add(end);
   res.on('close', end);
@@ -155,8 +252,29 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     headersSent = true;
     return frame(type, entry, true);
   };
-  for (const e of initial) write(firstFrame('ADDED', e) ?? frame('ADDED', e));
-  if (q.sendInitialEvents && q.allowWatchBookmarks) bookmark(startRevision, true);
+  /**
+   * Initial events go out as fast as the client takes them: past the per-watcher buffer the loop
+   * waits for the response to drain rather than holding every object's bytes at once.
+   */
+  const writeInitialEvents = async (): Promise<void> => {
+    const pending = queued!;
+    queued = undefined;
+    for (const e of initial) {
+      if (ended) return;
+      rawWrite(firstFrame('ADDED', e) ?? frame('ADDED', e));
+      if (unsent() > WATCHER_BUFFER_BYTES) {
+        queued = pending;
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+        queued = undefined;
+      }
+    }
+    if (ended) return;
+    if (q.sendInitialEvents && q.allowWatchBookmarks) bookmark(startRevision, true);
+    for (const b of pending) write(b);
+  };
 
   const onEvent = (ev: CacheEvent<KubeObject>): void => {
     const nowMatches = ev.type !== 'DELETED' && (filter.always || filter.matches(store.served(ev.entry.value)));
@@ -186,6 +304,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
       },
     },
   );
+
+  writeInitialEvents().catch(() => abort());
 
   // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
   const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);

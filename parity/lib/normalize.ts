@@ -1,0 +1,360 @@
+/**
+ * Normalization: turns one server's answer into a view in which only what a client could tell apart
+ * remains. What legitimately varies between two servers (uids, resourceVersions, timestamps,
+ * generated names, per-request headers) is replaced by symbols, consistently within one scenario
+ * on one server, so that "the object this PUT returned is the one that GET returned" still compares.
+ */
+import { parse as parseYaml } from 'yaml';
+import type { RawResponse } from './http.ts';
+import { decodeProtobufEnvelope, decodeProtobufFrame } from './protobuf-wire.ts';
+
+/** Headers that differ per request or per transport and say nothing about API behaviour. */
+const IGNORED_HEADERS = new Set([
+  'audit-id', 'date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding',
+  'x-kubernetes-pf-flowschema-uid', 'x-kubernetes-pf-prioritylevel-uid',
+]);
+
+/**
+ * Objects that kube-controller-manager creates in every namespace (kube-gateway runs no such
+ * controllers). Dropped from lists and watches on both sides; documented in PARITY-FINDINGS.md.
+ */
+const CONTROLLER_OBJECTS: ReadonlyArray<{ kind: string; name: string }> = [
+  { kind: 'ConfigMap', name: 'kube-root-ca.crt' },
+  { kind: 'ServiceAccount', name: 'default' },
+];
+
+/**
+ * What kube-gateway serves, by group and resource. Discovery documents are compared only on these:
+ * kube-apiserver serves many more kinds (pods, apps, ...), which is a known, deliberate gap.
+ */
+const SERVED: Readonly<Record<string, readonly string[]>> = {
+  '': ['namespaces', 'configmaps', 'secrets', 'serviceaccounts', 'events'],
+  'events.k8s.io': ['events'],
+  'coordination.k8s.io': ['leases'],
+  'rbac.authorization.k8s.io': ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+};
+
+/** Restricts discovery documents to the served groups and resources (see SERVED). */
+export function filterDiscovery(doc: unknown): unknown {
+  if (!doc || typeof doc !== 'object') return doc;
+  const o = doc as Record<string, unknown>;
+  const served = (group: string, resource: string) => SERVED[group]?.includes(resource.split('/')[0]!) ?? false;
+  if (o.kind === 'APIGroupList' && Array.isArray(o.groups)) {
+    return { ...o, groups: o.groups.filter((g: { name?: string }) => g.name !== undefined && g.name in SERVED) };
+  }
+  if (o.kind === 'APIResourceList' && Array.isArray(o.resources) && typeof o.groupVersion === 'string') {
+    const group = o.groupVersion.includes('/') ? o.groupVersion.split('/')[0]! : '';
+    if (!(group in SERVED)) return o;
+    return { ...o, resources: o.resources.filter((r: { name?: string }) => served(group, r.name ?? '')) };
+  }
+  if (o.kind === 'APIGroupDiscoveryList' && Array.isArray(o.items)) {
+    const items = (o.items as Array<{ metadata?: { name?: string }; versions?: Array<{ resources?: Array<{ resource?: string }> }> }>)
+      .filter((g) => (g.metadata?.name ?? '') in SERVED)
+      .map((g) => ({
+        ...g,
+        versions: g.versions?.map((v) => ({ ...v, resources: v.resources?.filter((r) => served(g.metadata?.name ?? '', r.resource ?? '')) })),
+      }));
+    return { ...o, items };
+  }
+  return doc;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const HAS_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+const HTTP_DATE_WINDOW_MS = 3 * 24 * 3600_000;
+
+/** Symbol tables for one scenario on one server. */
+export class NormalizeContext {
+  private readonly uids = new Map<string, string>();
+  private readonly rvs = new Map<string, string>();
+  private readonly generated = new Map<string, string>();
+  constructor(private readonly now: number = Date.now()) {}
+
+  private readonly perObject = new Map<string, number>();
+
+  uid(value: string): string {
+    return symbol(this.uids, value, 'uid');
+  }
+  rv(value: string): string {
+    return symbol(this.rvs, value, 'rv');
+  }
+  /**
+   * Symbols named after the object they belong to (`<uid:ConfigMap/a>`, `<rv:ConfigMap/a#3>`, the
+   * third version of it seen). A write that only one server accepted then shifts the symbols of that
+   * object only, instead of every later symbol of the scenario.
+   */
+  objectUid(value: string, object: string): string {
+    const known = this.uids.get(value);
+    if (known) return known;
+    const n = (this.perObject.get(`uid ${object}`) ?? 0) + 1;
+    this.perObject.set(`uid ${object}`, n);
+    const sym = `<uid:${object}${n > 1 ? `#${n}` : ''}>`;
+    this.uids.set(value, sym);
+    return sym;
+  }
+  objectRv(value: string, object: string): string {
+    const known = this.rvs.get(value);
+    if (known) return known;
+    const n = (this.perObject.get(`rv ${object}`) ?? 0) + 1;
+    this.perObject.set(`rv ${object}`, n);
+    const sym = `<rv:${object}#${n}>`;
+    this.rvs.set(value, sym);
+    return sym;
+  }
+  knownRv(value: string): string | undefined {
+    return this.rvs.get(value);
+  }
+  /** Records a name made from generateName so that every later mention maps to the same symbol. */
+  generatedName(prefix: string, name: string): string {
+    return symbol(this.generated, name, `gen:${prefix}`);
+  }
+  knownGenerated(name: string): string | undefined {
+    return this.generated.get(name);
+  }
+  /** Is this a timestamp the server made during the run (not a fixed one from the corpus)? */
+  isNow(s: string): boolean {
+    const t = Date.parse(s);
+    return Number.isFinite(t) && Math.abs(t - this.now) < HTTP_DATE_WINDOW_MS;
+  }
+  /** Rewrites uids, known resourceVersions and generated names inside free text (messages). */
+  text(s: string): string {
+    let out = s.replace(UUID, (u) => this.uid(u));
+    for (const [name, sym] of this.generated) out = out.split(name).join(sym);
+    // Numbers are resourceVersions only in messages about them ("... the ResourceVersion in record (42)"):
+    // elsewhere "63" is a length limit that may happen to equal some resourceVersion.
+    if (/resource ?version/i.test(out)) out = out.replace(/\b\d{1,19}\b/g, (n) => this.rvs.get(n) ?? n);
+    return out;
+  }
+}
+
+function symbol(table: Map<string, string>, value: string, kind: string): string {
+  let s = table.get(value);
+  if (!s) {
+    s = `<${kind}#${table.size + 1}>`;
+    table.set(value, s);
+  }
+  return s;
+}
+
+/** A timestamp's shape: digits masked, precision and zone kept (precision is part of the contract). */
+export function timeShape(s: string): string {
+  const m = RFC3339.exec(s);
+  if (!m) return s;
+  return `<time${m[7] ? `.${'f'.repeat(m[7].length - 1)}` : ''}${m[8] === 'Z' ? 'Z' : m[8]}>`;
+}
+
+export interface View {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly kind: 'empty' | 'json' | 'json-stream' | 'yaml' | 'protobuf' | 'protobuf-stream' | 'text' | 'error';
+  readonly body: unknown;
+}
+
+/** Normalizes one response. `ctx` accumulates symbols across the scenario's steps. */
+export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View {
+  const headers: Record<string, string> = {};
+  for (const [name, values] of Object.entries(res.headers)) {
+    if (IGNORED_HEADERS.has(name)) continue;
+    headers[name] = values.map((v) => ctx.text(v)).join(' | ');
+  }
+  if (res.error && res.status === 0) return { status: 0, headers, kind: 'error', body: res.error };
+  const fullCt = (res.headers['content-type']?.[0] ?? '').replace(/\s+/g, '').toLowerCase();
+  const ct = fullCt.startsWith('application/vnd.kubernetes.protobuf;stream=watch') ? 'application/vnd.kubernetes.protobuf;stream=watch' : fullCt.split(';')[0]!;
+  const text = res.body.toString('utf8');
+  if (res.body.length === 0) return { status: res.status, headers, kind: 'empty', body: '' };
+  try {
+    if (ct === 'application/json' || ct === 'application/json-patch+json') {
+      const docs = parseJsonStream(text);
+      // A watch stream is recognized by its events, not by their number: a stream of one event (or
+      // of none left after dropping controller objects) is still a stream.
+      const isWatch = docs.every((d) => d !== null && typeof d === 'object' && 'type' in d && 'object' in d);
+      if (docs.length === 1 && !isWatch) return { status: res.status, headers, kind: 'json', body: normalizeValue(docs[0], ctx) };
+      return { status: res.status, headers, kind: 'json-stream', body: filterEvents(docs).map((d) => normalizeValue(d, ctx)) };
+    }
+    if (ct === 'application/yaml') {
+      return { status: res.status, headers, kind: 'yaml', body: normalizeValue(parseYaml(text), ctx) };
+    }
+    if (ct === 'application/vnd.kubernetes.protobuf') {
+      return { status: res.status, headers, kind: 'protobuf', body: normalizeValue(decodeProtobufEnvelope(res.body), ctx) };
+    }
+    if (ct === 'application/vnd.kubernetes.protobuf;stream=watch') {
+      return { status: res.status, headers, kind: 'protobuf-stream', body: splitFrames(res.body).map((f) => normalizeValue(decodeProtobufFrame(f), ctx)) };
+    }
+  } catch (err) {
+    return { status: res.status, headers, kind: 'text', body: `undecodable ${ct}: ${(err as Error).message}: ${ctx.text(text.slice(0, 300))}` };
+  }
+  return { status: res.status, headers, kind: 'text', body: ctx.text(text) };
+}
+
+/** Splits a protobuf watch stream into its frames (each a 4-byte big-endian length, then the frame). */
+function splitFrames(body: Buffer): Buffer[] {
+  const frames: Buffer[] = [];
+  let pos = 0;
+  while (pos + 4 <= body.length) {
+    const len = body.readUInt32BE(pos);
+    frames.push(body.subarray(pos + 4, Math.min(body.length, pos + 4 + len)));
+    pos += 4 + len;
+  }
+  return frames;
+}
+
+/** Splits a body of concatenated JSON documents (a watch stream, or one document). */
+export function parseJsonStream(text: string): unknown[] {
+  const docs: unknown[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) docs.push(JSON.parse(text.slice(start, i + 1)));
+    }
+  }
+  if (docs.length === 0) docs.push(JSON.parse(text));
+  return docs;
+}
+
+function isControllerObject(o: unknown): boolean {
+  if (!o || typeof o !== 'object') return false;
+  const obj = o as { kind?: unknown; metadata?: { name?: unknown } };
+  return CONTROLLER_OBJECTS.some((c) => c.kind === obj.kind && c.name === obj.metadata?.name);
+}
+
+/** Drops watch events about kube-controller-manager's own objects. */
+function filterEvents(docs: unknown[]): unknown[] {
+  return docs.filter((d) => !isControllerObject((d as { object?: unknown } | null)?.object));
+}
+
+/**
+ * Normalizes a decoded JSON/YAML value. Keys carry the meaning: `uid` and `resourceVersion` are
+ * symbolized, list and bookmark resourceVersions (global, moved by unrelated writes) become `<rv>`,
+ * continue tokens become `<continue>`, server-made timestamps keep only their shape.
+ */
+export function normalizeValue(v: unknown, ctx: NormalizeContext): unknown {
+  registerGenerated(v, ctx);
+  return walk(filterDiscovery(v), ctx, []);
+}
+
+/**
+ * First pass: learns generated names and the identity (kind/name) behind each object's uid and
+ * resourceVersion, so that the second pass can name them wherever they appear (messages too).
+ */
+function registerGenerated(v: unknown, ctx: NormalizeContext, kindHint = ''): void {
+  if (!v || typeof v !== 'object') return;
+  if (Array.isArray(v)) {
+    for (const x of v) registerGenerated(x, ctx, kindHint);
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  const md = o.metadata as Record<string, unknown> | undefined;
+  if (md && typeof md === 'object') {
+    if (typeof md.generateName === 'string' && typeof md.name === 'string' && md.name.startsWith(md.generateName) && md.name !== md.generateName) {
+      ctx.generatedName(md.generateName, md.name);
+    }
+    if (typeof md.name === 'string' && !Array.isArray(o.items)) {
+      const kind = typeof o.kind === 'string' ? o.kind : kindHint;
+      const id = `${kind}/${ctx.knownGenerated(md.name) ?? md.name}`;
+      if (typeof md.uid === 'string' && md.uid !== '') ctx.objectUid(md.uid, id);
+      if (typeof md.resourceVersion === 'string' && /^\d+$/.test(md.resourceVersion)) ctx.objectRv(md.resourceVersion, id);
+    }
+  }
+  // List items carry no kind of their own: take it from the list's kind.
+  const itemKind = typeof o.kind === 'string' && o.kind.endsWith('List') ? o.kind.slice(0, -4) : kindHint;
+  for (const [k, x] of Object.entries(o)) {
+    if (k === 'metadata') continue;
+    registerGenerated(x, ctx, k === 'items' ? itemKind : '');
+  }
+}
+
+function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unknown {
+  if (Array.isArray(v)) {
+    return v.map((x, i) => walk(x, ctx, [...path, String(i)]));
+  }
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    const isList = Array.isArray(o.items);
+    const isBookmark = o.type === 'BOOKMARK';
+    for (const [k, x] of Object.entries(o)) {
+      if (k === 'metadata' && x && typeof x === 'object' && (isList || o.kind === 'Table')) {
+        // A Table of one object carries that object's resourceVersion; a Table of a list the list's.
+        out[k] = walkListMeta(x as Record<string, unknown>, ctx, [...path, k], o.kind === 'Table');
+      } else if (k === 'items' && Array.isArray(x) && typeof o.kind === 'string' && o.kind.endsWith('List')) {
+        // List items carry no kind of their own; the list's kind names it.
+        const kind = o.kind.slice(0, -4);
+        const kept = x.filter((item) => !isControllerObject({ kind, ...(item as object) }));
+        out[k] = walkField(k, kept, ctx, [...path, k]);
+      } else if (k === 'object' && isBookmark && x && typeof x === 'object') {
+        out[k] = bookmarkObject(x as Record<string, unknown>);
+      } else {
+        out[k] = walkField(k, x, ctx, [...path, k]);
+      }
+    }
+    return out;
+  }
+  return v;
+}
+
+/** A bookmark's object carries only a (global) resourceVersion and maybe an annotation. */
+function bookmarkObject(o: Record<string, unknown>): unknown {
+  const md = { ...(o.metadata as Record<string, unknown> | undefined) };
+  if (md.resourceVersion !== undefined) md.resourceVersion = '<rv>';
+  return { ...o, metadata: md };
+}
+
+function walkListMeta(md: Record<string, unknown>, ctx: NormalizeContext, path: readonly string[], keepKnown = false): unknown {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(md)) {
+    if (k === 'resourceVersion' && typeof x === 'string' && x !== '') out[k] = (keepKnown ? ctx.knownRv(x) : undefined) ?? '<rv>';
+    else if (k === 'continue' && typeof x === 'string' && x !== '') out[k] = '<continue>';
+    else out[k] = walkField(k, x, ctx, [...path, k]);
+  }
+  return out;
+}
+
+function entryKey(e: unknown): string {
+  const m = (e ?? {}) as { manager?: string; operation?: string; subresource?: string; apiVersion?: string };
+  return `${m.manager ?? ''}\u0000${m.operation ?? ''}\u0000${m.subresource ?? ''}\u0000${m.apiVersion ?? ''}`;
+}
+
+function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonly string[]): unknown {
+  if (typeof x === 'string') {
+    if (key === 'uid' && x !== '') return ctx.uid(x);
+    if (key === 'resourceVersion' && /^\d+$/.test(x)) return ctx.rv(x);
+    if (key === 'continue' && x !== '') return '<continue>';
+    // Discovery's serverAddressByClientCIDRs names the server's own (random) port.
+    if (key === 'serverAddress') return x.replace(/:\d+$/, ':<port>');
+    if (RFC3339.test(x) && ctx.isNow(x)) return timeShape(x);
+    const gen = ctx.knownGenerated(x);
+    if (gen) return gen;
+    if (key === 'message' || key === 'reason' || key === 'note' || key === 'causes') return ctx.text(x);
+    if (HAS_UUID.test(x)) return ctx.text(x);
+    // A resourceVersion already seen (protobuf trees have no key names to go by).
+    if (/^\d+$/.test(x)) return ctx.knownRv(x) ?? x;
+    return x;
+  }
+  // managedFields are ordered by their (one-second) timestamps, so two entries written within the
+  // run swap places depending on where the second boundary fell: compare them in a stable order.
+  if (key === 'managedFields' && Array.isArray(x)) {
+    const sorted = [...x].sort((a, b) => entryKey(a).localeCompare(entryKey(b)));
+    return walk(sorted, ctx, path);
+  }
+  // Table cells: the Age column is a duration since creation ("5s"), which moves with the clock.
+  if (key === 'cells' && Array.isArray(x)) {
+    return x.map((c, i) => (typeof c === 'string' && /^(\d+[smhd])+$/.test(c) ? '<age>' : walk(c, ctx, [...path, String(i)])));
+  }
+  return walk(x, ctx, path);
+}

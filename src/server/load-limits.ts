@@ -1,0 +1,160 @@
+/**
+ * Admission under load, so that no set of clients can exhaust the process:
+ *
+ * - kube-apiserver's in-flight limits (`--max-requests-inflight` 400 read-only,
+ *   `--max-mutating-requests-inflight` 200 mutating): a request over its limit is 429 with
+ *   kube's Status and `Retry-After: 1`. Long-running requests (watches), system:masters and the
+ *   health endpoints are exempt, as in kube's WithMaxInFlightLimit (health endpoints so that
+ *   probes stay fast under any load).
+ * - A budget of request-body bytes for large bodies: a body over LARGE_BODY_BYTES waits for its
+ *   share before it is read (the socket is not read meanwhile, so TCP holds the bytes, not us) and
+ *   keeps it until its response is sent. That bounds both the memory of bodies being buffered and
+ *   decoded at once and the event-loop time they take in a row, which is what keeps /readyz fast
+ *   while many 3 MiB bodies arrive together.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../api/status-errors.ts';
+
+export const DEFAULT_MAX_REQUESTS_INFLIGHT = 400;
+export const DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200;
+/** Bodies at least this large take a share of the large-body budget. */
+export const LARGE_BODY_BYTES = 256 * 1024;
+/** Bytes of large bodies admitted at once: one at the 3 MiB limit (with some smaller ones beside it). Measured: 24 concurrent 3 MiB creates kept /readyz p99 near 0.2 s with this budget, 0.6 s with two, 1.5 s unbounded. */
+export const DEFAULT_LARGE_BODY_BUDGET = 4 * 1024 * 1024;
+/** Large bodies allowed to wait for the budget; more are turned away with 429. */
+export const MAX_WAITING_LARGE_BODIES = 256;
+
+/** kube's 429 for an exceeded limit: `errors.NewTooManyRequests(..., 1)` plus the header. */
+export function tooManyRequests(message = 'Too many requests, please try again later.'): ApiError {
+  return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+}
+
+/** A counting semaphore over weights (bytes), first come first served. */
+export class WeightedSemaphore {
+  private used = 0;
+  private readonly waiters: { weight: number; grant: () => void }[] = [];
+
+  constructor(
+    readonly capacity: number,
+    private readonly maxWaiters: number,
+  ) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Resolves with a release function once `weight` fits; undefined when too many already wait. */
+  acquire(weight: number): Promise<(() => void) | undefined> {
+    const w = Math.min(weight, this.capacity);
+    if (this.waiters.length === 0 && this.used + w <= this.capacity) {
+      this.used += w;
+      return Promise.resolve(this.releaser(w));
+    }
+    if (this.waiters.length >= this.maxWaiters) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.waiters.push({ weight: w, grant: () => resolve(this.releaser(w)) }));
+  }
+
+  private releaser(w: number): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= w;
+      this.pump();
+    };
+  }
+
+  private pump(): void {
+    while (this.waiters.length > 0 && this.used + this.waiters[0]!.weight <= this.capacity) {
+      const next = this.waiters.shift()!;
+      this.used += next.weight;
+      // Granted from a later tick, so a release never runs the next body's work inside its own stack.
+      setImmediate(next.grant);
+    }
+  }
+}
+
+export interface LoadLimitOptions {
+  readonly maxRequestsInflight?: number;
+  readonly maxMutatingRequestsInflight?: number;
+  readonly largeBodyBudget?: number;
+  readonly maxBodyBytes: number;
+}
+
+const HEALTH_PATH = /^\/(readyz|livez|healthz)(\/|$)/;
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class LoadLimits {
+  private readOnly = 0;
+  private mutating = 0;
+  readonly maxReadOnly: number;
+  readonly maxMutating: number;
+  readonly bodies: WeightedSemaphore;
+
+  constructor(private readonly opts: LoadLimitOptions) {
+    this.maxReadOnly = opts.maxRequestsInflight ?? DEFAULT_MAX_REQUESTS_INFLIGHT;
+    this.maxMutating = opts.maxMutatingRequestsInflight ?? DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT;
+    this.bodies = new WeightedSemaphore(opts.largeBodyBudget ?? DEFAULT_LARGE_BODY_BUDGET, MAX_WAITING_LARGE_BODIES);
+  }
+
+  get inflight(): { readOnly: number; mutating: number } {
+    return { readOnly: this.readOnly, mutating: this.mutating };
+  }
+
+  /**
+   * The in-flight gate, after authentication (it needs the user), as kube orders its filters.
+   * Throws 429 when the request's class is full; otherwise holds a slot until the response ends.
+   */
+  admit(req: FastifyRequest, reply: FastifyReply): void {
+    if (HEALTH_PATH.test(req.url)) return;
+    const info = req.requestInfo;
+    if (info?.isResourceRequest && info.verb === 'watch') return;
+    if (req.user?.groups?.includes('system:masters')) return;
+    const mutating = MUTATING.has(req.method);
+    const limit = mutating ? this.maxMutating : this.maxReadOnly;
+    // A limit of 0 means no limit, as for kube's flags.
+    if (limit > 0 && (mutating ? this.mutating : this.readOnly) >= limit) throw tooManyRequests();
+    if (mutating) this.mutating++;
+    else this.readOnly++;
+    onResponseEnd(reply, () => {
+      if (mutating) this.mutating--;
+      else this.readOnly--;
+    });
+  }
+
+  /**
+   * The large-body gate, before the body is read (preParsing). A body of unknown length (chunked,
+   * or streamed over HTTP/2) counts as the largest one allowed.
+   */
+  async admitBody(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!MUTATING.has(req.method)) return;
+    const declared = req.headers['content-length'];
+    const streamed = declared === undefined && (req.headers['transfer-encoding'] !== undefined || httpVersion(req) >= 2);
+    const length = declared !== undefined ? Number(declared) : streamed ? this.opts.maxBodyBytes : 0;
+    // Over the limit is refused by the body reader with 413 without reading it; no budget needed.
+    if (!(length >= LARGE_BODY_BYTES) || length > this.opts.maxBodyBytes) return;
+    const release = await this.bodies.acquire(length);
+    if (!release) throw tooManyRequests();
+    onResponseEnd(reply, release);
+  }
+}
+
+function httpVersion(req: FastifyRequest): number {
+  return (req.raw as { httpVersionMajor?: number }).httpVersionMajor ?? 1;
+}
+
+/** Runs `fn` once when the response is finished or the connection goes away. */
+function onResponseEnd(reply: FastifyReply, fn: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  reply.raw.once('finish', once);
+  reply.raw.once('close', once);
+}

@@ -166,3 +166,19 @@ describe('write options', () => {
     expect((await t.request('GET', `${base}/wo`)).status).toBe(404);
   });
 });
+
+describe('query booleans', () => {
+  it('converts force as kube does: any value but 0/false is true', async () => {
+    const apply = (manager: string, value: string, extra = '') =>
+      t.request('PATCH', `${base}/forced?fieldManager=${manager}${extra}`, {
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'forced' }, data: { x: value } }),
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+    expect((await apply('a', '1')).status).toBe(201);
+    expect((await apply('b', '2')).status).toBe(409);
+    expect((await apply('b', '2', '&force=false')).status).toBe(409);
+    const forced = await apply('b', '2', '&force=yes');
+    expect(forced.status).toBe(200);
+    expect(forced.json.data).toEqual({ x: '2' });
+  });
+});

@@ -2,6 +2,7 @@
  * PATCH: JSON patch, merge patch, strategic merge patch, and server-side apply, applied to the
  * current object inside the store's guaranteed-update loop (so a concurrent write re-runs the patch).
  */
+import { queryBool } from '../../registry/list-options.ts';
 import { errors } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
@@ -50,7 +51,8 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
     if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
   }
-  const force = (c.query.get('force') ?? '') === 'true';
+  // PatchOptions.force converts as kube's query booleans: any value but 0/false is true.
+  const force = queryBool(c.query.getAll('force')[0]) ?? false;
   if (!isApply && c.query.get('force') !== null) throw errors.badRequest('force may not be set on non-apply patch requests');
   const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
   const writeCtx: WriteContext = { ...ctx, manager: applyCtx.manager, subresource: sub, skipManagedFields: isApply };

@@ -182,3 +182,27 @@ describe('query booleans', () => {
     expect(forced.json.data).toEqual({ x: '2' });
   });
 });
+
+describe('bodies kube cannot read as an object', () => {
+  const unrecognized = (kind: string, hex: string) =>
+    `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal ${kind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${hex})`;
+
+  it('answers a JSON body that is not an object with kube\'s type-meta decode error', async () => {
+    for (const [body, kind, hex] of [
+      ['[1,2]', 'array', '5b312c325d'],
+      ['"str"', 'string', '2273747222'],
+      ['5', 'number', '35'],
+      ['true', 'bool', '74727565'],
+    ] as const) {
+      const r = await t.request('POST', base, { body });
+      expect(r.json, body).toEqual(status(400, unrecognized(kind, hex), 'BadRequest'));
+    }
+  });
+
+  it('refuses an update whose body does not name the object', async () => {
+    for (const body of ['{}', '{"metadata":{}}', 'null']) {
+      const r = await t.request('PUT', `${base}/opt`, { body });
+      expect(r.json, body).toEqual(status(400, 'the name of the object (opt based on URL) was undeterminable: name must be provided', 'BadRequest'));
+    }
+  });
+});

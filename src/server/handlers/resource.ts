@@ -231,7 +231,8 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
   const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
-  obj.metadata!.name = c.info.name;
+  // kube's checkName: an update must name its object (the URL alone does not).
+  if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
   const sub = c.info.subresource;
   const result = await store.update(
     c.info.namespace,

@@ -21,7 +21,7 @@ import type { ResourceCatalog } from './api-context.ts';
 import { sendError, sendValue } from './respond.ts';
 import type { RequestUser } from './user.ts';
 import type { HealthEndpoint } from './health.ts';
-import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
+import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
@@ -142,7 +142,17 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     throw errors.forbidden({ group: '', resource: '' }, '', decision.reason);
   });
 
-  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  app.setErrorHandler((err, req, reply) => {
+    // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers
+    // 405 on its web services' paths and Go's plain 404 elsewhere.
+    if ((err as { code?: string }).code === 'FST_ERR_NOT_FOUND') {
+      const tokens = splitPath(requestPath(req.url));
+      const restful = tokens[0] === 'api' || tokens[0] === 'version' || (tokens[0] === 'apis' && tokens.length >= 2 && opts.catalog.all().some((s) => s.rt.group === tokens[1]));
+      if (!restful) return sendPageNotFound(reply);
+      return sendError(req, reply, errors.methodNotAllowed());
+    }
+    sendError(req, reply, err);
+  });
 
   // 4. Routing, as kube-apiserver's director and go-restful route: a group/version's resource
   // paths go to the route table, everything else to the non-resource paths.

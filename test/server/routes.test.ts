@@ -17,7 +17,16 @@ function rawRequest(method: string, path: string): Promise<{ status: number; jso
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown = text;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            // plain text
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
       },
     );
     req.on('error', reject);
@@ -152,6 +161,13 @@ describe('verb x scope as kube serves them', () => {
     expect((await t.request('GET', '/api/v1/namespaces/route-test/namespaces')).json).toEqual(notFound);
     expect((await t.request('GET', '/api/v1/namespaces/route-test/serviceaccounts/x/token')).json).toEqual(methodNotAllowed);
     expect((await t.request('GET', '/apis/rbac.authorization.k8s.io/v1/namespaces/route-test/clusterroles')).json).toEqual(notFound);
+  });
+
+  it('answers methods no route knows as kube: 405 on API paths, Go\'s plain 404 elsewhere', async () => {
+    // (Node's HTTP/1.1 parser knows only the registered method names; HTTP/2 clients may send any.)
+    expect(await rawRequest('PROPFIND', '/api/v1/namespaces')).toEqual({ status: 405, json: methodNotAllowed });
+    expect(await rawRequest('MKCOL', '/apis/rbac.authorization.k8s.io/v1/clusterroles')).toEqual({ status: 405, json: methodNotAllowed });
+    expect(await rawRequest('PROPFIND', '/nonexistent')).toEqual({ status: 404, json: '404 page not found\n' });
   });
 
   it('answers non-standard methods with 405', async () => {

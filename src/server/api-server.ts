@@ -2,6 +2,7 @@
  * Assembles a running API server from its parts: certificates, store, watch caches, resource
  * stores, controllers, and the front door; and takes it down again in order.
  */
+import { kubeVersionInfo } from '../discovery/version.ts';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -271,17 +272,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     routes: {
       discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''))),
       openapi: () => openapi,
-      version: {
-        major: '1',
-        minor: '32',
-        gitVersion: 'v1.32.0',
-        gitCommit: '0000000000000000000000000000000000000000',
-        gitTreeState: 'clean',
-        buildDate: '2026-11-21T00:00:00Z',
-        goVersion: 'go1.23.0',
-        compiler: 'gc',
-        platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
-      },
+      version: kubeVersionInfo(),
     },
     health: { livez, readyz, healthz },
     watches,

@@ -34,7 +34,7 @@ describe('discovery', () => {
     expect(lease.versions[0].resources[0]).toMatchObject({ resource: 'leases', scope: 'Namespaced', responseKind: { kind: 'Lease' } });
     const core = await t.request('GET', '/api', { headers: { accept } });
     const ns = core.json.items[0].versions[0].resources.find((x: any) => x.resource === 'namespaces');
-    expect(ns.subresources[0].subresource).toBe('status');
+    expect(ns.subresources.map((x: any) => x.subresource)).toEqual(['finalize', 'status']);
   });
 
   it('serves /version and the OpenAPI documents', async () => {

@@ -2,6 +2,7 @@
  * PATCH: JSON patch, merge patch, strategic merge patch, and server-side apply, applied to the
  * current object inside the store's guaranteed-update loop (so a concurrent write re-runs the patch).
  */
+import { queryBool } from '../../registry/list-options.ts';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
@@ -47,7 +48,8 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     const typeErr = goTypeErrorOf(body.value, rt, { zeroNulls: false, patchDirectives: true });
     if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
   }
-  const force = (c.query.get('force') ?? '') === 'true';
+  // PatchOptions.force converts as kube's query booleans: any value but 0/false is true.
+  const force = queryBool(c.query.getAll('force')[0]) ?? false;
   if (!isApply && c.query.get('force') !== null) {
     throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.forbidden('force', 'may not be specified for non-apply patch')]);
   }

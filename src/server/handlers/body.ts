@@ -2,6 +2,8 @@
  * Request bodies: decoding by Content-Type, and field validation (unknown and duplicate fields)
  * with the Ignore / Warn / Strict modes of SPEC.md.
  */
+import { decodeFailure } from '../../codec/decode-errors.ts';
+import { goDecodedForm } from '../../codec/go-zero.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
@@ -257,5 +259,20 @@ export async function readObjectBody(
   mode: FieldValidation,
   warnings: string[],
 ): Promise<KubeObject> {
-  return checkObjectBody(await decodeBody(req, 'body', target.rt), target, mode, warnings);
+  const decoded = await decodeBody(req, 'body', target.rt);
+  const value = decoded.value === null ? {} : decoded.value;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    // kube reads the type meta first, into a Go struct: any other JSON value fails there. (YAML
+    // reaches the decoder converted to JSON, so its summary is of the JSON.)
+    const jsonKind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+    const bytes = decoded.kind === 'json' ? (req.body as Buffer) : Buffer.from(JSON.stringify(value));
+    throw decodeFailure(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+      bytes,
+      target.rt.kind,
+    );
+  }
+  // As kube decodes the body into its Go type: empty omitempty fields are gone before anything
+  // (managedFields included) looks at it.
+  return goDecodedForm(checkObjectBody({ ...decoded, value }, target, mode, warnings), target.rt.schema);
 }

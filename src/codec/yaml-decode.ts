@@ -56,7 +56,7 @@ export function decodeYaml(input: Uint8Array | string, opts: YamlDecodeOptions =
   const firstError = doc.errors[0];
   if (firstError) {
     if (/call stack/i.test(firstError.message)) fail('exceeded max depth');
-    fail(goYamlSyntaxError(firstError, lines));
+    fail(goYamlSyntaxError(firstError, lines, text));
   }
   let value: unknown;
   try {
@@ -280,7 +280,7 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
  * one (as go-yaml prints them); either is left out when it is 0 (first line). Errors without a
  * counterpart keep the package's message.
  */
-function goYamlSyntaxError(err: YAMLError, lines: LineCounter): string {
+function goYamlSyntaxError(err: YAMLError, lines: LineCounter, text: string): string {
   const line = lines.linePos(err.pos[0]).line;
   const own = `line ${line}: ${err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '')}`;
   const scanner = (msg: string, at = line) => (at > 1 ? `line ${at}: ${msg}` : msg);
@@ -296,11 +296,17 @@ function goYamlSyntaxError(err: YAMLError, lines: LineCounter): string {
       return scanner('did not find expected alphabetic or numeric character');
     case 'MISSING_CHAR':
       return /quote/.test(err.message) ? scanner('found unexpected end of stream') : own;
-    case 'BAD_INDENT':
+    case 'BAD_INDENT': {
+      // A flow collection cut off by the end of the input right after `[`, `{` or `,`.
+      const before = text.slice(0, err.pos[0]).trimEnd();
+      if (/^\s*$/.test(text.slice(err.pos[0])) && /[[{,]$/.test(before)) {
+        return `line ${lines.linePos(before.length - 1).line}: did not find expected node content`;
+      }
       if (/Flow sequence/.test(err.message)) return parser("did not find expected ',' or ']'");
       if (/Flow map/.test(err.message)) return parser("did not find expected ',' or '}'");
       if (/same column/.test(err.message)) return parser('did not find expected key');
       return own;
+    }
     case 'MULTILINE_IMPLICIT_KEY':
       return parser('did not find expected key');
     default:

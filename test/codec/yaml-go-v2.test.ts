@@ -99,6 +99,8 @@ describe('YAML structures only JSON can carry', () => {
     ['metadata:\n\tname: tabs\n', 'yaml: line 2: found character that cannot start any token'],
     ['a: [1\nb: 2\n', "yaml: line 1: did not find expected ',' or ']'"],
     ['a: {b: 1\n', "yaml: line 1: did not find expected ',' or '}'"],
+    ['a: [', 'yaml: line 1: did not find expected node content'],
+    ['a: [1,', 'yaml: line 1: did not find expected node content'],
     ['a: b: c\n', 'yaml: mapping values are not allowed in this context'],
     ['a:\n  b: 1\n c: 2\n', 'yaml: line 2: did not find expected key'],
     ["a: 'x\n", 'yaml: line 2: found unexpected end of stream'],

@@ -2,7 +2,6 @@
  * Request bodies: decoding by Content-Type, and field validation (unknown and duplicate fields)
  * with the Ignore / Warn / Strict modes of SPEC.md.
  */
-import { decodeFailure } from '../../codec/decode-errors.ts';
 import { goDecodedForm } from '../../codec/go-zero.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';

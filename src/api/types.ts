@@ -139,16 +139,6 @@ export interface ResourceType {
    * storage version hash. Absent: a stored kind with every verb.
    */
   readonly virtual?: { readonly verbs: readonly string[] };
-  /** Subresources answered with another kind (serviceaccounts/token with TokenRequest), for discovery. */
-  readonly extraSubresources?: readonly ExtraSubresource[];
-}
-
-export interface ExtraSubresource {
-  readonly name: string;
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly verbs: readonly string[];
 }
 
 /** `v1` for the core group, `group/version` otherwise. */

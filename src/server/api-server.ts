@@ -2,6 +2,7 @@
  * Assembles a running API server from its parts: certificates, store, watch caches, resource
  * stores, controllers, and the front door; and takes it down again in order.
  */
+import { kubeVersionInfo } from '../discovery/version.ts';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -39,7 +40,7 @@ import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from './api-context.ts';
 import { buildFrontDoor } from './app.ts';
-import { HealthEndpoint, type HealthCheck } from './health.ts';
+import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
@@ -254,25 +255,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
-  const ok = (name: string): HealthCheck => ({ name, check: () => {} });
-  const livez = new HealthEndpoint('livez', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
-  const readyz = new HealthEndpoint('readyz', [
-    ok('ping'),
-    ok('log'),
-    storeCheck,
-    { name: 'etcd-readiness', check: () => store.healthCheck() },
-    ok('informer-sync'),
-    ok('poststarthook/start-apiserver-admission-initializer'),
-    ok('poststarthook/generic-apiserver-start-informers'),
-    ok('poststarthook/start-system-namespaces-controller'),
-    {
+  const healthParts = {
+    store: storeCheck,
+    storeReadiness: { name: 'etcd-readiness', check: () => store.healthCheck() },
+    shutdown: {
       name: 'shutdown',
       check: () => {
         if (shuttingDown) throw new Error('process is shutting down');
       },
     },
-  ]);
-  const healthz = new HealthEndpoint('healthz', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
+  };
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
 
   const authn = await buildAuthentication(config, catalog, clientCa);
 
@@ -290,17 +285,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       discovery: () => (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''))),
       openapi: () => openapi,
       documents: authn.documents,
-      version: {
-        major: '1',
-        minor: '32',
-        gitVersion: 'v1.32.0',
-        gitCommit: '0000000000000000000000000000000000000000',
-        gitTreeState: 'clean',
-        buildDate: '2026-11-21T00:00:00Z',
-        goVersion: 'go1.23.0',
-        compiler: 'gc',
-        platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
-      },
+      version: kubeVersionInfo(),
     },
     health: { livez, readyz, healthz },
     watches,

@@ -48,6 +48,4 @@ export const serviceAccountType: ResourceType = {
     validateUpdate: (obj, old) => [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...validateCoreFinalizerNames(obj.metadata)],
   },
   storagePrefix: '/registry/serviceaccounts/',
-  // POST serviceaccounts/NAME/token issues a token (src/authn/endpoints.ts).
-  extraSubresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
 };

@@ -5,7 +5,7 @@
  * create; the answer is 201 with the completed object.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../api/status-errors.ts';
+import { errors } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { negotiateOutput } from '../../codec/negotiate.ts';
 import { dryRunFromQuery } from '../../registry/delete-options.ts';
@@ -46,11 +46,9 @@ export class CreateOnlyEndpoints {
   }
 }
 
-/** kube's answer to a verb its router has no handler for on this path. */
-const methodNotAllowed = () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 
 export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, endpoint: CreateOnlyEndpoint, user: RequestUser): Promise<void> {
-  if (info.verb !== 'create') throw methodNotAllowed();
+  if (info.verb !== 'create') throw errors.methodNotAllowed();
   const fmt = negotiateOutput({
     accept: String(req.headers.accept ?? ''),
     offer: { serializers: ['json', 'yaml'] },

@@ -181,7 +181,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // Computed, never stored resources (TokenReview, serviceaccounts/NAME/token) have their own handler.
     const info = req.requestInfo;
-    const createOnly = info.isResourceRequest ? opts.createOnly?.find(info) : undefined;
+    const createOnly = info.isResourceRequest ? opts.createOnly?.find(info, req.routePath) : undefined;
     if (createOnly && info.isResourceRequest) {
       await handleCreateOnly(req, reply, info, createOnly, req.user);
       return;

@@ -68,16 +68,17 @@ interface Served {
   prefix: string;
   name: string;
   namespaced: boolean;
+  verbs: string[];
 }
 
 async function servedResources(): Promise<Served[]> {
   const out: Served[] = [];
   const core = await t.request('GET', '/api/v1');
-  for (const r of core.json.resources) if (!r.name.includes('/')) out.push({ prefix: '/api/v1', name: r.name, namespaced: r.namespaced });
+  for (const r of core.json.resources) if (!r.name.includes('/')) out.push({ prefix: '/api/v1', name: r.name, namespaced: r.namespaced, verbs: r.verbs });
   const groups = await t.request('GET', '/apis');
   for (const g of groups.json.groups) {
     const list = await t.request('GET', `/apis/${g.preferredVersion.groupVersion}`);
-    for (const r of list.json.resources) if (!r.name.includes('/')) out.push({ prefix: `/apis/${g.preferredVersion.groupVersion}`, name: r.name, namespaced: r.namespaced });
+    for (const r of list.json.resources) if (!r.name.includes('/')) out.push({ prefix: `/apis/${g.preferredVersion.groupVersion}`, name: r.name, namespaced: r.namespaced, verbs: r.verbs });
   }
   return out;
 }
@@ -101,6 +102,15 @@ describe('verb x scope as kube serves them', () => {
       if (!ok) failures.push(`${method} ${path}: ${r.status} (want ${expected}) ${r.text.slice(0, 120)}`);
     };
     for (const r of resources) {
+      if (r.verbs.join() === 'create') {
+        // Create-only kinds (TokenReview, SelfSubjectReview): one POST route on the collection.
+        const collection = `${r.prefix}/${r.name}`;
+        await check('POST', collection, 'served');
+        for (const m of ['GET', 'PUT', 'PATCH', 'DELETE']) await check(m, collection, 405);
+        for (const m of ['GET', 'POST', 'DELETE']) await check(m, `${collection}/nope`, 404);
+        await check('POST', `${r.prefix}/namespaces/route-test/${r.name}`, 404);
+        continue;
+      }
       const clusterWide = `${r.prefix}/${r.name}`;
       const inNamespace = `${r.prefix}/namespaces/route-test/${r.name}`;
       const item = r.namespaced ? `${inNamespace}/nope` : `${clusterWide}/nope`;
@@ -160,6 +170,7 @@ describe('verb x scope as kube serves them', () => {
     expect((await t.request('GET', '/api/v1/namespaces/route-test/status')).status).toBe(200);
     expect((await t.request('GET', '/api/v1/namespaces/route-test/namespaces')).json).toEqual(notFound);
     expect((await t.request('GET', '/api/v1/namespaces/route-test/serviceaccounts/x/token')).json).toEqual(methodNotAllowed);
+    expect((await t.request('POST', '/api/v1/namespaces/route-test/serviceaccounts/x/token/extra', { body: {} })).json).toEqual(notFound);
     expect((await t.request('GET', '/apis/rbac.authorization.k8s.io/v1/namespaces/route-test/clusterroles')).json).toEqual(notFound);
   });
 

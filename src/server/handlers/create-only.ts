@@ -9,7 +9,7 @@ import { errors } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { negotiateOutput } from '../../codec/negotiate.ts';
 import { dryRunFromQuery } from '../../registry/delete-options.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
+import { splitPath, type ResourceRequestInfo } from '../request-info.ts';
 import { addWarnings, sendValue } from '../respond.ts';
 import type { RequestUser } from '../user.ts';
 import { fieldValidationMode, readObjectBody } from './body.ts';
@@ -33,19 +33,31 @@ export interface CreateOnlyEndpoint {
 
 /** The create-only endpoints of a server, by URL group/version/resource/subresource. */
 export class CreateOnlyEndpoints {
-  private readonly byPath = new Map<string, CreateOnlyEndpoint>();
+  private readonly byPath = new Map<string, { readonly endpoint: CreateOnlyEndpoint; readonly namespaced: boolean }>();
 
-  /** `group` and `version` are the URL's (the parent resource's, for a subresource). */
-  add(group: string, version: string, resource: string, subresource: string, endpoint: CreateOnlyEndpoint): this {
-    this.byPath.set(`${group}/${version}/${resource}/${subresource}`, endpoint);
+  /**
+   * `group` and `version` are the URL's (the parent resource's, for a subresource); `namespaced`
+   * is the scope of the URL's resource. A subresource endpoint sits on a named object
+   * (`.../serviceaccounts/NAME/token`); a main one on the collection (`.../tokenreviews`).
+   */
+  add(group: string, version: string, resource: string, subresource: string, endpoint: CreateOnlyEndpoint, opts: { namespaced: boolean }): this {
+    this.byPath.set(`${group}/${version}/${resource}/${subresource}`, { endpoint, namespaced: opts.namespaced });
     return this;
   }
 
-  find(info: ResourceRequestInfo): CreateOnlyEndpoint | undefined {
-    return this.byPath.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}/${info.subresource}`);
+  /**
+   * The endpoint whose one route is exactly this path, or undefined (other paths below it, such
+   * as `tokenreviews/NAME` or `token/extra`, are no route: the caller's 404).
+   */
+  find(info: ResourceRequestInfo, path: string): CreateOnlyEndpoint | undefined {
+    const hit = this.byPath.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}/${info.subresource}`);
+    if (!hit) return undefined;
+    const sub = info.subresource !== '';
+    if (hit.namespaced !== (info.namespace !== '') || sub !== (info.name !== '')) return undefined;
+    const expected = (info.apiPrefix === 'api' ? 2 : 3) + (hit.namespaced ? 2 : 0) + 1 + (sub ? 2 : 0);
+    return splitPath(path).length === expected ? hit.endpoint : undefined;
   }
 }
-
 
 export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, endpoint: CreateOnlyEndpoint, user: RequestUser): Promise<void> {
   if (info.verb !== 'create') throw errors.methodNotAllowed();

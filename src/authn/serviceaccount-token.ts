@@ -138,15 +138,12 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountAuthe
       const secret = asRecord(k8s.secret);
 
       if (opts.getter) {
-        const live = await opts.getter.serviceAccount(namespace, sa.name);
-        if (!live) return reject(`serviceaccounts "${sa.name}" not found`);
-        if (live.uid !== sa.uid) return reject(`service account UID (${live.uid}) does not match claim (${sa.uid})`);
-        if (live.deletionTimestamp) return reject(`service account ${namespace}/${sa.name} has been deleted`);
-        if (secret && typeof secret.name === 'string') {
-          const liveSecret = await opts.getter.secret(namespace, secret.name);
-          if (!liveSecret) return reject(`secrets "${secret.name}" not found`);
-          if (liveSecret.uid !== secret.uid) return reject(`secret UID (${liveSecret.uid}) does not match service account secret ref claim (${String(secret.uid)})`);
-          if (liveSecret.deletionTimestamp) return reject(`secret ${namespace}/${secret.name} has been deleted`);
+        // A failed lookup (storage unavailable) fails the token, as in kube: a 401, never a 500.
+        try {
+          const problem = await lookupProblem(opts.getter, namespace, { name: sa.name, uid: sa.uid }, secret);
+          if (problem) return reject(problem);
+        } catch (err) {
+          return reject(`error looking up service account ${namespace}/${sa.name}: ${(err as Error).message}`);
         }
       }
 
@@ -160,6 +157,26 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountAuthe
       return { kind: 'authenticated', user, audiences: matched };
     },
   };
+}
+
+/** Why the token's objects no longer stand (gone, replaced, being deleted), or undefined. */
+async function lookupProblem(
+  getter: ServiceAccountGetter,
+  namespace: string,
+  sa: { readonly name: string; readonly uid: string },
+  secret: Record<string, unknown> | undefined,
+): Promise<string | undefined> {
+  const live = await getter.serviceAccount(namespace, sa.name);
+  if (!live) return `serviceaccounts "${sa.name}" not found`;
+  if (live.uid !== sa.uid) return `service account UID (${live.uid}) does not match claim (${sa.uid})`;
+  if (live.deletionTimestamp) return `service account ${namespace}/${sa.name} has been deleted`;
+  if (secret && typeof secret.name === 'string') {
+    const liveSecret = await getter.secret(namespace, secret.name);
+    if (!liveSecret) return `secrets "${secret.name}" not found`;
+    if (liveSecret.uid !== secret.uid) return `secret UID (${liveSecret.uid}) does not match service account secret ref claim (${String(secret.uid)})`;
+    if (liveSecret.deletionTimestamp) return `secret ${namespace}/${secret.name} has been deleted`;
+  }
+  return undefined;
 }
 
 function audiencesOf(aud: unknown): string[] {

@@ -134,6 +134,16 @@ describe('service-account tokens', () => {
     expect((await authn({ get: withSecret }).authenticateToken(bound)).kind).toBe('authenticated');
   });
 
+  it('fails the token, without throwing, when the lookup itself fails', async () => {
+    const broken: ServiceAccountGetter = {
+      serviceAccount: async () => {
+        throw new Error('storage unavailable');
+      },
+      secret: async () => undefined,
+    };
+    expect(rejected(await authn({ get: broken }).authenticateToken(issue().token))).toBe('error looking up service account ns1/builder: storage unavailable');
+  });
+
   it('reads public keys from public, private and certificate PEM blocks and refuses files without keys', () => {
     const rsaPub = createPublicKey(rsa).export({ type: 'spki', format: 'pem' }) as string;
     const rsaPkcs1 = rsa.export({ type: 'pkcs1', format: 'pem' }) as string;

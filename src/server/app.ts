@@ -16,7 +16,8 @@ import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
-import type { Authorizer } from '../authz/authorizer.ts';
+import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
+import { forbiddenError } from '../authz/forbidden.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
@@ -113,15 +114,11 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     return payload;
   });
 
-  // 3. Authorization of the request info (RBAC arrives later; the gate is already in place).
+  // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
   app.addHook('onRequest', async (req) => {
-    const decision = await opts.authorizer.authorize(req.user, req.requestInfo);
-    if (decision.allowed) return;
-    const info = req.requestInfo;
-    if (info.isResourceRequest) {
-      throw errors.forbidden({ group: info.apiGroup, resource: info.resource }, info.name, decision.reason);
-    }
-    throw errors.forbidden({ group: '', resource: '' }, '', decision.reason);
+    const attrs = attributesOf(req.user, req.requestInfo);
+    const decision = opts.authorizer.authorize(attrs);
+    if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));

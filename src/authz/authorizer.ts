@@ -81,8 +81,11 @@ const noOpinion = (reason = ''): Decision => ({ decision: 'noOpinion', reason })
 /** Allows every request (AlwaysAllow mode; testing only). */
 export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }) };
 
-/** Denies every request (AlwaysDeny mode; testing only). kube's alwaysDenyAuthorizer gives the reason "Everything is forbidden.". */
-export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'deny', reason: 'Everything is forbidden.' }) };
+/**
+ * AlwaysDeny mode (testing only). As kube's alwaysDenyAuthorizer it answers no opinion, not deny,
+ * with the reason "Everything is forbidden.": a later mode in the list may still allow.
+ */
+export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
 
 /**
  * The chain: `system:masters` first, then each authorizer in order. Reasons of authorizers that

@@ -27,7 +27,7 @@ function clusterRole(name: string, rules: PolicyRule[]) {
 function crb(name: string, role: string, subjects: object[]) {
   return bindingOf('ClusterRoleBinding', { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects })!;
 }
-function rb(ns: string, name: string, kind: 'Role' | 'ClusterRole', role: string, subjects: object[]) {
+function rb(ns: string, name: string, kind: string, role: string, subjects: object[]) {
   return bindingOf('RoleBinding', { metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: role }, subjects })!;
 }
 
@@ -299,8 +299,12 @@ describe('the chain', () => {
     expect(new AuthorizerChain([]).authorize({ ...base, user: masters }).decision).toBe('allow');
   });
   it('lets the first mode with an opinion decide, in order', () => {
-    expect(new AuthorizerChain([alwaysDeny, alwaysAllow]).authorize({ ...base, user: someone })).toEqual({ decision: 'deny', reason: 'Everything is forbidden.' });
-    expect(new AuthorizerChain([alwaysAllow, alwaysDeny]).authorize({ ...base, user: someone }).decision).toBe('allow');
+    const denier = { authorize: () => ({ decision: 'deny' as const, reason: 'no' }) };
+    expect(new AuthorizerChain([denier, alwaysAllow]).authorize({ ...base, user: someone })).toEqual({ decision: 'deny', reason: 'no' });
+    expect(new AuthorizerChain([alwaysAllow, denier]).authorize({ ...base, user: someone }).decision).toBe('allow');
+    // kube's AlwaysDeny has no opinion: a later mode may allow.
+    expect(new AuthorizerChain([alwaysDeny, alwaysAllow]).authorize({ ...base, user: someone }).decision).toBe('allow');
+    expect(new AuthorizerChain([alwaysDeny]).authorize({ ...base, user: someone })).toEqual({ decision: 'noOpinion', reason: 'Everything is forbidden.' });
     expect(new AuthorizerChain([silent, alwaysAllow]).authorize({ ...base, user: someone }).decision).toBe('allow');
   });
   it('has no opinion (a denial) when no mode has one, joining reasons by newline', () => {

@@ -26,6 +26,7 @@ import { DEFAULT_AUTHORIZATION_MODES } from '../authz/modes.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
 import { feedRbacIndex } from '../authz/rbac/feed.ts';
 import { ensureRbacPolicy } from '../authz/rbac/bootstrap.ts';
+import { ClusterRoleAggregator } from '../authz/rbac/aggregation.ts';
 import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -224,6 +225,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   undo.push(stopRbacFeed);
   for (const err of await ensureRbacPolicy(rbacStores)) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `unable to reconcile the default RBAC policy: ${err.message}` })}\n`);
+  const aggregator = new ClusterRoleAggregator(rbacStores.clusterRoles, (err) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `clusterrole aggregation: ${err.message}` })}\n`),
+  );
+  undo.push(() => aggregator.stop());
+  await aggregator.start();
   const authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
@@ -335,6 +341,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         garbageCollector.stop();
         eventTtl?.stop();
         stopRbacFeed();
+        aggregator.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

@@ -9,6 +9,7 @@
  */
 import type { RequestInfo } from '../server/request-info.ts';
 import type { RequestUser } from '../server/user.ts';
+import { parseFieldSelector } from '../registry/field-selector.ts';
 
 /** kube's authorizer.Attributes: what one decision is about. */
 export interface Attributes {
@@ -41,14 +42,18 @@ export interface Authorizer {
 
 export const SYSTEM_MASTERS = 'system:masters';
 
-/** The attributes of one request, from its request info (parsed once) and its authenticated user. */
-export function attributesOf(user: RequestUser, info: RequestInfo): Attributes {
+/**
+ * The attributes of one request, from its request info (parsed once) and its authenticated user.
+ * As kube's RequestInfoFactory, a list or watch selecting one name by `fieldSelector=metadata.name=x`
+ * is authorized as about that name (so resourceNames rules can grant it).
+ */
+export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSearchParams): Attributes {
   if (!info.isResourceRequest) return nonResourceAttributes(user, info.verb, info.path);
   // kube parses `/api/v1` and `/apis/<group>/<version>` (no resource) as non-resource paths: discovery.
   if (info.resource === '') return nonResourceAttributes(user, HTTP_VERB_OF[info.verb] ?? info.verb, info.path);
   return {
     user,
-    verb: info.verb,
+    verb: info.verb === 'watch' && info.name !== '' && !watchPrefixed(info.apiPrefix, info.path) ? 'get' : info.verb,
     isResourceRequest: true,
     path: info.path,
     apiGroup: info.apiGroup,
@@ -56,8 +61,34 @@ export function attributesOf(user: RequestUser, info: RequestInfo): Attributes {
     resource: info.resource,
     subresource: info.subresource,
     namespace: info.namespace,
-    name: info.name,
+    name: info.name === '' && (info.verb === 'list' || info.verb === 'watch') ? selectedName(query) : info.name,
   };
+}
+
+/**
+ * Whether the path uses the legacy `/watch/` segment. kube authorizes `?watch=true` on a named
+ * object as `get` (its request info turns get into watch only for collections); the router still serves it as a watch.
+ */
+function watchPrefixed(apiPrefix: 'api' | 'apis', path: string): boolean {
+  const parts = path.split('/').filter((p) => p !== '');
+  return parts[apiPrefix === 'api' ? 2 : 3] === 'watch';
+}
+
+/** The name a field selector requires exactly, when it is a valid path segment (else ''). */
+function selectedName(query: URLSearchParams | undefined): string {
+  const text = query?.get('fieldSelector');
+  if (!text) return '';
+  let sel;
+  try {
+    sel = parseFieldSelector(text);
+  } catch {
+    return ''; // kube: a selector that does not parse leaves the name unset.
+  }
+  const req = sel.requirements.find((r) => r.field === 'metadata.name' && r.op === '=');
+  if (!req) return '';
+  const name = req.value;
+  if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) return '';
+  return name;
 }
 
 function nonResourceAttributes(user: RequestUser, verb: string, path: string): Attributes {

@@ -116,7 +116,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
   app.addHook('onRequest', async (req) => {
-    const attrs = attributesOf(req.user, req.requestInfo);
+    const attrs = attributesOf(req.user, req.requestInfo, req.searchParams);
     const decision = opts.authorizer.authorize(attrs);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });

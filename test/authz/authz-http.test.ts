@@ -182,3 +182,27 @@ describe('modes', () => {
     }
   });
 });
+
+describe('attributes as kube derives them', () => {
+  it('a list selecting one name by field selector is about that name', async () => {
+    const r = await t.request('GET', '/api/v1/namespaces/n/configmaps?fieldSelector=metadata.name%3Dx', asU);
+    expect(r.json.message).toBe('configmaps "x" is forbidden: User "u" cannot list resource "configmaps" in API group "" in the namespace "n"');
+    const w = await t.request('GET', '/api/v1/namespaces/n/configmaps?watch=1&fieldSelector=metadata.name%3D%3Dx,data.k%3Dv', asU);
+    expect(w.json.message).toBe('configmaps "x" is forbidden: User "u" cannot watch resource "configmaps" in API group "" in the namespace "n"');
+    const notExact = await t.request('GET', '/api/v1/namespaces/n/configmaps?fieldSelector=metadata.name!%3Dx', asU);
+    expect(notExact.json.message).toBe('configmaps is forbidden: User "u" cannot list resource "configmaps" in API group "" in the namespace "n"');
+  });
+
+  it('?watch=true on a named object is authorized as get; the /watch/ path as watch', async () => {
+    const r = await t.request('GET', '/api/v1/namespaces/n/configmaps/x?watch=true', asU);
+    expect(r.json.message).toBe('configmaps "x" is forbidden: User "u" cannot get resource "configmaps" in API group "" in the namespace "n"');
+    const w = await t.request('GET', '/api/v1/watch/namespaces/n/configmaps/x', asU);
+    expect(w.json.message).toBe('configmaps "x" is forbidden: User "u" cannot watch resource "configmaps" in API group "" in the namespace "n"');
+  });
+
+  it('a name with an escaped slash is a subresource, and HEAD of a public path is not a get', async () => {
+    const r = await t.request('GET', '/api/v1/namespaces/n/configmaps/x%2Fy', asU);
+    expect(r.json.message).toBe('configmaps "x" is forbidden: User "u" cannot get resource "configmaps/y" in API group "" in the namespace "n"');
+    expect((await t.request('HEAD', '/version', asU)).status).toBe(403);
+  });
+});

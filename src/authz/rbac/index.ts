@@ -99,14 +99,30 @@ class BindingsBySubject {
     }
   }
 
-  /** The distinct bindings with a subject under one of `keys`. */
-  candidates(keys: readonly string[]): Binding[] {
-    const out = new Set<Binding>();
+  /**
+   * Calls `each` once per distinct binding with a subject under one of `keys`, until it returns
+   * false; returns false when stopped. No allocation when the caller matches under one key only.
+   */
+  forEachCandidate(keys: readonly string[], each: (b: Binding) => boolean): boolean {
+    let first: Set<Binding> | undefined;
+    let seen: Set<Binding> | undefined;
     for (const k of keys) {
       const set = this.byKey.get(k);
-      if (set) for (const b of set) out.add(b);
+      if (!set) continue;
+      if (!first) {
+        first = set;
+        for (const b of set) if (!each(b)) return false;
+        continue;
+      }
+      // A second key matched: skip bindings already visited through an earlier key.
+      seen ??= new Set(first);
+      for (const b of set) {
+        if (seen.has(b)) continue;
+        seen.add(b);
+        if (!each(b)) return false;
+      }
     }
-    return [...out];
+    return true;
   }
 
   get empty(): boolean {
@@ -193,23 +209,25 @@ export class RbacIndex {
    */
   visitRulesFor(caller: Caller, namespace: string, visit: RuleVisitor): void {
     const keys = callerKeys(caller);
-    if (!this.visitBindings(this.clusterBindings.candidates(keys), caller, visit)) return;
+    const each = (b: Binding) => this.visitBinding(b, caller, visit);
+    if (!this.clusterBindings.forEachCandidate(keys, each)) return;
     if (namespace === '') return;
-    const ns = this.bindingsByNamespace.get(namespace);
-    if (ns) this.visitBindings(ns.candidates(keys), caller, visit);
+    this.bindingsByNamespace.get(namespace)?.forEachCandidate(keys, each);
   }
 
-  private visitBindings(bindings: readonly Binding[], caller: Caller, visit: RuleVisitor): boolean {
-    for (const b of bindings) {
-      const subject = b.subjects.find((s) => subjectApplies(caller, s, b.namespace));
-      if (!subject) continue;
-      const found = this.roleRules(b.roleRef, b.namespace);
-      if ('error' in found) {
-        if (!visit(b, subject, undefined, found.error)) return false;
-        continue;
+  /** Visits the rules of one binding if it applies to the caller; false when the visitor stopped. */
+  private visitBinding(b: Binding, caller: Caller, visit: RuleVisitor): boolean {
+    let subject: Subject | undefined;
+    for (const s of b.subjects) {
+      if (subjectApplies(caller, s, b.namespace)) {
+        subject = s;
+        break;
       }
-      for (const rule of found.rules) if (!visit(b, subject, rule, undefined)) return false;
     }
+    if (!subject) return true;
+    const found = this.roleRules(b.roleRef, b.namespace);
+    if ('error' in found) return visit(b, subject, undefined, found.error);
+    for (const rule of found.rules) if (!visit(b, subject, rule, undefined)) return false;
     return true;
   }
 }

@@ -47,7 +47,7 @@ export function aggregatedRules(role: KubeObject, all: readonly KubeObject[]): u
 export class ClusterRoleAggregator {
   private handle: { close(): void } | undefined;
   private scheduled = false;
-  private running: Promise<void> | undefined;
+  private queue: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(
@@ -55,13 +55,13 @@ export class ClusterRoleAggregator {
     private readonly onError: (err: Error) => void = () => {},
   ) {}
 
-  /** Aggregates once now (so the first requests see filled roles), then on every ClusterRole change. */
+  /** Aggregates now (so the first requests see filled roles), then on every ClusterRole change. */
   async start(): Promise<void> {
     const cache = this.clusterRoles.cache;
     this.handle = cache.watch({ fromRevision: cache.revision }, { onEvent: () => this.schedule(), onError: () => this.schedule() });
     // Settle chains (edit is aggregated into admin) before serving: pass until nothing changes.
     for (let i = 0; i < 10; i++) {
-      if ((await this.pass()) === 0) break;
+      if ((await this.enqueue()) === 0) break;
       await cache.waitUntilFresh();
     }
   }
@@ -73,7 +73,18 @@ export class ClusterRoleAggregator {
 
   /** Resolves once the pending passes are done (tests). */
   async settled(): Promise<void> {
-    while (this.scheduled || this.running) await (this.running ?? new Promise((r) => setImmediate(r)));
+    while (this.scheduled) await new Promise((r) => setImmediate(r));
+    await this.queue;
+  }
+
+  /** Passes run one at a time: two concurrent passes would race on the same roles. */
+  private enqueue(): Promise<number> {
+    const run = this.queue.then(() => this.pass());
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   private schedule(): void {
@@ -81,11 +92,7 @@ export class ClusterRoleAggregator {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      const prev = this.running ?? Promise.resolve();
-      const run: Promise<void> = prev.then(() => this.pass()).then(() => undefined).finally(() => {
-        if (this.running === run) this.running = undefined;
-      });
-      this.running = run;
+      void this.enqueue().catch((err) => this.onError(err as Error));
     });
   }
 
@@ -118,8 +125,9 @@ export class ClusterRoleAggregator {
         );
         writes++;
       } catch (err) {
-        // Deleted meanwhile, or a conflict: the next change schedules another pass.
-        if ((err as Error).message !== 'gone' && (err as { code?: number }).code !== 404) this.onError(err as Error);
+        // Deleted meanwhile, or changed meanwhile (409): that change schedules another pass.
+        const code = (err as { code?: number }).code;
+        if ((err as Error).message !== 'gone' && code !== 404 && code !== 409) this.onError(err as Error);
       }
     }
     return writes;

@@ -5,7 +5,7 @@
  * touches storage.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { errors, isApiError } from '../api/status-errors.ts';
+import { ApiError, errors, isApiError } from '../api/status-errors.ts';
 import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
 import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
@@ -18,6 +18,8 @@ import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleLi
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
+import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
+import { decodeBody } from './handlers/body.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
@@ -131,11 +133,26 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       await handleNonResource(req, reply, info, opts.routes, opts.health);
       return;
     }
+    if (isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
+      await handleAccessReview(req, reply, info, opts.authorizer);
+      return;
+    }
     await routeResource(req, reply, info, opts);
   };
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   return app;
+}
+
+/** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */
+async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, authorizer: Authorizer): Promise<void> {
+  const namespaced = info.resource === 'localsubjectaccessreviews';
+  if (info.extraParts.length > 0 || info.subresource !== '' || info.name !== '' || namespaced !== (info.namespace !== '')) throw errors.pathNotFound();
+  // kube's generic answer: these resources register no verb but create.
+  if (info.verb !== 'create') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  // kubectl and client-go send these as protobuf.
+  const body = await decodeBody(req, 'body', undefined, undefined, true);
+  sendValue(req, reply, 201, answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
 }
 
 // Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.

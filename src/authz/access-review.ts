@@ -8,6 +8,7 @@ import { errors } from '../api/status-errors.ts';
 import type { FieldError } from '../api/field-errors.ts';
 import type { RequestUser } from '../server/user.ts';
 import type { Attributes, Authorizer } from './authorizer.ts';
+import type { VirtualResource } from '../discovery/discovery.ts';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 
@@ -69,6 +70,13 @@ export function answerAccessReview(resource: string, body: unknown, caller: Requ
   const metadata = { ...(obj(review.metadata) ?? {}), creationTimestamp: null };
   return { kind, apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata, spec, status };
 }
+
+/** How discovery lists them: create-only, as kube-apiserver v1.32.4's /apis/authorization.k8s.io/v1. */
+export const ACCESS_REVIEW_RESOURCES: readonly VirtualResource[] = [
+  { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', singular: 'localsubjectaccessreview', namespaced: true, verbs: ['create'] },
+  { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', singular: 'selfsubjectaccessreview', namespaced: false, verbs: ['create'] },
+  { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', singular: 'subjectaccessreview', namespaced: false, verbs: ['create'] },
+];
 
 export function isAccessReviewPath(group: string, version: string, resource: string): boolean {
   return group === AUTHORIZATION_GROUP && version === 'v1' && resource in ACCESS_REVIEW_KINDS;

@@ -11,13 +11,30 @@ const aggregatedV2beta1MediaType = 'application/json;g=apidiscovery.k8s.io;v=v2b
 const resourceVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const statusVerbs = ['get', 'patch', 'update'];
 
+/**
+ * A resource served without storage (access reviews, token reviews): create-only or otherwise
+ * limited verbs, no storage version hash, nothing in lists of stored kinds.
+ */
+export interface VirtualResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+}
+
+type Served = ResourceType | VirtualResource;
+const isVirtual = (r: Served): r is VirtualResource => 'verbs' in r;
+
 interface GroupVersions {
   readonly group: string;
   readonly versions: string[];
-  readonly byVersion: Map<string, ResourceType[]>;
+  readonly byVersion: Map<string, Served[]>;
 }
 
-function groupTypes(types: readonly ResourceType[]): GroupVersions[] {
+function groupTypes(types: readonly Served[]): GroupVersions[] {
   const groups = new Map<string, GroupVersions>();
   for (const rt of types) {
     let g = groups.get(rt.group);
@@ -47,8 +64,8 @@ export class DiscoveryDocuments {
   private readonly resourceLists = new Map<string, object>();
   private readonly groups = new Map<string, object>();
 
-  constructor(types: readonly ResourceType[], serverAddress: string) {
-    const grouped = groupTypes(types);
+  constructor(types: readonly ResourceType[], serverAddress: string, virtual: readonly VirtualResource[] = []) {
+    const grouped = groupTypes([...types, ...virtual]);
     const core = grouped.find((g) => g.group === '');
     const named = grouped.filter((g) => g.group !== '');
     this.apiVersions = {
@@ -97,7 +114,9 @@ export class DiscoveryDocuments {
   }
 }
 
-function legacyResources(rt: ResourceType): object[] {
+function legacyResources(r: Served): object[] {
+  if (isVirtual(r)) return [{ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs }];
+  const rt = r;
   const main = {
     name: rt.resource,
     singularName: rt.singular,
@@ -114,8 +133,10 @@ function legacyResources(rt: ResourceType): object[] {
   return out;
 }
 
-function aggregatedResource(rt: ResourceType): object {
-  const responseKind = { group: rt.group, version: rt.version, kind: rt.kind };
+function aggregatedResource(r: Served): object {
+  const responseKind = { group: r.group, version: r.version, kind: r.kind };
+  if (isVirtual(r)) return { resource: r.resource, responseKind, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs };
+  const rt = r;
   return {
     resource: rt.resource,
     responseKind,

@@ -22,6 +22,7 @@ import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { buildAuthorizer } from '../authz/index.ts';
+import { ACCESS_REVIEW_RESOURCES } from '../authz/access-review.ts';
 import { DEFAULT_AUTHORIZATION_MODES } from '../authz/modes.ts';
 import { RbacIndex } from '../authz/rbac/index.ts';
 import { feedRbacIndex } from '../authz/rbac/feed.ts';
@@ -288,7 +289,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authorizer,
     catalog,
     routes: {
-      discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''))),
+      discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
       openapi: () => openapi,
       version: {
         major: '1',

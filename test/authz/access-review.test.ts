@@ -99,3 +99,27 @@ describe('kubectl auth can-i', () => {
     expect([admin.code, admin.stdout.trim()]).toEqual([0, 'yes']);
   });
 });
+
+describe('discovery', () => {
+  it('lists the access reviews as kube-apiserver v1.32.4 does, create-only', async () => {
+    const r = await t.request('GET', az);
+    expect(r.json).toEqual({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'authorization.k8s.io/v1',
+      resources: [
+        { name: 'localsubjectaccessreviews', singularName: 'localsubjectaccessreview', namespaced: true, kind: 'LocalSubjectAccessReview', verbs: ['create'] },
+        { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+        { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+      ],
+    });
+    const groups = await t.request('GET', '/apis');
+    expect(groups.json.groups.map((g: { name: string }) => g.name)).toContain('authorization.k8s.io');
+    const res = await t.kubectl(['api-resources', '--api-group=authorization.k8s.io', '-o', 'name']);
+    expect(res.stdout.trim().split('\n').sort()).toEqual([
+      'localsubjectaccessreviews.authorization.k8s.io',
+      'selfsubjectaccessreviews.authorization.k8s.io',
+      'subjectaccessreviews.authorization.k8s.io',
+    ]);
+  });
+});

@@ -22,7 +22,9 @@ async function main(): Promise<void> {
     process.stdout.write(parsed.help);
     return;
   }
-  const starting = startApiServer({ config: parsed, logger: true });
+  // A stop while the start still waits (for etcd) ends the wait; the start then undoes itself.
+  const interrupt = new AbortController();
+  const starting = startApiServer({ config: parsed, logger: true, signal: interrupt.signal });
   // Handlers go in before the server can answer anything: a client may see it up (the kubeconfig
   // of an earlier run on the same port works at once) and stop it while start is still finishing.
   let stopping = false;
@@ -30,17 +32,19 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${reason}: shutting down\n`);
-    starting
-      .then((server) => server.shutdown())
-      .then(
-        () => process.exit(0),
-        (err) => {
-          // A start that failed reports itself below.
-          if (err instanceof StartupError) return;
-          process.stderr.write(`shutdown failed: ${String(err)}\n`);
-          process.exit(1);
-        },
-      );
+    interrupt.abort();
+    starting.then(
+      (server) =>
+        server.shutdown().then(
+          () => process.exit(0),
+          (err) => {
+            process.stderr.write(`shutdown failed: ${String(err)}\n`);
+            process.exit(1);
+          },
+        ),
+      // A start that failed or was interrupted is handled below.
+      () => {},
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM received'));
   process.on('SIGINT', () => stop('SIGINT received'));
@@ -50,6 +54,7 @@ async function main(): Promise<void> {
   try {
     server = await starting;
   } catch (err) {
+    if (stopping) process.exit(0);
     if (err instanceof StartupError) {
       process.stderr.write(`Error: ${err.message}\n`);
       process.exit(1);

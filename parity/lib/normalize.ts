@@ -7,6 +7,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { RawResponse } from './http.ts';
 import { decodeProtobufEnvelope, decodeProtobufFrame } from './protobuf-wire.ts';
+import { filterDiscovery, isControllerObject } from './served.ts';
 
 /** Headers that differ per request or per transport and say nothing about API behaviour. */
 const IGNORED_HEADERS = new Set([
@@ -14,64 +15,20 @@ const IGNORED_HEADERS = new Set([
   'x-kubernetes-pf-flowschema-uid', 'x-kubernetes-pf-prioritylevel-uid',
 ]);
 
-/**
- * Objects that kube-controller-manager creates in every namespace (kube-gateway runs no such
- * controllers). Dropped from lists and watches on both sides; documented in PARITY-FINDINGS.md.
- */
-const CONTROLLER_OBJECTS: ReadonlyArray<{ kind: string; name: string }> = [
-  { kind: 'ConfigMap', name: 'kube-root-ca.crt' },
-  { kind: 'ServiceAccount', name: 'default' },
-];
-
-/**
- * What kube-gateway serves, by group and resource. Discovery documents are compared only on these:
- * kube-apiserver serves many more kinds (pods, apps, ...), which is a known, deliberate gap.
- */
-const SERVED: Readonly<Record<string, readonly string[]>> = {
-  '': ['namespaces', 'configmaps', 'secrets', 'serviceaccounts', 'events'],
-  'events.k8s.io': ['events'],
-  'coordination.k8s.io': ['leases'],
-  'rbac.authorization.k8s.io': ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
-};
-
-/** Restricts discovery documents to the served groups and resources (see SERVED). */
-export function filterDiscovery(doc: unknown): unknown {
-  if (!doc || typeof doc !== 'object') return doc;
-  const o = doc as Record<string, unknown>;
-  const served = (group: string, resource: string) => SERVED[group]?.includes(resource.split('/')[0]!) ?? false;
-  if (o.kind === 'APIGroupList' && Array.isArray(o.groups)) {
-    return { ...o, groups: o.groups.filter((g: { name?: string }) => g.name !== undefined && g.name in SERVED) };
-  }
-  if (o.kind === 'APIResourceList' && Array.isArray(o.resources) && typeof o.groupVersion === 'string') {
-    const group = o.groupVersion.includes('/') ? o.groupVersion.split('/')[0]! : '';
-    if (!(group in SERVED)) return o;
-    return { ...o, resources: o.resources.filter((r: { name?: string }) => served(group, r.name ?? '')) };
-  }
-  if (o.kind === 'APIGroupDiscoveryList' && Array.isArray(o.items)) {
-    const items = (o.items as Array<{ metadata?: { name?: string }; versions?: Array<{ resources?: Array<{ resource?: string }> }> }>)
-      .filter((g) => (g.metadata?.name ?? '') in SERVED)
-      .map((g) => ({
-        ...g,
-        versions: g.versions?.map((v) => ({ ...v, resources: v.resources?.filter((r) => served(g.metadata?.name ?? '', r.resource ?? '')) })),
-      }));
-    return { ...o, items };
-  }
-  return doc;
-}
-
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const HAS_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
-const HTTP_DATE_WINDOW_MS = 3 * 24 * 3600_000;
+const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/g;
+const NOW_WINDOW_MS = 3 * 24 * 3600_000;
 
 /** Symbol tables for one scenario on one server. */
 export class NormalizeContext {
   private readonly uids = new Map<string, string>();
   private readonly rvs = new Map<string, string>();
   private readonly generated = new Map<string, string>();
-  constructor(private readonly now: number = Date.now()) {}
-
+  /** How many distinct uids / resourceVersions each object has had so far. */
   private readonly perObject = new Map<string, number>();
+  constructor(private readonly now: number = Date.now()) {}
 
   uid(value: string): string {
     return symbol(this.uids, value, 'uid');
@@ -115,11 +72,13 @@ export class NormalizeContext {
   /** Is this a timestamp the server made during the run (not a fixed one from the corpus)? */
   isNow(s: string): boolean {
     const t = Date.parse(s);
-    return Number.isFinite(t) && Math.abs(t - this.now) < HTTP_DATE_WINDOW_MS;
+    return Number.isFinite(t) && Math.abs(t - this.now) < NOW_WINDOW_MS;
   }
   /** Rewrites uids, known resourceVersions and generated names inside free text (messages). */
   text(s: string): string {
     let out = s.replace(UUID, (u) => this.uid(u));
+    // Objects quoted inside messages ("patch: Invalid value: \"{...}\"") carry their timestamps.
+    out = out.replace(TIME_IN_TEXT, (t) => (this.isNow(t) ? timeShape(t) : t));
     for (const [name, sym] of this.generated) out = out.split(name).join(sym);
     // Numbers are resourceVersions only in messages about them ("... the ResourceVersion in record (42)"):
     // elsewhere "63" is a length limit that may happen to equal some resourceVersion.
@@ -225,12 +184,6 @@ export function parseJsonStream(text: string): unknown[] {
   }
   if (docs.length === 0) docs.push(JSON.parse(text));
   return docs;
-}
-
-function isControllerObject(o: unknown): boolean {
-  if (!o || typeof o !== 'object') return false;
-  const obj = o as { kind?: unknown; metadata?: { name?: unknown } };
-  return CONTROLLER_OBJECTS.some((c) => c.kind === obj.kind && c.name === obj.metadata?.name);
 }
 
 /** Drops watch events about kube-controller-manager's own objects. */

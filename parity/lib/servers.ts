@@ -65,7 +65,10 @@ export async function startReference(dir: string, opts: { keep: boolean }): Prom
     endpoint,
     logPath: join(dir, 'kube-apiserver.log'),
     stop: async () => {
-      if (!opts.keep) execFileSync(join(parityDir, 'reference.sh'), ['stop', '--dir', dir], { stdio: 'ignore' });
+      if (!opts.keep) {
+        execFileSync(join(parityDir, 'reference.sh'), ['stop', '--dir', dir], { stdio: 'ignore' });
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -81,12 +81,33 @@ export class ApiError extends Error {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: this.message,
-      reason: this.reason,
-      ...(this.details ? { details: this.details } : {}),
+      // Go's omitempty: an unknown reason (and an empty message) is left out.
+      ...(this.message ? { message: this.message } : {}),
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.details ? { details: goStatusDetails(this.details) } : {}),
       code: this.code,
     };
   }
+}
+
+/**
+ * StatusDetails as Go's JSON tags write them: every field is omitempty, so empty names, groups
+ * and kinds, a zero retryAfterSeconds and empty causes are left out (`details: {}` stays).
+ */
+function goStatusDetails(d: StatusDetails): StatusDetails {
+  const causes = d.causes?.map((c) => ({
+    ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.message ? { message: c.message } : {}),
+    ...(c.field ? { field: c.field } : {}),
+  }));
+  return {
+    ...(d.name ? { name: d.name } : {}),
+    ...(d.group ? { group: d.group } : {}),
+    ...(d.kind ? { kind: d.kind } : {}),
+    ...(d.uid ? { uid: d.uid } : {}),
+    ...(causes && causes.length > 0 ? { causes } : {}),
+    ...(d.retryAfterSeconds ? { retryAfterSeconds: d.retryAfterSeconds } : {}),
+  };
 }
 
 export function isApiError(err: unknown): err is ApiError {
@@ -98,6 +119,8 @@ export const errors = {
     new ApiError(404, 'NotFound', `${groupResourceString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }),
   /** A path the server does not serve at all. */
   pathNotFound: () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {}),
+  /** A served path asked with a method no route of it takes (go-restful's 405, as kube words it). */
+  methodNotAllowed: () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
   alreadyExists: (gr: GroupResource, name: string) =>
     new ApiError(409, 'AlreadyExists', `${groupResourceString(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource }),
   conflict: (gr: GroupResource, name: string, detail: string) =>
@@ -113,6 +136,11 @@ export const errors = {
       kind,
       causes: errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),
     }),
+  /**
+   * An error kube passes through without a Status of its own (a raw storage error): the code and
+   * message only, no reason, no details.
+   */
+  unknown: (code: number, message: string) => new ApiError(code, '', message),
   badRequest: (message: string, causes?: readonly StatusCause[]) =>
     new ApiError(400, 'BadRequest', message, causes ? { causes } : undefined),
   /** 410 with reason Expired: too old resource version, expired continue token. */
@@ -131,6 +159,9 @@ export const errors = {
       group: gr.group,
       kind: gr.resource,
     }),
+  /** go-restful's own 406, before any handler runs: no Accept entry names a type the route produces. */
+  restfulNotAcceptable: (produces: readonly string[]) =>
+    new ApiError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {}),
   notAcceptable: (accepted: readonly string[]) =>
     new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`),
   unsupportedMediaType: (contentType: string, accepted: readonly string[]) =>

@@ -87,8 +87,12 @@ function gvkString(obj: KubeObject): string {
   return `${group}/${version}, Kind=${typeof obj.kind === 'string' ? obj.kind : ''}`;
 }
 
-function typeErrorToApi(err: unknown, what: string): never {
-  if (err instanceof ApplyTypeError) throw new ApiError(500, '', `failed to create typed ${what} object: ${err.message}`);
+/** kube's 500 for an object the field manager cannot type: `failed to create typed patch object (ns/name; gvk): ...`. */
+function typeErrorToApi(err: unknown, what: string, obj: KubeObject): never {
+  if (err instanceof ApplyTypeError) {
+    const meta = obj.metadata ?? {};
+    throw new ApiError(500, '', `failed to create typed ${what} object (${meta.namespace ?? ''}/${meta.name ?? ''}; ${gvkString(obj)}): ${err.message}`);
+  }
   throw err;
 }
 
@@ -187,13 +191,13 @@ function applyOnce(liveBody: KubeObject, applied: KubeObject, managers: Managers
   try {
     configSet = toFieldSet(applied, root).recursiveDifference(env.ignore);
   } catch (err) {
-    typeErrorToApi(err, 'patch');
+    typeErrorToApi(err, 'patch', applied);
   }
   let merged: unknown;
   try {
     merged = mergeValues(liveBody, applied, root);
   } catch (err) {
-    typeErrorToApi(err, 'live');
+    typeErrorToApi(err, 'live', liveBody);
   }
   const prev = managers.get(applyId);
   const withApplier = new Map(managers);
@@ -282,9 +286,14 @@ export function serverSideApply(live: KubeObject | null, applied: KubeObject, ct
   return result;
 }
 
-/** kube's reset request: managedFields holding exactly one empty entry (an empty list is not one). */
+/**
+ * kube's reset request (isResetManagedFields): managedFields given as an empty list (non-nil in
+ * Go: `[]` in JSON; absent and null are nil) or as exactly one empty entry.
+ */
 function isReset(entries: unknown): boolean {
-  return Array.isArray(entries) && entries.length === 1 && entries[0] !== null && typeof entries[0] === 'object' && Object.keys(entries[0] as object).length === 0;
+  if (!Array.isArray(entries)) return false;
+  if (entries.length === 0) return true;
+  return entries.length === 1 && entries[0] !== null && typeof entries[0] === 'object' && Object.keys(entries[0] as object).length === 0;
 }
 
 /**

@@ -9,8 +9,10 @@ import { listItemElement } from './typed-walk.ts';
 import { isPlainObject, resolve, type TypeNode } from './type-node.ts';
 
 /**
- * The value without the paths in `set`. Descending into an atomic value removes it whole;
- * a map or list that ends up empty is removed too. Returns undefined for "nothing left".
+ * The value without the paths in `set`, as structured-merge-diff's RemoveItems: a removed
+ * member goes; descending into an atomic value, or a map or list that ends up empty, leaves
+ * null in its place (the key stays, so the field reads as set to null, which typing and Go
+ * decoding then drop). Returns undefined for "nothing left" (null to the caller's parent).
  */
 export function removeItems(value: unknown, set: FieldSet, t0: TypeNode): unknown {
   if (set.isEmpty()) return value;
@@ -24,8 +26,7 @@ export function removeItems(value: unknown, set: FieldSet, t0: TypeNode): unknow
       if (set.hasMember(key)) continue;
       const sub = set.child(key);
       const nv = sub ? removeItems(v, sub, t.field(k) ?? t.elem) : v;
-      if (nv === undefined) continue;
-      out[k] = nv;
+      out[k] = nv === undefined ? null : nv;
       n++;
     }
     return n > 0 ? out : undefined;
@@ -38,7 +39,7 @@ export function removeItems(value: unknown, set: FieldSet, t0: TypeNode): unknow
       if (set.hasMember(key)) return;
       const sub = set.child(key);
       const nv = sub ? removeItems(item, sub, t.item) : item;
-      if (nv !== undefined) out.push(nv);
+      out.push(nv === undefined ? null : nv);
     });
     return out.length > 0 ? out : undefined;
   }

@@ -158,11 +158,13 @@ export const OBJECT_META_SCHEMA: Schema = {
       items: {
         type: 'object',
         'x-kubernetes-map-type': 'atomic',
+        // Non-pointer strings of the Go type: kube's OpenAPI defaults them to "", so an entry
+        // without its uid key is keyed by "" (and left to validation) rather than refused.
         properties: {
-          apiVersion: str,
-          kind: str,
-          name: str,
-          uid: str,
+          apiVersion: { ...str, default: '' },
+          kind: { ...str, default: '' },
+          name: { ...str, default: '' },
+          uid: { ...str, default: '' },
           controller: { type: 'boolean' },
           blockOwnerDeletion: { type: 'boolean' },
         },

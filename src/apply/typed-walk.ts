@@ -106,11 +106,22 @@ export function compareValues(lhs: unknown, rhs: unknown, t: TypeNode): Comparis
   return c;
 }
 
+/** Absent, null, or an empty map or list: structured-merge-diff compares two of these as leaves. */
+function isNilOrEmpty(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isPlainObject(v) && Object.keys(v).length === 0;
+}
+
 function walkCompare(lhs: unknown, rhs: unknown, t0: TypeNode, path: PathElement[], c: Comparison): void {
   const tl = resolve(t0, lhs ?? rhs);
-  const asMap = tl.kind === 'map' && (lhs === undefined || isPlainObject(lhs)) && (rhs === undefined || isPlainObject(rhs)) && !tl.atomic;
-  const asList =
-    tl.kind === 'list' && tl.listType !== 'atomic' && (lhs === undefined || Array.isArray(lhs)) && (rhs === undefined || Array.isArray(rhs));
+  // A null container reads as an empty one beside a non-empty one (its entries are what change);
+  // two nil-or-empty sides compare as a leaf, which keeps the empty/null distinction.
+  const bothEmpty = isNilOrEmpty(lhs) && isNilOrEmpty(rhs);
+  const mapSide = (v: unknown) => v === undefined || v === null || isPlainObject(v);
+  const listSide = (v: unknown) => v === undefined || v === null || Array.isArray(v);
+  const asMap = tl.kind === 'map' && !tl.atomic && !bothEmpty && mapSide(lhs) && mapSide(rhs);
+  const asList = tl.kind === 'list' && tl.listType !== 'atomic' && !bothEmpty && listSide(lhs) && listSide(rhs);
   if (asMap) {
     const l = (lhs ?? {}) as Record<string, unknown>;
     const r = (rhs ?? {}) as Record<string, unknown>;

@@ -44,16 +44,14 @@ export const SYSTEM_MASTERS = 'system:masters';
 
 /**
  * The attributes of one request, from its request info (parsed once) and its authenticated user.
- * As kube's RequestInfoFactory, a list or watch selecting one name by `fieldSelector=metadata.name=x`
- * is authorized as about that name (so resourceNames rules can grant it).
+ * As kube's RequestInfoFactory, a list or watch whose field selector requires `metadata.name=x`
+ * (among other terms too: fields.RequiresExactMatch) is authorized as about that name.
  */
 export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSearchParams): Attributes {
   if (!info.isResourceRequest) return nonResourceAttributes(user, info.verb, info.path);
-  // kube parses `/api/v1` and `/apis/<group>/<version>` (no resource) as non-resource paths: discovery.
-  if (info.resource === '') return nonResourceAttributes(user, HTTP_VERB_OF[info.verb] ?? info.verb, info.path);
   return {
     user,
-    verb: info.verb === 'watch' && info.name !== '' && !watchPrefixed(info.apiPrefix, info.path) ? 'get' : info.verb,
+    verb: info.verb,
     isResourceRequest: true,
     path: info.path,
     apiGroup: info.apiGroup,
@@ -63,15 +61,6 @@ export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSe
     namespace: info.namespace,
     name: info.name === '' && (info.verb === 'list' || info.verb === 'watch') ? selectedName(query) : info.name,
   };
-}
-
-/**
- * Whether the path uses the legacy `/watch/` segment. kube authorizes `?watch=true` on a named
- * object as `get` (its request info turns get into watch only for collections); the router still serves it as a watch.
- */
-function watchPrefixed(apiPrefix: 'api' | 'apis', path: string): boolean {
-  const parts = path.split('/').filter((p) => p !== '');
-  return parts[apiPrefix === 'api' ? 2 : 3] === 'watch';
 }
 
 /** The name a field selector requires exactly, when it is a valid path segment (else ''). */
@@ -94,18 +83,6 @@ function selectedName(query: URLSearchParams | undefined): string {
 function nonResourceAttributes(user: RequestUser, verb: string, path: string): Attributes {
   return { user, verb, isResourceRequest: false, path, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
 }
-
-/** The lowercase HTTP method behind a resource verb. */
-const HTTP_VERB_OF: Readonly<Record<string, string>> = {
-  get: 'get',
-  list: 'get',
-  watch: 'get',
-  create: 'post',
-  update: 'put',
-  patch: 'patch',
-  delete: 'delete',
-  deletecollection: 'delete',
-};
 
 const noOpinion = (reason = ''): Decision => ({ decision: 'noOpinion', reason });
 

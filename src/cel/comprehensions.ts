@@ -3,6 +3,7 @@
 // transformMap, transformMapEntry) and the optional library's optMap/optFlatMap.
 // Each macro keeps its sub-expressions in `args` so cost instrumentation reaches them.
 import { Optional, type Environment } from '@marcbachmann/cel-js';
+import { charge, LIST_CREATE_BASE_COST } from './cost.ts';
 
 // The engine's checker, evaluator, context and type objects, as far as these macros use them.
 interface CelType {
@@ -104,6 +105,11 @@ function asBool(v: unknown): boolean {
   return typeof v === 'boolean' ? v : fail('no such overload: predicate result is not bool');
 }
 
+/**
+ * Evaluates a two-variable comprehension, charging what cel-go's expansion of it costs beyond its
+ * sub-expressions (ext/comprehensions.go): all/exists pay the accumulator and loop condition per
+ * element, existsOne an increment per match, transforms the accumulator update.
+ */
 function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
   const [receiver, ...rest] = m.args as [AstNode, ...AstNode[]];
   const pairs = pairsOf(ev.run(receiver, ctx));
@@ -119,20 +125,34 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
     case 'exists': {
       // Errors are absorbed when another element decides the result, as CEL's && and || do.
       const decisive = m.kind === 'exists';
+      const condition = decisive ? 3 : 2;
       let error: unknown;
-      for (const [k, v] of pairs) {
+      for (let i = 0; i < pairs.length; i++) {
+        const [k, v] = pairs[i] as [unknown, unknown];
+        charge(condition + 1, true);
         try {
-          if (asBool(ev.run(body, bind(k, v))) === decisive) return decisive;
+          if (asBool(ev.run(body, bind(k, v))) === decisive) {
+            if (i + 1 < pairs.length) charge(condition, true);
+            charge(1);
+            return decisive;
+          }
         } catch (e) {
           error ??= e;
         }
       }
       if (error !== undefined) throw error;
+      charge(1);
       return !decisive;
     }
     case 'existsOne': {
       let count = 0;
-      for (const [k, v] of pairs) if (asBool(ev.run(body, bind(k, v)))) count++;
+      for (const [k, v] of pairs) {
+        if (asBool(ev.run(body, bind(k, v)))) {
+          count++;
+          charge(2);
+        }
+      }
+      charge(2);
       return count === 1;
     }
     case 'transformList': {
@@ -141,7 +161,9 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
         const c = bind(k, v);
         if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
         out.push(ev.run(body, c));
+        charge(2 + (body.op === 'value' ? 0 : LIST_CREATE_BASE_COST));
       }
+      charge(1);
       return out;
     }
     default: {
@@ -150,6 +172,7 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
         const c = bind(k, v);
         if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
         const r = ev.run(body, c);
+        charge(m.kind === 'transformMap' ? 3 : 2);
         if (m.kind === 'transformMap') out.set(k, r);
         else {
           for (const [k2, v2] of entriesOf(r)) {
@@ -158,6 +181,7 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
           }
         }
       }
+      charge(1);
       return out;
     }
   }
@@ -219,20 +243,26 @@ function optMapMacro(flat: boolean) {
   });
 }
 
-/** Registers the two-variable comprehension macros and optMap/optFlatMap on an engine environment. */
-export function registerComprehensionMacros(env: Environment): void {
+/**
+ * Registers optMap/optFlatMap and, when asked, the two-variable comprehension macros (kube 1.32 has
+ * them only in its stored-expressions environment: they came with 1.32 and the compatibility
+ * version for new expressions is 1.31).
+ */
+export function registerComprehensionMacros(env: Environment, twoVariable: boolean): void {
   const reg = (signature: string, handler: unknown): void => {
     env.registerFunction(signature, handler as (...a: unknown[]) => unknown);
   };
+  reg('optional.optMap(ast, ast): optional<dyn>', optMapMacro(false));
+  reg('optional.optFlatMap(ast, ast): optional<dyn>', optMapMacro(true));
+  if (!twoVariable) return;
   reg('list.all(ast, ast, ast): bool', twoVarMacro('all', false));
   reg('list.exists(ast, ast, ast): bool', twoVarMacro('exists', false));
   reg('list.existsOne(ast, ast, ast): bool', twoVarMacro('existsOne', false));
+  reg('list.exists_one(ast, ast, ast): bool', twoVarMacro('existsOne', false));
   reg('list.transformList(ast, ast, ast): list<dyn>', twoVarMacro('transformList', false));
   reg('list.transformList(ast, ast, ast, ast): list<dyn>', twoVarMacro('transformList', true));
   reg('map.transformMap(ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMap', false));
   reg('map.transformMap(ast, ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMap', true));
   reg('map.transformMapEntry(ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMapEntry', false));
   reg('map.transformMapEntry(ast, ast, ast, ast): map<dyn, dyn>', twoVarMacro('transformMapEntry', true));
-  reg('optional.optMap(ast, ast): optional<dyn>', optMapMacro(false));
-  reg('optional.optFlatMap(ast, ast): optional<dyn>', optMapMacro(true));
 }

@@ -2,7 +2,7 @@
 import { Optional, type Environment } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
-import { formatTimestamp } from './strings-ext.ts';
+import { formatTimestamp, durationText } from './strings-ext.ts';
 
 const INT64_MAX = (1n << 63n) - 1n;
 
@@ -24,7 +24,8 @@ export function registerCoreOverloads(env: Environment): void {
   env.registerFunction('int(uint): int', (u: UnsignedInt) => (u.value > INT64_MAX ? fail('integer overflow') : u.value));
   env.registerFunction('int(google.protobuf.Timestamp): int', (t: Date) => BigInt(Math.floor(t.getTime() / 1000)));
   env.registerFunction('string(google.protobuf.Timestamp): string', (t: Date) => formatTimestamp(t));
-  env.registerFunction('string(google.protobuf.Duration): string', (d: Duration) => d.toString());
+  env.registerFunction('string(google.protobuf.Duration): string', durationText);
+  env.registerFunction('int(google.protobuf.Duration): int', (d: Duration) => d.seconds * 1_000_000_000n + BigInt(d.nanos));
   env.registerFunction('timestamp(google.protobuf.Timestamp): google.protobuf.Timestamp', (t: Date) => t);
   env.registerFunction('duration(google.protobuf.Duration): google.protobuf.Duration', (d: Duration) => d);
 

@@ -7,8 +7,10 @@
 import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
-import { childNodes, type EngineNode } from './cost.ts';
+import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
+import { goParseInt, goParseUint, goParseFloat, goParseTimestamp, goParseDuration, uintFromDouble } from './go-conversions.ts';
+import { goFormatG } from './strings-ext.ts';
 import { compileRegex, literalPatternError, regexFind, regexFindAll, regexMatches, type CompiledRegex } from './regex.ts';
 
 // The engine's evaluator and node internals these patches use.
@@ -66,14 +68,16 @@ function hasField(ev: Evaluator, obj: unknown, field: unknown, node: unknown): b
 
 /** has(e.f) for any operand e: CEL allows has() on map and message expressions, not only variables. */
 function hasMacro(arg: Node) {
-  const selects = arg.op === '.' || arg.op === '.?' || arg.op === '[]';
+  // cel-go accepts only a field selection (not an index) as has()'s argument.
+  const selects = arg.op === '.' || arg.op === '.?';
   const [operand, field] = (selects ? arg.args : [undefined, undefined]) as [Node | undefined, Node | string | undefined];
   const fieldName = typeof field === 'string' ? field : field?.op === 'value' ? (field.args as unknown) : undefined;
   return {
     args: [arg],
     typeCheck(chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown; createError(c: string, m: string, n: unknown): Error }, _m: unknown, ctx: unknown) {
-      if (operand === undefined || fieldName === undefined) throw chk.createError('invalid_macro_argument', 'has() invalid argument', arg);
-      chk.check(operand, ctx);
+      if (operand === undefined || fieldName === undefined) throw chk.createError('invalid_macro_argument', 'invalid argument to has() macro', arg);
+      const t = chk.check(operand, ctx) as { kind?: string; name?: string };
+      if (t.kind === 'primitive' || t.kind === 'list') throw chk.createError('no_such_field', `type '${t.name ?? t.kind}' does not support field selection`, arg);
       return chk.getType('bool');
     },
     evaluate(ev: Evaluator, _m: unknown, ctx: unknown) {
@@ -84,21 +88,69 @@ function hasMacro(arg: Node) {
 
 /** Applies the parse-time patches; call before type-checking. */
 export function patchParsed(root: EngineNode): void {
-  for (const node of allNodes(root)) {
-    // An empty literal's element type would stay an unbound parameter, which the engine cannot
-    // resolve against the cross-type numeric operators; CEL types it as list(dyn)/map(dyn, dyn).
+  const nodes = allNodes(root);
+  const insideLiteral = new Set<EngineNode>();
+  for (const node of nodes) {
+    if (node.op === 'list') for (const x of node.args as EngineNode[]) insideLiteral.add(x);
+    if (node.op === 'map') for (const e of node.args as EngineNode[][]) for (const x of e) insideLiteral.add(x);
+  }
+  for (const node of nodes) {
     if ((node.op === 'list' || node.op === 'map') && Array.isArray(node.args) && node.args.length === 0) {
-      const typeName = node.op === 'list' ? 'list<dyn>' : 'map<dyn, dyn>';
-      node.setMeta('check', (chk: { getType(n: string): unknown }) => chk.getType(typeName));
+      // An empty literal is a fresh value each time (the engine's shares one). Standing alone it is
+      // list(dyn)/map(dyn, dyn) (an unbound element type would not resolve against the operators);
+      // inside another literal its element type stays open so that [[1], []] is homogeneous.
+      if (!insideLiteral.has(node)) {
+        const typeName = node.op === 'list' ? 'list<dyn>' : 'map<dyn, dyn>';
+        node.setMeta('check', (chk: { getType(n: string): unknown }) => chk.getType(typeName));
+      }
       node.setMeta('evaluate', node.op === 'list' ? () => [] : () => ({}));
       continue;
+    }
+    if (node.op === 'rcall' && (node.args as [string])[0] === 'format') {
+      // cel-go exempts the literal arguments of the strings extension's format from the
+      // homogeneous-literal rule.
+      for (const arg of (node.args as [string, Node, Node[]])[2]) relaxNested(arg);
     }
     if (node.op !== 'call' || !Array.isArray(node.args)) continue;
     const [name, args] = node.args as [unknown, unknown];
     if (name === 'has' && node.meta.macro !== undefined && Array.isArray(args) && args.length === 1) {
       node.setMeta('macro', hasMacro(args[0] as Node));
     }
+    if ((name === '__optList__' || name === '__optMap__') && Array.isArray(args) && (args[0] as Node | undefined)?.op === 'list') {
+      // The rewritten optional literal's entries mix optional and plain values; the homogeneity of
+      // the literal they stand for is not checked here.
+      relaxHomogeneity(args[0] as Node);
+      if (name === '__optMap__') for (const pair of (args[0] as Node).args as Node[]) if (pair.op === 'list') relaxHomogeneity(pair);
+    }
   }
+}
+
+/** Exempts a literal and the literals nested in it from the homogeneity rule. */
+function relaxNested(node: Node): void {
+  if (node.op === 'list') {
+    relaxHomogeneity(node);
+    for (const x of node.args as Node[]) relaxNested(x);
+  } else if (node.op === 'map') {
+    relaxMapHomogeneity(node);
+    for (const e of node.args as Node[][]) for (const x of e) relaxNested(x);
+  }
+}
+
+/** Type-checks a map literal's entries without requiring one key and one value type: map(dyn, dyn). */
+function relaxMapHomogeneity(map: Node): void {
+  if ((map.args as unknown[]).length === 0) return;
+  map.setMeta('check', (chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown }, ast: Node, ctx: unknown) => {
+    for (const e of ast.args as Node[][]) for (const x of e) chk.check(x, ctx);
+    return chk.getType('map<dyn, dyn>');
+  });
+}
+
+/** Type-checks a list literal's elements without requiring one element type: list(dyn). */
+function relaxHomogeneity(list: Node): void {
+  list.setMeta('check', (chk: { check(n: unknown, c: unknown): unknown; getType(n: string): unknown }, ast: Node, ctx: unknown) => {
+    for (const x of ast.args as Node[]) chk.check(x, ctx);
+    return chk.getType('list<dyn>');
+  });
 }
 
 function checkInt(v: unknown): unknown {
@@ -136,23 +188,63 @@ function literalMapEvaluate(ev: Evaluator, node: EngineNode, ctx: unknown): unkn
   return buildLiteralMap(keys, values);
 }
 
-/** A CEL map from literal entries: rejects unsupported key types and repeated keys; string-keyed maps stay plain objects as the engine builds them. */
+/**
+ * A CEL map from literal entries, as cel-go v0.22 builds it: any key type, and a repeated key keeps
+ * its last value. String-keyed maps stay plain objects as the engine builds them.
+ */
 export function buildLiteralMap(keys: readonly unknown[], values: readonly unknown[]): unknown {
-  let allStrings = true;
+  if (keys.every((k) => typeof k === 'string')) {
+    const obj: Record<string, unknown> = {};
+    keys.forEach((k, i) => {
+      Object.defineProperty(obj, k as string, { value: values[i], enumerable: true, writable: true, configurable: true });
+    });
+    return obj;
+  }
+  const out = new Map<unknown, unknown>();
   keys.forEach((k, i) => {
-    if (!(typeof k === 'string' || typeof k === 'bigint' || typeof k === 'boolean' || k instanceof UnsignedInt)) {
-      fail(`unsupported key type: ${k === null ? 'null_type' : typeof k === 'number' ? 'double' : typeof k}`);
-    }
-    for (let j = 0; j < i; j++) if (celEquals(keys[j], k)) fail(`Failed with repeated key: ${String(k)}`);
-    allStrings &&= typeof k === 'string';
+    let key = k;
+    for (const existing of out.keys()) if (celEquals(existing, k)) key = existing;
+    out.set(key, values[i]);
   });
-  if (!allStrings) return new Map(keys.map((k, i) => [k, values[i]]));
-  const obj: Record<string, unknown> = {};
-  keys.forEach((k, i) => {
-    if (k !== '__proto__') obj[k as string] = values[i];
-  });
-  return obj;
+  return out;
 }
+
+/** ext/strings indexOf and lastIndexOf with an offset, counted in code points. */
+function indexOfOffset(s: string, sub: string, offset: bigint, last: boolean): bigint {
+  if (sub === '') return offset;
+  const runes = [...s];
+  const subs = [...sub];
+  if (offset < 0n) fail(`index out of range: ${offset}`);
+  if (offset >= BigInt(runes.length)) return -1n;
+  const matchAt = (i: number) => subs.every((c, j) => runes[i + j] === c);
+  if (!last) {
+    for (let i = Number(offset); i < runes.length - (subs.length - 1); i++) if (matchAt(i)) return BigInt(i);
+    return -1n;
+  }
+  for (let i = Math.min(Number(offset), runes.length - subs.length); i >= 0; i--) if (matchAt(i)) return BigInt(i);
+  return -1n;
+}
+
+/** ext/strings substring, in code points, with cel-go's errors. */
+function substring(s: string, start: bigint, end: bigint | undefined): string {
+  const runes = [...s];
+  const length = BigInt(runes.length);
+  const stop = end ?? length;
+  if (start < 0n || start > length) fail(`index out of range: ${start}`);
+  if (stop < 0n || stop > length) fail(`index out of range: ${stop}`);
+  if (start > stop) fail(`invalid substring range. start: ${start}, end: ${stop}`);
+  return runes.slice(Number(start), Number(stop)).join('');
+}
+
+const STRING_SEARCH: Readonly<Record<string, (s: string, sub: string, offset: bigint | undefined) => bigint>> = {
+  indexOf: (s, sub, offset) => indexOfOffset(s, sub, offset ?? 0n, false),
+  lastIndexOf: (s, sub, offset) => {
+    if (offset !== undefined) return indexOfOffset(s, sub, offset, true);
+    const length = BigInt([...s].length);
+    if (sub === '') return length;
+    return length === 0n ? -1n : indexOfOffset(s, sub, length - 1n, true);
+  },
+};
 
 const ASCII_UPPER = /[A-Z]/g;
 const ASCII_LOWER = /[a-z]/g;
@@ -163,6 +255,14 @@ const STRING_OVERRIDES: Readonly<Record<string, (s: string) => string>> = {
   lowerAscii: (s) => s.replace(ASCII_UPPER, (c) => c.toLowerCase()),
   upperAscii: (s) => s.replace(ASCII_LOWER, (c) => c.toUpperCase()),
   trim: (s) => s.replace(TRIM, ''),
+};
+
+const STRING_CONVERSIONS: Readonly<Record<string, (s: string) => unknown>> = {
+  int: goParseInt,
+  uint: goParseUint,
+  double: goParseFloat,
+  timestamp: goParseTimestamp,
+  duration: goParseDuration,
 };
 
 const REGEX_METHODS: ReadonlySet<string> = new Set(['matches', 'find', 'findAll']);
@@ -237,7 +337,15 @@ export function patchChecked(root: EngineNode): void {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
         if (Array.isArray(l) && Array.isArray(r)) return (hasListTypeSemantics(l) ? listTypeEquals(l, r) : celEquals(l, r)) !== negate;
         if (isMapValue(l) && isMapValue(r)) return celEquals(l, r) !== negate;
-        return inner(l, r, ...rest);
+        // Values of different runtime types (only reachable through dyn: the checker rejects them
+        // otherwise) compare by CEL's heterogeneous equality: numbers by value, anything else unequal.
+        if (isNumber(l) && isNumber(r)) return celEquals(l, r) !== negate;
+        try {
+          return inner(l, r, ...rest);
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'no_such_overload') throw error;
+          return celEquals(l, r) !== negate;
+        }
       });
     } else if (op === 'in') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
@@ -275,6 +383,16 @@ export function patchChecked(root: EngineNode): void {
       wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
     } else if (op === 'call') {
       const [name] = node.args as [string];
+      const fromString = STRING_CONVERSIONS[name];
+      if (fromString !== undefined) {
+        // Go's strconv/time parsing, which the engine's conversions do not follow.
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [v] = a as unknown[];
+          if (typeof v === 'string') return checkTemporal(fromString(v));
+          if (name === 'uint' && typeof v === 'number') return uintFromDouble(v);
+          return inner(a, ...rest);
+        });
+      }
       if (name === 'int') {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const d = (a as unknown[])[0];
@@ -285,6 +403,7 @@ export function patchChecked(root: EngineNode): void {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const b = (a as unknown[])[0];
           if (b instanceof Uint8Array) return UTF8.decode(b);
+          if (typeof b === 'number') return goFormatG(b);
           return inner(a, ...rest);
         });
       } else if (name === 'duration' || name === 'timestamp') {
@@ -296,7 +415,20 @@ export function patchChecked(root: EngineNode): void {
       const [name] = node.args as [string];
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
-      if (REGEX_METHODS.has(name)) {
+      const search = STRING_SEARCH[name];
+      if (name === 'substring') {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, start, end] = a as unknown[];
+          if (typeof s !== 'string' || typeof start !== 'bigint' || (end !== undefined && typeof end !== 'bigint')) return inner(a, ...rest);
+          return substring(s, start, end as bigint | undefined);
+        });
+      } else if (search !== undefined) {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, sub, offset] = a as unknown[];
+          if (typeof s !== 'string' || typeof sub !== 'string' || (offset !== undefined && typeof offset !== 'bigint')) return inner(a, ...rest);
+          return search(s, sub, offset as bigint | undefined);
+        });
+      } else if (REGEX_METHODS.has(name)) {
         patchRegexMethod(node, name);
       } else if (override !== undefined) {
         wrapHandle(node, (inner) => (a, ...rest) => {

@@ -2,23 +2,39 @@
 // expression and environment), evaluate many times under a cost budget, estimate worst-case cost.
 import type { Environment } from '@marcbachmann/cel-js';
 import { createKubernetesEngine } from './libraries.ts';
-import { instrument, withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE, type EngineNode } from './cost.ts';
+import { withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE } from './cost.ts';
+import { instrument } from './cost-plan.ts';
+import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
+import { checkParsed, checkTyped } from './static-checks.ts';
 import { rewriteSource } from './source-rewrite.ts';
+import { estimateChecked, type CostEstimate } from './estimate.ts';
+import type { CelType } from './schema-types.ts';
+import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
-export { estimateCost, type CostEstimate } from './estimate.ts';
+export type { CostEstimate } from './estimate.ts';
+export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';
 export { COST_LIMIT_MESSAGE } from './cost.ts';
 
 /** kube-apiserver's per-expression runtime budget for CRD rules and admission expressions. */
 export const PER_CALL_COST_LIMIT = 1_000_000;
 
-/** The variables an expression may name; values are bound at evaluation. */
+/**
+ * kube-apiserver's two environments: `new` for expressions being created or changed (libraries up
+ * to the compatibility version, 1.31 for 1.32), `stored` for expressions already persisted (every
+ * library of 1.32, so a stored object never stops validating after a rollback or upgrade).
+ */
+export type ExpressionsEnvironment = 'new' | 'stored';
+
+/** The variables an expression may name, with their types; values are bound at evaluation. */
 export interface CelEnvironment {
-  readonly variables: Readonly<Record<string, { readonly type: 'dyn' }>>;
+  readonly variables: Readonly<Record<string, VariableDeclaration>>;
+  /** Defaults to `new`. */
+  readonly expressions?: ExpressionsEnvironment;
 }
 
 export interface CompiledExpression {
@@ -26,6 +42,8 @@ export interface CompiledExpression {
   readonly expression: string;
   /** @internal the engine's evaluator for this program. */
   readonly run: (activation: Record<string, unknown>) => unknown;
+  /** @internal the checked program, for the cost estimate. */
+  readonly ast: EngineNode;
 }
 
 export interface CompileError {
@@ -50,20 +68,30 @@ export interface EvaluateOptions {
 const engines = new Map<string, Environment>();
 const programs = new Map<string, CompiledExpression | CompileError>();
 const MAX_CACHED_PROGRAMS = 10_000;
-let base: Environment | undefined;
+const bases = new Map<ExpressionsEnvironment, Environment>();
+
+function declaredTypeName(decl: VariableDeclaration): string {
+  return decl.type === 'dyn' ? 'dyn' : engineTypeName(decl.type);
+}
 
 function environmentKey(env: CelEnvironment): string {
-  return Object.keys(env.variables).sort().join(',');
+  const vars = Object.keys(env.variables).sort().map((name) => `${name}:${declaredTypeName(env.variables[name] as VariableDeclaration)}`);
+  return `${env.expressions ?? 'new'};${vars.join(',')}`;
 }
 
 function engineFor(env: CelEnvironment): Environment {
   const key = environmentKey(env);
   let engine = engines.get(key);
   if (engine === undefined) {
-    base ??= createKubernetesEngine();
+    const kind = env.expressions ?? 'new';
+    let base = bases.get(kind);
+    if (base === undefined) {
+      base = createKubernetesEngine(kind);
+      bases.set(kind, base);
+    }
     engine = base.clone({ unlistedVariablesAreDyn: false });
-    for (const name of Object.keys(env.variables)) {
-      engine.registerVariable(name, name === 'authorizer' ? 'kubernetes.authorization.Authorizer' : 'dyn');
+    for (const [name, decl] of Object.entries(env.variables)) {
+      engine.registerVariable(name, name === 'authorizer' ? 'kubernetes.authorization.Authorizer' : declaredTypeName(decl));
     }
     engines.set(key, engine);
   }
@@ -86,22 +114,42 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
   const key = `${environmentKey(env)}\u0000${expression}`;
   const cached = programs.get(key);
   if (cached !== undefined) return cached;
-  let result: CompiledExpression | CompileError;
-  try {
-    const engine = engineFor(env);
-    const program = engine.parse(rewriteSource(expression));
-    patchParsed(program.ast as unknown as EngineNode);
-    const checked = program.check();
-    if (!checked.valid) throw checked.error;
-    patchChecked(program.ast as unknown as EngineNode);
-    instrument(program.ast as unknown as EngineNode);
-    result = { kind: 'compiled', expression, run: (activation) => program(activation) };
-  } catch (error) {
-    result = compileError(expression, error);
-  }
+  const result = compileUncached(expression, env, true);
   if (programs.size >= MAX_CACHED_PROGRAMS) programs.clear();
   programs.set(key, result);
   return result;
+}
+
+/**
+ * Parses, checks and plans a program. With `fold`, constant conversions are evaluated now (each
+ * as a standalone program of its source text, which has no variables), as cel-go does when kube
+ * builds the program; their errors are compile errors.
+ */
+function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
+  try {
+    const engine = engineFor(env);
+    const source = rewriteSource(expression);
+    const program = engine.parse(source);
+    checkParsed(program.ast as unknown as EngineNode);
+    patchParsed(program.ast as unknown as EngineNode);
+    const checked = program.check();
+    if (!checked.valid) throw checked.error;
+    checkTyped(program.ast as unknown as EngineNode);
+    patchChecked(program.ast as unknown as EngineNode);
+    instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
+    return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
+  } catch (error) {
+    return compileError(expression, error);
+  }
+}
+
+function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {
+  const { start, end } = node as unknown as { start: number; end: number };
+  const constant = compileUncached(source.slice(start, end), { variables: {}, expressions: env.expressions }, false);
+  if (isCompileError(constant)) return { error: constant.message.split('\n')[0] ?? '' };
+  const out = withCostBudget(Number.MAX_SAFE_INTEGER, () => constant.run({}));
+  if (out.error !== undefined) return { error: out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error) };
+  return { value: out.result };
 }
 
 export function isCompileError(c: CompiledExpression | CompileError): c is CompileError {
@@ -124,4 +172,21 @@ export function evaluate(compiled: CompiledExpression, activation: Record<string
     return { kind: 'error', reason: 'EvaluationError', message, cost: out.cost };
   }
   return { kind: 'value', value: out.result, cost: out.cost };
+}
+
+/**
+ * kube-apiserver's static cost estimate of an expression whose variables have the given types
+ * (schema-derived types bound sizes through maxLength, maxItems and maxProperties); a compile error
+ * when the expression does not compile in that environment.
+ */
+export function estimateCost(
+  expression: string,
+  variables: Readonly<Record<string, CelType>>,
+  env: { readonly expressions?: ExpressionsEnvironment } = {},
+): CostEstimate | { kind: 'compileError'; message: string } {
+  const declared: Record<string, VariableDeclaration> = {};
+  for (const [name, type] of Object.entries(variables)) declared[name] = { type };
+  const compiled = compile(expression, { variables: declared, expressions: env.expressions });
+  if (isCompileError(compiled)) return { kind: 'compileError', message: compiled.message };
+  return estimateChecked(compiled.ast, variables);
 }

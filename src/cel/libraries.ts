@@ -2,16 +2,17 @@
 // URLs, quantities, authorizer, the extended-strings functions the engine lacks, cross-type numeric
 // equality and the optional helpers. Function names and error texts follow kube-apiserver.
 import { Environment, Optional } from '@marcbachmann/cel-js';
-import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
-import { KubeUrl, parseKubeUrl } from './url.ts';
+import { KubeUrl, parseKubeUrl, parseKubeUrlValue } from './url.ts';
 import { celEquals } from './values.ts';
 import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
 import { registerCoreOverloads } from './core-overloads.ts';
 import { registerRewriteHelpers } from './source-rewrite.ts';
 import { regexMatches, regexFind, regexFindAll } from './regex.ts';
+import { registerNetFormatSets } from './kube-net-format-sets.ts';
 
 /** The receiver of `strings.quote`; CEL namespaces are constants of their own type in the engine. */
 class StringsNamespace {}
@@ -20,50 +21,65 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-function compareScalars(a: unknown, b: unknown): number {
+/** CEL ordering of two values of one comparable type (cel-go's Compare; numbers across kinds). */
+function compareValues(a: unknown, b: unknown): number {
   const x = a instanceof UnsignedInt ? a.value : a;
   const y = b instanceof UnsignedInt ? b.value : b;
+  if ((typeof x === 'bigint' || typeof x === 'number') && (typeof y === 'bigint' || typeof y === 'number')) return x < y ? -1 : x > y ? 1 : 0;
   if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
-  if ((typeof x === 'bigint' || typeof x === 'number') && (typeof y === 'bigint' || typeof y === 'number')) {
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
   if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
+  if (x instanceof Uint8Array && y instanceof Uint8Array) return Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+  if (x instanceof Date && y instanceof Date) return Math.sign(x.getTime() - y.getTime());
+  if (x instanceof Duration && y instanceof Duration) return x.seconds < y.seconds ? -1 : x.seconds > y.seconds ? 1 : Math.sign(x.nanos - y.nanos);
   if (x instanceof Quantity && y instanceof Quantity) return x.compare(y);
   return fail('no such overload');
 }
 
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+
+function addValues(acc: unknown, v: unknown): unknown {
+  if (typeof acc === 'bigint' && typeof v === 'bigint') {
+    const r = acc + v;
+    return r < INT64_MIN || r > INT64_MAX ? fail('integer overflow') : r;
+  }
+  if (typeof acc === 'number' && typeof v === 'number') return acc + v;
+  if (acc instanceof UnsignedInt && v instanceof UnsignedInt) {
+    const r = acc.value + v.value;
+    return r > UINT64_MAX ? fail('unsigned integer overflow') : new UnsignedInt(r);
+  }
+  if (acc instanceof Duration && v instanceof Duration) return acc.addDuration(v);
+  return fail('no such overload');
+}
+
+const COMPARABLE = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
+const SUMMABLE: ReadonlyArray<readonly [string, () => unknown]> = [
+  ['int', () => 0n], ['uint', () => new UnsignedInt(0n)], ['double', () => 0], ['google.protobuf.Duration', () => new Duration(0n, 0)],
+];
+
+/** kube's lists library: typed overloads, so `['a'].sum()` or `[1u].indexOf(1)` fail to compile as in kube. */
 function registerLists(env: Environment): void {
-  env.registerFunction('list.isSorted(): bool', (l: unknown[]) => {
-    for (let i = 1; i < l.length; i++) if (compareScalars(l[i - 1], l[i]) > 0) return false;
-    return true;
-  });
-  env.registerFunction('list.sum(): dyn', (l: unknown[]) => {
-    if (l.length === 0) return 0n;
-    let acc = l[0];
-    for (const v of l.slice(1)) {
-      if (typeof acc === 'bigint' && typeof v === 'bigint') acc = acc + v;
-      else if (typeof acc === 'number' && typeof v === 'number') acc = acc + v;
-      else if (acc instanceof UnsignedInt && v instanceof UnsignedInt) acc = new UnsignedInt(acc.value + v.value);
-      else fail('no such overload');
-    }
-    return acc;
-  });
-  const extreme = (sign: number) => (l: unknown[]) => {
-    if (l.length === 0) fail('min called on empty list');
-    let best = l[0];
-    for (const v of l) if (compareScalars(v, best) * sign > 0) best = v;
-    return best;
+  const extreme = (name: string, prefer: number) => (l: unknown[]) => {
+    let best: unknown;
+    l.forEach((v, i) => {
+      if (i === 0 || compareValues(best, v) === prefer) best = v;
+    });
+    return l.length === 0 ? fail(`${name} called on empty list`) : best;
   };
-  env.registerFunction('list.min(): dyn', (l: unknown[]) => {
-    if (l.length === 0) fail('min called on empty list');
-    return extreme(-1)(l);
-  });
-  env.registerFunction('list.max(): dyn', (l: unknown[]) => {
-    if (l.length === 0) fail('max called on empty list');
-    return extreme(1)(l);
-  });
-  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((v) => celEquals(v, x))));
-  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => {
+  for (const t of COMPARABLE) {
+    env.registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => {
+      for (let i = 1; i < l.length; i++) if (compareValues(l[i - 1], l[i]) > 0) return false;
+      return true;
+    });
+    env.registerFunction(`list<${t}>.min(): ${t}`, extreme('min', 1));
+    env.registerFunction(`list<${t}>.max(): ${t}`, extreme('max', -1));
+  }
+  for (const [t, zero] of SUMMABLE) {
+    env.registerFunction(`list<${t}>.sum(): ${t}`, (l: unknown[]) => l.reduce(addValues, zero()));
+  }
+  env.registerFunction('list<T>.indexOf(T): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((v) => celEquals(v, x))));
+  env.registerFunction('list<T>.lastIndexOf(T): int', (l: unknown[], x: unknown) => {
     for (let i = l.length - 1; i >= 0; i--) if (celEquals(l[i], x)) return BigInt(i);
     return -1n;
   });
@@ -84,7 +100,15 @@ function registerStrings(env: Environment): void {
     if (i < 0n || i > BigInt(cps.length)) fail(`index out of range: ${i}`);
     return cps[Number(i)] ?? '';
   });
+  // Go's strings.Replace: an empty old string matches before every code point and at the end.
   const replace = (s: string, from: string, to: string, n: bigint) => {
+    if (from === '') {
+      const runes = [...s];
+      const limit = n < 0n ? runes.length + 1 : Number(n < BigInt(runes.length + 1) ? n : BigInt(runes.length + 1));
+      let out = '';
+      for (let i = 0; i <= runes.length; i++) out += (i < limit ? to : '') + (runes[i] ?? '');
+      return out;
+    }
     if (n < 0n) return s.split(from).join(to);
     let out = s;
     let pos = 0;
@@ -98,7 +122,6 @@ function registerStrings(env: Environment): void {
   };
   env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => replace(s, a, b, -1n));
   env.registerFunction('string.replace(string, string, int): string', replace);
-  env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
   env.registerFunction('string.format(list): string', (s: string, args: unknown[]) => formatString(s, args));
   env.registerType('StringsNamespace', StringsNamespace);
   env.registerConstant('strings', 'StringsNamespace', new StringsNamespace());
@@ -107,7 +130,14 @@ function registerStrings(env: Environment): void {
 
 function registerUrls(env: Environment): void {
   env.registerType('kubernetes.URL', KubeUrl);
-  env.registerFunction('url(string): kubernetes.URL', (s: string) => parseKubeUrl(s) ?? fail(`URL parse error during conversion from string: parse "${s}": invalid URI for request`));
+  env.registerFunction('url(string): kubernetes.URL', (s: string) => {
+    try {
+      return parseKubeUrlValue(s);
+    } catch (error) {
+      return fail(`URL parse error during conversion from string: ${(error as Error).message}`);
+    }
+  });
+  env.registerOperator('kubernetes.URL == kubernetes.URL', (a: KubeUrl, b: KubeUrl) => a.equals(b));
   env.registerFunction('isURL(string): bool', (s: string) => parseKubeUrl(s) !== undefined);
   env.registerFunction('kubernetes.URL.getScheme(): string', (u: KubeUrl) => u.scheme);
   env.registerFunction('kubernetes.URL.getHost(): string', (u: KubeUrl) => u.host);
@@ -125,7 +155,8 @@ function registerQuantities(env: Environment): void {
   env.registerType('kubernetes.Quantity', Quantity);
   env.registerFunction('quantity(string): kubernetes.Quantity', (s: string) => parseQuantity(s) ?? fail('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\''));
   env.registerFunction('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
-  env.registerFunction('kubernetes.Quantity.sign(): int', (q: Quantity) => BigInt(q.sign()));
+  // kube 1.32 declares sign as a global function, not a member (quantity.go).
+  env.registerFunction('sign(kubernetes.Quantity): int', (q: Quantity) => BigInt(q.sign()));
   env.registerFunction('kubernetes.Quantity.isInteger(): bool', (q: Quantity) => q.asInt64() !== undefined);
   env.registerFunction('kubernetes.Quantity.asInteger(): int', (q: Quantity) => q.asInt64() ?? fail('cannot convert value to integer'));
   env.registerFunction('kubernetes.Quantity.asApproximateFloat(): double', (q: Quantity) => q.asApproximateFloat());
@@ -169,26 +200,24 @@ function isZeroValue(v: unknown): boolean {
   if (Array.isArray(v) || v instanceof Uint8Array) return v.length === 0;
   if (v instanceof Map) return v.size === 0;
   if (typeof v === 'object' && v.constructor === Object) return Object.keys(v).length === 0;
+  if (v instanceof Duration) return v.seconds === 0n && v.nanos === 0;
   return false;
 }
 
-function registerNumericEquality(env: Environment): void {
-  const u = (x: UnsignedInt) => x.value;
-  const pairs: Array<[string, string, (a: never, b: never) => boolean]> = [
-    ['int', 'double', (a: bigint, b: number) => Number(a) === b],
-    ['uint', 'double', (a: UnsignedInt, b: number) => Number(u(a)) === b],
-    ['int', 'uint', (a: bigint, b: UnsignedInt) => a === u(b)],
-  ];
-  for (const [l, r, eq] of pairs) {
-    // The engine derives != and the mirrored operand order from ==.
-    env.registerOperator(`${l} == ${r}`, eq as (a: unknown, b: unknown) => boolean);
+/**
+ * `null == x` type-checks in cel-go when x's type is nullable (messages such as timestamps and
+ * durations, optionals); numbers, strings, lists and maps never equal null and are rejected.
+ */
+function registerNullEquality(env: Environment): void {
+  for (const t of ['google.protobuf.Timestamp', 'google.protobuf.Duration', 'optional<dyn>']) {
+    env.registerOperator(`${t} == null`, () => false);
   }
 }
 
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
-export function createKubernetesEngine(): Environment {
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
-  registerNumericEquality(env);
+export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
+  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  registerNullEquality(env);
   registerCoreOverloads(env);
   registerLists(env);
   registerRegex(env);
@@ -196,7 +225,8 @@ export function createKubernetesEngine(): Environment {
   registerUrls(env);
   registerQuantities(env);
   registerAuthorizer(env);
-  registerComprehensionMacros(env);
+  registerNetFormatSets(env);
+  registerComprehensionMacros(env, expressions === 'stored');
   registerRewriteHelpers(env);
   env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
   return env;

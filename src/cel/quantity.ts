@@ -13,6 +13,7 @@ const INT64_MIN = -(1n << 63n);
 
 /** An exact quantity: num x 10^scale, remembering the suffix family it was written in. */
 export class Quantity {
+  readonly celTypeName = 'kubernetes.Quantity';
   constructor(
     readonly num: bigint,
     readonly scale: number,

@@ -24,53 +24,89 @@ export function unescapePropertyName(field: string): string {
   return field.replace(/__(underscores|dot|dash|slash)__/g, (_m, w: string) => (w === 'underscores' ? '__' : w === 'dot' ? '.' : w === 'dash' ? '-' : '/'));
 }
 
-/** A CEL type description derived from a schema; size bounds feed the cost estimator. */
-export type CelType =
+/**
+ * A CEL type description derived from a schema; size bounds feed the cost estimator. `maxElements`
+ * and `minSize` are kube's DeclType.MaxElements and MinSerializedSize (common.SchemaDeclType).
+ */
+export type CelType = (
   | { readonly kind: 'object'; readonly fields: Readonly<Record<string, CelType>>; readonly maxProperties?: number }
-  | { readonly kind: 'map'; readonly value: CelType; readonly maxProperties?: number }
+  | { readonly kind: 'map'; readonly key?: CelType; readonly value: CelType; readonly maxProperties?: number }
+  | { readonly kind: 'optional'; readonly element: CelType }
   | { readonly kind: 'list'; readonly element: CelType; readonly listType: 'atomic' | 'set' | 'map'; readonly mapKeys?: readonly string[]; readonly maxItems?: number }
-  | { readonly kind: 'int' | 'double' | 'bool' | 'bytes' | 'timestamp' | 'duration' | 'dyn' | 'intOrString' }
-  | { readonly kind: 'string'; readonly maxLength?: number };
+  | { readonly kind: 'int' | 'uint' | 'double' | 'bool' | 'bytes' | 'timestamp' | 'duration' | 'dyn' | 'null' | 'intOrString' }
+  | { readonly kind: 'string'; readonly maxLength?: number }
+) & { readonly maxElements?: number; readonly minSize?: number };
 
-/** The CEL type SPEC.md's mapping gives a schema. */
+/** kube's maxRequestSizeBytes: the largest request body, which bounds unbounded sizes. */
+const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
+function stringMaxElements(schema: Schema): number {
+  if (schema['x-kubernetes-int-or-string'] === true) return MAX_REQUEST_BYTES - 2;
+  switch (schema.format) {
+    case 'duration': return 32;
+    case 'date': return 12;
+    case 'date-time': return 32;
+    default: return MAX_REQUEST_BYTES - 2;
+  }
+}
+
+/** The CEL type SPEC.md's mapping gives a schema, with kube's size bounds. */
 export function celTypeFromSchema(schema: Schema): CelType {
-  if (schema['x-kubernetes-int-or-string'] === true) return { kind: 'intOrString' };
+  if (schema['x-kubernetes-int-or-string'] === true) return { kind: 'intOrString', maxElements: MAX_REQUEST_BYTES - 2, minSize: 1 };
   if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined && schema.type === undefined) return { kind: 'dyn' };
   switch (schema.type) {
     case 'object': {
+      if (typeof schema.additionalProperties === 'object') {
+        const value = celTypeFromSchema(schema.additionalProperties);
+        const max = schema.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / ((value.minSize ?? 0) + 6));
+        return { kind: 'map', value, maxProperties: schema.maxProperties, maxElements: Math.max(0, max), minSize: 2 };
+      }
       if (schema.properties !== undefined) {
         const fields: Record<string, CelType> = {};
+        const required = new Set(schema.required ?? []);
+        let minSize = 2;
         for (const [name, s] of Object.entries(schema.properties)) {
+          const t = celTypeFromSchema(s);
           const f = escapePropertyName(name);
-          if (f !== undefined) fields[f] = celTypeFromSchema(s);
+          if (f !== undefined) fields[f] = t;
+          if (required.has(name) && s.default === undefined) minSize += name.length + (t.minSize ?? 0) + 4;
         }
-        return { kind: 'object', fields, maxProperties: schema.maxProperties };
-      }
-      if (typeof schema.additionalProperties === 'object') {
-        return { kind: 'map', value: celTypeFromSchema(schema.additionalProperties), maxProperties: schema.maxProperties };
+        return { kind: 'object', fields, maxProperties: schema.maxProperties, maxElements: 0, minSize };
       }
       return { kind: 'map', value: { kind: 'dyn' }, maxProperties: schema.maxProperties };
     }
-    case 'array':
+    case 'array': {
+      const element = schema.items === undefined ? { kind: 'dyn' as const } : celTypeFromSchema(schema.items);
+      const max = schema.maxItems ?? Math.floor((MAX_REQUEST_BYTES - 2) / ((element.minSize ?? 0) + 1));
       return {
         kind: 'list',
-        element: schema.items === undefined ? { kind: 'dyn' } : celTypeFromSchema(schema.items),
+        element,
         listType: schema['x-kubernetes-list-type'] ?? 'atomic',
         mapKeys: schema['x-kubernetes-list-map-keys']?.map((k) => escapePropertyName(k) ?? k),
         maxItems: schema.maxItems,
+        maxElements: Math.max(0, max),
+        minSize: 2,
       };
+    }
     case 'integer':
-      return { kind: 'int' };
+      return { kind: 'int', maxElements: 0, minSize: 1 };
     case 'number':
-      return { kind: 'double' };
+      return { kind: 'double', maxElements: 0, minSize: 1 };
     case 'boolean':
-      return { kind: 'bool' };
+      return { kind: 'bool', maxElements: 0, minSize: 4 };
     case 'string':
       switch (schema.format) {
-        case 'byte': return { kind: 'bytes' };
-        case 'date': case 'date-time': case 'datetime': return { kind: 'timestamp' };
-        case 'duration': return { kind: 'duration' };
-        default: return { kind: 'string', maxLength: schema.maxLength };
+        case 'byte': return { kind: 'bytes', maxElements: schema.maxLength !== undefined ? Math.max(0, schema.maxLength) : stringMaxElements(schema), minSize: 2 };
+        case 'date': return { kind: 'timestamp', maxElements: stringMaxElements(schema), minSize: 12 };
+        case 'date-time': case 'datetime': return { kind: 'timestamp', maxElements: stringMaxElements(schema), minSize: 21 };
+        case 'duration': return { kind: 'duration', maxElements: stringMaxElements(schema), minSize: 3 };
+        default: {
+          let maxElements: number;
+          if (schema.maxLength !== undefined) maxElements = Math.max(0, schema.maxLength) * 4;
+          else if (schema.enum !== undefined && schema.enum.length > 0) maxElements = Math.max(0, ...schema.enum.map((v) => (typeof v === 'string' ? Buffer.byteLength(v) : 0)));
+          else maxElements = stringMaxElements(schema);
+          return { kind: 'string', maxLength: schema.maxLength, maxElements, minSize: 2 };
+        }
       }
     default:
       return { kind: 'dyn' };

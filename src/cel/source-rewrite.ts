@@ -1,7 +1,7 @@
-// Source-level rewrites for CEL syntax the engine's parser does not accept, applied before parsing
+// Source-level rewrites for CEL syntax the engine's parser does not accept (backquoted field names
+// are left alone: kube 1.32's parser rejects them as a syntax error, and so does the engine), applied before parsing
 // and only when an expression uses such syntax (other expressions keep their exact error positions):
 //   br'..' raw bytes and non-ASCII text in bytes literals  -> b"\xHH..." escapes of the UTF-8 bytes
-//   x.`quoted-field` / x.?`quoted-field`                   -> x["quoted-field"] / x[?"quoted-field"]
 //   .5 (a double literal with no integer part)             -> 0.5
 //   [a, ?b] optional list elements                          -> __optList__([a, b], [1])
 //   {k: v, ?k2: v2} optional map entries                    -> __optMap__([[k, v], [k2, v2]], [1])
@@ -134,12 +134,6 @@ function render(tokens: readonly Token[]): string {
       const body = t.body ?? '';
       const escaped = t.raw === true ? hexBytes(Buffer.from(body, 'utf8')) : body.replace(/[^\x00-\x7f]/gu, (c) => hexBytes(Buffer.from(c, 'utf8')));
       emit(t, t.raw === true ? `b"${escaped}"` : `b${t.quote}${escaped}${t.quote}`);
-      continue;
-    }
-    if (t.kind === 'quoted') {
-      const optionalSelect = prev?.text === '?' && text.trimEnd().endsWith('.?');
-      text = text.trimEnd().slice(0, optionalSelect ? -2 : -1);
-      emit(t, `${optionalSelect ? '[?' : '['}${JSON.stringify(t.body)}]`);
       continue;
     }
     if (t.kind === 'punct' && t.text === '.' && tokens[i + 1]?.kind === 'number' && !endsOperand(prev)) {

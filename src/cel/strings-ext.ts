@@ -36,6 +36,29 @@ function formatDouble(d: number): string {
   return String(d);
 }
 
+/** cel-go's string(duration): the seconds in decimal, shortest form, with an 's' suffix ("-0.001s", "90s"). */
+export function durationText(d: Duration): string {
+  const nanos = d.seconds * 1_000_000_000n + BigInt(d.nanos);
+  const abs = nanos < 0n ? -nanos : nanos;
+  const whole = abs / 1_000_000_000n;
+  const frac = (abs % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${nanos < 0n ? '-' : ''}${whole}${frac === '' ? '' : `.${frac}`}s`;
+}
+
+/**
+ * Go's strconv.FormatFloat(d, 'g', -1, 64), which cel-go's string(double) uses: the shortest
+ * digits, in exponent form when the exponent is below -4 or at least 6 ("1.23456789e+08", "1e-07").
+ */
+export function goFormatG(d: number): string {
+  if (Number.isNaN(d)) return 'NaN';
+  if (!Number.isFinite(d)) return d > 0 ? '+Inf' : '-Inf';
+  if (d === 0) return Object.is(d, -0) ? '-0' : '0';
+  const [mantissa = '', expText = '0'] = d.toExponential().split('e');
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return String(d);
+}
+
 /** RFC 3339 in UTC with the fractional second only when non-zero, as CEL's string(timestamp). */
 export function formatTimestamp(t: Date): string {
   return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
@@ -54,7 +77,7 @@ export function formatAsString(v: unknown): string {
   if (v instanceof UnsignedInt) return String(v.value);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
   if (v instanceof Date) return formatTimestamp(v);
-  if (v instanceof Duration) return v.toString();
+  if (v instanceof Duration) return durationText(v);
   if (Array.isArray(v)) return `[${v.map(formatAsString).join(', ')}]`;
   if (isTypeValue(v)) return v.name === 'null' ? 'null_type' : v.name;
   if (v instanceof Map || (typeof v === 'object' && v.constructor === Object)) {

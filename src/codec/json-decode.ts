@@ -5,12 +5,19 @@
  */
 import { goJsonSyntaxError } from './json-syntax.ts';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
+import { errors } from '../api/status-errors.ts';
 
 export interface DecodeOptions {
   /** The kind the endpoint expects; makes syntax errors read like kube's create/update errors. */
   readonly expectedKind?: string;
   /** Nesting limit (objects and arrays); deeper bodies fail with 400. Default 1000. */
   readonly maxDepth?: number;
+  /**
+   * A patch document: failures read `<patchPrefix><Go's message>` (kube decodes patches into a map,
+   * not through the object decoder: `error decoding patch: ` for JSON and merge patches, nothing
+   * for strategic merge patches).
+   */
+  readonly patchPrefix?: string;
 }
 
 export interface DecodeResult {
@@ -37,16 +44,17 @@ export function decodeJson(input: Uint8Array | string, opts: DecodeOptions = {})
       value = JSON.parse(text);
     } catch {
       value = undefined;
-      return fail(text, input, maxDepth, opts.expectedKind);
+      return fail(text, input, maxDepth, opts);
     }
     return { value, duplicates: scan, strictErrors: scan.map((p) => `duplicate field "${p}"`) };
   }
-  return fail(text, input, maxDepth, opts.expectedKind);
+  return fail(text, input, maxDepth, opts);
 }
 
-function fail(text: string, input: Uint8Array | string, maxDepth: number, expectedKind: string | undefined): never {
+function fail(text: string, input: Uint8Array | string, maxDepth: number, opts: DecodeOptions): never {
   const goMessage = goJsonSyntaxError(text, maxDepth) ?? 'unexpected end of JSON input';
-  throw decodeFailure(`couldn't get version/kind; json parse error: ${goMessage}`, toBytes(input), expectedKind);
+  if (opts.patchPrefix !== undefined) throw errors.badRequest(`${opts.patchPrefix}${goMessage}`);
+  throw decodeFailure(`couldn't get version/kind; json parse error: ${goMessage}`, toBytes(input), opts.expectedKind);
 }
 
 /** Builds `a.b[0].c` from the open path segments (strings are keys, numbers indexes). */

@@ -12,9 +12,15 @@ const GO_ESCAPES: Readonly<Record<string, string>> = {
   '\u2029': '\\u2029',
 };
 
-/** Encodes a value; the characters Go escapes can only occur inside strings, so a global replace is safe. */
-export function encodeJson(value: unknown, pretty = false): string {
+/** Go's json.Marshal text of a value (no trailing newline), for embedding in larger documents. */
+export function stringifyGo(value: unknown, pretty = false): string {
   const text = pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
-  const escaped = /[<>&\u2028\u2029]/.test(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!) : text;
+  // The characters Go escapes can only occur inside strings, so a global replace is safe.
+  return /[<>&\u2028\u2029]/.test(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]!) : text;
+}
+
+/** A whole response body: compact output ends with a newline, pretty output does not. */
+export function encodeJson(value: unknown, pretty = false): string {
+  const escaped = stringifyGo(value, pretty);
   return pretty ? escaped : `${escaped}\n`;
 }

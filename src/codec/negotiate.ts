@@ -19,6 +19,8 @@ export interface Offer {
   readonly serializers?: readonly Serializer[];
   /** Whether the resource has a table convertor (custom resources and aggregated APIs may not). */
   readonly table?: boolean;
+  /** Whether `as=` conversions are offered at all (discovery documents take none). */
+  readonly conversions?: boolean;
 }
 
 export type Negotiated =
@@ -76,6 +78,20 @@ export function parseAccept(header: string): AcceptClause[] {
     .map((x) => x.c);
 }
 
+/**
+ * go-restful's Route.matchesAccept, checked before kube's handler runs: some Accept entry,
+ * parameters stripped, is `*` + `/*` or exactly one of the types the route produces (so
+ * `application/*` matches nothing). An absent Accept header counts as `*` + `/*`.
+ */
+export function restfulAccepts(accept: string | undefined, produces: readonly string[]): boolean {
+  for (const entry of (accept || '*/*').split(',')) {
+    const semi = entry.indexOf(';');
+    const mediaType = (semi < 0 ? entry : entry.slice(0, semi)).trim();
+    if (mediaType === '*/*' || produces.includes(mediaType)) return true;
+  }
+  return false;
+}
+
 /** Go's strconv.ParseBool, false when unparsable. */
 function parseGoBool(v: string): boolean {
   return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
@@ -103,6 +119,7 @@ function matchClause(clause: AcceptClause, serializer: Serializer, offer: Offer)
   if (stream && (serializer === 'yaml' || stream !== 'watch')) return undefined;
   const converting = 'as' in p || 'g' in p || 'v' in p;
   if (!converting) return { serializer, pretty: p['pretty'] === '1', stream };
+  if (offer.conversions === false) return undefined;
   const as = p['as'] ?? '';
   const version = p['v'] ?? '';
   if (p['g'] !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) return undefined;
@@ -116,7 +133,7 @@ function firstMatch(accept: string | undefined, offer: Offer): Match | undefined
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
   if (!accept || !accept.trim()) return { serializer: serializers[0]!, pretty: false, stream: '' };
   for (const clause of parseAccept(accept)) {
-    if (clause.q <= 0) continue;
+    // kube's negotiation orders clauses by q but never refuses one for q=0.
     for (const s of serializers) {
       const m = matchClause(clause, s, offer);
       if (m) return m;
@@ -164,7 +181,10 @@ export function negotiateWatch(req: NegotiateRequest): NegotiatedWatch {
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
   const streaming = serializers.filter((s) => s !== 'yaml').map((s) => `${MEDIA_OF[s]};stream=watch`);
   const m = firstMatch(req.accept, offer);
-  if (!m || m.serializer === 'yaml') throw errors.notAcceptable(streaming);
+  // Nothing acceptable fails kube's list-handler negotiation (all media types listed); a
+  // serializer that cannot stream fails later, listing the streaming ones.
+  if (!m) throw errors.notAcceptable(serializers.map((s) => MEDIA_OF[s]));
+  if (m.serializer === 'yaml') throw errors.notAcceptable(streaming);
   const output = negotiateOutput(req);
   const contentType = m.serializer === 'json' ? MEDIA_JSON : `${MEDIA_OF[m.serializer]};stream=watch`;
   return { output, contentType };

@@ -7,7 +7,7 @@
  * ApiError 400.
  */
 import { Composer, Parser, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, visit } from 'yaml';
-import type { Alias, Document, DocumentOptions, Node as YamlNode, ParseOptions, Scalar, SchemaOptions } from 'yaml';
+import type { Alias, Document, DocumentOptions, Node as YamlNode, ParseOptions, Scalar, SchemaOptions, YAMLError } from 'yaml';
 import { decodeFailure, MAX_STRICT_ERRORS, toBytes, toText } from './decode-errors.ts';
 import { DEFAULT_MAX_DEPTH, type DecodeOptions, type DecodeResult } from './json-decode.ts';
 import { errors } from '../api/status-errors.ts';
@@ -56,8 +56,7 @@ export function decodeYaml(input: Uint8Array | string, opts: YamlDecodeOptions =
   const firstError = doc.errors[0];
   if (firstError) {
     if (/call stack/i.test(firstError.message)) fail('exceeded max depth');
-    const line = lines.linePos(firstError.pos[0]).line;
-    fail(`line ${line}: ${firstError.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '')}`);
+    fail(goYamlSyntaxError(firstError, lines, text));
   }
   let value: unknown;
   try {
@@ -273,6 +272,46 @@ function goSyntax(v: unknown): string {
 function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
+}
+
+/**
+ * go-yaml's words for the syntax errors the `yaml` package reports in its own (clients and tests
+ * read kube's). Scanner errors name the 1-based line of the problem, parser errors the 0-based
+ * one (as go-yaml prints them); either is left out when it is 0 (first line). Errors without a
+ * counterpart keep the package's message.
+ */
+function goYamlSyntaxError(err: YAMLError, lines: LineCounter, text: string): string {
+  const line = lines.linePos(err.pos[0]).line;
+  const own = `line ${line}: ${err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '')}`;
+  const scanner = (msg: string, at = line) => (at > 1 ? `line ${at}: ${msg}` : msg);
+  const parser = (msg: string) => (line - 1 > 0 ? `line ${line - 1}: ${msg}` : msg);
+  switch (err.code) {
+    case 'TAB_AS_INDENT':
+      return scanner('found character that cannot start any token');
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      return scanner('mapping values are not allowed in this context', lines.linePos(err.pos[1]).line);
+    case 'BAD_DQ_ESCAPE':
+      return scanner('found unknown escape character');
+    case 'BAD_ALIAS':
+      return scanner('did not find expected alphabetic or numeric character');
+    case 'MISSING_CHAR':
+      return /quote/.test(err.message) ? scanner('found unexpected end of stream') : own;
+    case 'BAD_INDENT': {
+      // A flow collection cut off by the end of the input right after `[`, `{` or `,`.
+      const before = text.slice(0, err.pos[0]).trimEnd();
+      if (/^\s*$/.test(text.slice(err.pos[0])) && /[[{,]$/.test(before)) {
+        return `line ${lines.linePos(before.length - 1).line}: did not find expected node content`;
+      }
+      if (/Flow sequence/.test(err.message)) return parser("did not find expected ',' or ']'");
+      if (/Flow map/.test(err.message)) return parser("did not find expected ',' or '}'");
+      if (/same column/.test(err.message)) return parser('did not find expected key');
+      return own;
+    }
+    case 'MULTILINE_IMPLICIT_KEY':
+      return parser('did not find expected key');
+    default:
+      return own;
+  }
 }
 
 function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {

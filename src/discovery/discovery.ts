@@ -1,19 +1,53 @@
 /**
  * Discovery documents: the legacy per-group documents (`/api`, `/apis`, `/api/v1`,
- * `/apis/<group>/<version>`) and aggregated discovery (apidiscovery.k8s.io/v2), built once from
- * the served resource types and rebuilt when the set changes.
+ * `/apis/<group>/<version>`) and aggregated discovery (apidiscovery.k8s.io v2 and v2beta1),
+ * built once from the served resource types and rebuilt when the set changes. Shapes, orders and
+ * hashes are kube-apiserver's: groups by the aggregator's priorities, resources by name, verbs
+ * and subresources from the route table (so discovery never advertises what the router refuses).
  */
+import { createHash } from 'node:crypto';
 import { apiVersionOf, type ResourceType } from '../api/types.ts';
+import { parseAccept } from '../codec/negotiate.ts';
+import { resourceVerbs, subresourcesOf } from '../server/routes.ts';
 
 export const aggregatedDiscoveryMediaType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
-const aggregatedV2beta1MediaType = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 
-const resourceVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-const statusVerbs = ['get', 'patch', 'update'];
+export type AggregatedVersion = 'v2' | 'v2beta1';
 
 /**
- * A resource served without storage (access reviews, token reviews): create-only or otherwise
- * limited verbs, no storage version hash, nothing in lists of stored kinds.
+ * kube-aggregator's group priorities (DefaultGenericAPIServicePriorities and kube-apiserver's
+ * own table): `/apis` lists groups by descending priority, then by name. Groups not listed
+ * (custom resources) get the priority kube gives CRD groups.
+ */
+const groupPriority: Readonly<Record<string, number>> = {
+  'apiregistration.k8s.io': 18000,
+  apps: 17800,
+  'events.k8s.io': 17750,
+  'authentication.k8s.io': 17700,
+  'authorization.k8s.io': 17600,
+  autoscaling: 17500,
+  batch: 17400,
+  'certificates.k8s.io': 17300,
+  'networking.k8s.io': 17200,
+  policy: 17100,
+  'rbac.authorization.k8s.io': 17000,
+  'storage.k8s.io': 16800,
+  'admissionregistration.k8s.io': 16700,
+  'apiextensions.k8s.io': 16700,
+  'scheduling.k8s.io': 16600,
+  'coordination.k8s.io': 16500,
+  'node.k8s.io': 16300,
+  'discovery.k8s.io': 16200,
+  'flowcontrol.apiserver.k8s.io': 16100,
+  'internal.apiserver.k8s.io': 16000,
+  'resource.k8s.io': 15900,
+  'storagemigration.k8s.io': 15800,
+};
+const customGroupPriority = 1000;
+
+/**
+ * A resource served without storage (the access reviews): its own verbs, no storage version hash,
+ * no subresources.
  */
 export interface VirtualResource {
   readonly group: string;
@@ -34,6 +68,10 @@ interface GroupVersions {
   readonly byVersion: Map<string, Served[]>;
 }
 
+function byName<T>(key: (x: T) => string): (a: T, b: T) => number {
+  return (a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}
+
 function groupTypes(types: readonly Served[]): GroupVersions[] {
   const groups = new Map<string, GroupVersions>();
   for (const rt of types) {
@@ -45,22 +83,26 @@ function groupTypes(types: readonly Served[]): GroupVersions[] {
     }
     g.byVersion.get(rt.version)!.push(rt);
   }
-  return [...groups.values()];
+  for (const g of groups.values()) for (const rts of g.byVersion.values()) rts.sort(byName((rt) => rt.resource));
+  return [...groups.values()].sort(
+    (a, b) => (groupPriority[b.group] ?? customGroupPriority) - (groupPriority[a.group] ?? customGroupPriority) || byName<GroupVersions>((g) => g.group)(a, b),
+  );
 }
 
-function storageVersionHash(rt: ResourceType): string {
-  // A stable short hash of group/version/kind, as clients only compare it for equality.
-  let h = 0x811c9dc5;
-  for (const ch of `${rt.group}/${rt.version}/${rt.kind}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11);
+/**
+ * kube's discovery.StorageVersionHash: base64 of the first 8 bytes of the SHA-256 of
+ * `group/version/kind` of the version the resource is stored in (a kind served in two groups,
+ * like events.k8s.io Events, hashes the stored core Event).
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 /** The documents, computed once per set of served types. */
 export class DiscoveryDocuments {
   readonly apiVersions: object;
   readonly apiGroupList: object;
-  readonly aggregatedApis: object;
-  readonly aggregatedGroups: object;
+  private readonly aggregatedBytes = new Map<string, Buffer>();
   private readonly resourceLists = new Map<string, object>();
   private readonly groups = new Map<string, object>();
 
@@ -68,6 +110,13 @@ export class DiscoveryDocuments {
     const grouped = groupTypes([...types, ...virtual]);
     const core = grouped.find((g) => g.group === '');
     const named = grouped.filter((g) => g.group !== '');
+    // The type each storage prefix is kept as: the one served without a storage conversion.
+    const stored = new Map<string, ResourceType>();
+    for (const rt of types) if (!rt.storageConversion) stored.set(rt.storagePrefix, rt);
+    const hashOf = (rt: ResourceType): string => {
+      const s = stored.get(rt.storagePrefix) ?? rt;
+      return storageVersionHash(s.group, s.version, s.kind);
+    };
     this.apiVersions = {
       kind: 'APIVersions',
       versions: core?.versions ?? [],
@@ -82,25 +131,32 @@ export class DiscoveryDocuments {
     for (const g of named) this.groups.set(g.group, { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) });
     for (const g of grouped) {
       for (const [v, rts] of g.byVersion) {
-        this.resourceLists.set(`${g.group}/${v}`, {
-          kind: 'APIResourceList',
-          apiVersion: 'v1',
-          groupVersion: g.group ? `${g.group}/${v}` : v,
-          resources: rts.flatMap((rt) => legacyResources(rt)),
-        });
+        const resources = rts.flatMap((rt) => (isVirtual(rt) ? [virtualLegacyResource(rt)] : legacyResources(rt, hashOf(rt))));
+        // kube's core group/version list carries no apiVersion (its handler writes the object untyped).
+        this.resourceLists.set(
+          `${g.group}/${v}`,
+          g.group ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${g.group}/${v}`, resources } : { kind: 'APIResourceList', groupVersion: v, resources },
+        );
       }
     }
-    const aggregated = (gs: GroupVersions[]) => ({
-      kind: 'APIGroupDiscoveryList',
-      apiVersion: 'apidiscovery.k8s.io/v2',
-      metadata: {},
-      items: gs.map((g) => ({
-        metadata: g.group ? { name: g.group } : {},
-        versions: g.versions.map((v) => ({ version: v, resources: g.byVersion.get(v)!.map(aggregatedResource), freshness: 'Current' })),
-      })),
-    });
-    this.aggregatedApis = aggregated(core ? [core] : []);
-    this.aggregatedGroups = aggregated(named);
+    for (const version of ['v2', 'v2beta1'] as const) {
+      const aggregated = (gs: GroupVersions[]) => ({
+        kind: 'APIGroupDiscoveryList',
+        apiVersion: `apidiscovery.k8s.io/${version}`,
+        metadata: {},
+        items: gs.map((g) => ({
+          metadata: g.group ? { name: g.group, creationTimestamp: null } : { creationTimestamp: null },
+          versions: g.versions.map((v) => ({ version: v, resources: g.byVersion.get(v)!.map((r) => (isVirtual(r) ? virtualAggregatedResource(r) : aggregatedResource(r))), freshness: 'Current' })),
+        })),
+      });
+      this.aggregatedBytes.set(`api/${version}`, Buffer.from(JSON.stringify(aggregated(core ? [core] : []))));
+      this.aggregatedBytes.set(`apis/${version}`, Buffer.from(JSON.stringify(aggregated(named))));
+    }
+  }
+
+  /** `/api` or `/apis` as an aggregated discovery document, serialized once. */
+  aggregated(root: 'api' | 'apis', version: AggregatedVersion): Buffer {
+    return this.aggregatedBytes.get(`${root}/${version}`)!;
   }
 
   /** `/api/v1` or `/apis/<group>/<version>`; undefined when not served. */
@@ -114,59 +170,71 @@ export class DiscoveryDocuments {
   }
 }
 
-function legacyResources(r: Served): object[] {
-  if (isVirtual(r)) return [{ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs }];
-  const rt = r;
+function virtualLegacyResource(r: VirtualResource): object {
+  return { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+}
+
+function virtualAggregatedResource(r: VirtualResource): object {
+  return { resource: r.resource, responseKind: { group: '', version: '', kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs };
+}
+
+function legacyResources(rt: ResourceType, hash: string): object[] {
   const main = {
     name: rt.resource,
     singularName: rt.singular,
     namespaced: rt.namespaced,
     kind: rt.kind,
-    verbs: resourceVerbs,
+    verbs: resourceVerbs(rt),
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
     ...(rt.categories.length ? { categories: rt.categories } : {}),
-    storageVersionHash: storageVersionHash(rt),
+    storageVersionHash: hash,
   };
-  const out: object[] = [main];
-  if (rt.hasStatus) out.push({ name: `${rt.resource}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: statusVerbs });
-  if (rt.group === '' && rt.resource === 'namespaces') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
-  return out;
+  const subs = subresourcesOf(rt).map((s) => ({
+    name: `${rt.resource}/${s.name}`,
+    singularName: '',
+    namespaced: rt.namespaced,
+    ...(s.responseKind ? s.responseKind : {}),
+    kind: s.responseKind?.kind ?? rt.kind,
+    verbs: s.verbs,
+  }));
+  return [main, ...subs];
 }
 
-function aggregatedResource(r: Served): object {
-  const responseKind = { group: r.group, version: r.version, kind: r.kind };
-  if (isVirtual(r)) return { resource: r.resource, responseKind, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs };
-  const rt = r;
+/** A response kind in the resource's own group/version is written with empty group and version, as kube does. */
+function aggregatedResource(rt: ResourceType): object {
+  const responseKind = { group: '', version: '', kind: rt.kind };
+  const subresources = subresourcesOf(rt).map((s) => ({ subresource: s.name, responseKind: s.responseKind ?? responseKind, verbs: s.verbs }));
   return {
     resource: rt.resource,
     responseKind,
     scope: rt.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: rt.singular,
-    verbs: resourceVerbs,
+    verbs: resourceVerbs(rt),
     ...(rt.shortNames.length ? { shortNames: rt.shortNames } : {}),
     ...(rt.categories.length ? { categories: rt.categories } : {}),
-    ...(subresourcesOf(rt, responseKind).length > 0 ? { subresources: subresourcesOf(rt, responseKind) } : {}),
+    ...(subresources.length > 0 ? { subresources } : {}),
   };
 }
 
-/** Whether an Accept header asks for aggregated discovery, and in which version. */
-export function wantsAggregated(accept: string): string | undefined {
-  for (const part of accept.split(',')) {
-    const p = part.replace(/\s+/g, '');
-    if (p.includes('g=apidiscovery.k8s.io') && p.includes('as=APIGroupDiscoveryList')) {
-      if (p.includes('v=v2beta1')) return aggregatedV2beta1MediaType;
-      if (p.includes('v=v2')) return aggregatedDiscoveryMediaType;
-    }
-    if (p.startsWith('application/json') && !p.includes('as=')) return undefined;
+/**
+ * Which aggregated discovery version an Accept header picks, if any: as kube's wrapper, the
+ * first clause (in negotiation order) that names a servable representation decides; a clause
+ * asking for an aggregated version kube does not serve is skipped like any unservable clause.
+ */
+export function aggregatedDiscoveryVersion(accept: string): AggregatedVersion | undefined {
+  for (const c of parseAccept(accept)) {
+    const p = c.params;
+    const mediaOk =
+      (c.type === 'application' && (c.subtype === 'json' || c.subtype === 'yaml' || c.subtype === 'vnd.kubernetes.protobuf' || c.subtype === '*')) ||
+      (c.type === '*' && c.subtype === '*');
+    if (!mediaOk) continue;
+    const converting = 'as' in p || 'g' in p || 'v' in p;
+    if (!converting) return undefined;
+    // Aggregated documents are written as JSON only.
+    if (c.subtype !== 'json') continue;
+    if (p['g'] === 'apidiscovery.k8s.io' && p['as'] === 'APIGroupDiscoveryList' && (p['v'] === 'v2' || p['v'] === 'v2beta1')) return p['v'];
   }
   return undefined;
 }
 
 export { apiVersionOf };
-
-function subresourcesOf(rt: ResourceType, responseKind: object): object[] {
-  const out: object[] = [];
-  if (rt.hasStatus) out.push({ subresource: 'status', responseKind, verbs: statusVerbs });
-  if (rt.group === '' && rt.resource === 'namespaces') out.push({ subresource: 'finalize', responseKind, verbs: ['update'] });
-  return out;
-}

@@ -3,6 +3,7 @@
  * the query (never a mix: kube's delete handler decodes the query only when the body is empty),
  * then checked with apimachinery's ValidateDeleteOptions, in its order and wording.
  */
+import { queryBool } from './list-options.ts';
 import { ApiError, errors } from '../api/status-errors.ts';
 import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import type { DeleteOptions } from './resource-store.ts';
@@ -155,10 +156,8 @@ function fromQuery(q: URLSearchParams): RawOptions {
     const err = goParseInt64Error(gps);
     if (err) throw errors.badRequest(err);
   }
-  const bool = (name: string): boolean | undefined => {
-    const v = q.get(name);
-    return v === null ? undefined : v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True';
-  };
+  // kube's query conversion of a bool: any value but 0 and false (any case) is true.
+  const bool = (name: string): boolean | undefined => queryBool(q.getAll(name)[0]);
   const policy = q.get('propagationPolicy');
   return {
     propagationPolicy: policy === null || policy === '' ? undefined : policy,

@@ -5,6 +5,8 @@
  * and admission from the hooks it is given. Storage errors become API errors at one boundary
  * (storage-errors.ts).
  */
+import { goWireForm, inGoFieldOrder } from '../codec/go-zero.ts';
+import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
@@ -119,7 +121,10 @@ export class ResourceStore {
 
   /** The served form of a stored object (converted for kinds that share storage). */
   served(obj: KubeObject): KubeObject {
-    return this.rt.storageConversion ? this.rt.storageConversion.fromStorage(obj) : obj;
+    // A converted object is written in the served kind's Go field order.
+    const served = this.rt.storageConversion ? inGoFieldOrder(this.rt.storageConversion.fromStorage(obj), this.rt.schema) : obj;
+    // Zero values as the Go types' JSON tags write them (copy-on-write: unchanged objects pass as they are).
+    return goWireForm(served, this.rt.schema);
   }
 
   /** The encoding key for memoized bytes: objects shared between kinds encode per kind. */
@@ -129,7 +134,7 @@ export class ResourceStore {
 
   /** Memoized JSON of the served object. */
   encodeJson(entry: Entry): Uint8Array {
-    return entry.encode(this.formatKey, (v) => Buffer.from(JSON.stringify(this.served(v))));
+    return entry.encode(this.formatKey, (v) => Buffer.from(stringifyGo(this.served(v))));
   }
 
   /** Get with the resourceVersion semantics of SPEC.md (unset: most recent; 0: any; n: not older than n). */

@@ -2,6 +2,7 @@
  * Assembles a running API server from its parts: certificates, store, watch caches, resource
  * stores, controllers, and the front door; and takes it down again in order.
  */
+import { kubeVersionInfo } from '../discovery/version.ts';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -34,7 +35,7 @@ import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from './api-context.ts';
 import { buildFrontDoor } from './app.ts';
-import { HealthEndpoint, type HealthCheck } from './health.ts';
+import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
@@ -68,6 +69,8 @@ export interface StartOptions {
   readonly logger?: boolean;
   /** How long an unreachable etcd is retried at start before giving up; default ETCD_DIAL_TIMEOUT_MS. */
   readonly etcdDialTimeoutMs?: number;
+  /** Aborts a start that is still waiting (for etcd): it undoes itself and rejects. */
+  readonly signal?: AbortSignal;
   /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
 }
@@ -75,12 +78,12 @@ export interface StartOptions {
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
 export const ETCD_DIAL_TIMEOUT_MS = 20_000;
 
-async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promise<Store> {
+async function openStore(config: ServerConfig, etcdDialTimeoutMs: number, signal: AbortSignal | undefined): Promise<Store> {
   switch (config.storageBackend) {
     case 'memory':
       return new MemoryStore({ historyMs: config.historyMs });
     case 'etcd':
-      return connectEtcd(config.etcdServers, etcdDialTimeoutMs);
+      return connectEtcd(config.etcdServers, etcdDialTimeoutMs, signal);
     default:
       try {
         return SqliteStore.open(join(config.dataDir, 'state.db'), { historyMs: config.historyMs });
@@ -99,12 +102,13 @@ async function openStore(config: ServerConfig, etcdDialTimeoutMs: number): Promi
  * Connects to etcd, retrying with backoff while it is unreachable (etcd often starts alongside),
  * for as long as kube-apiserver's dial timeout; then a StartupError.
  */
-async function connectEtcd(servers: readonly string[], timeoutMs: number): Promise<Store> {
+async function connectEtcd(servers: readonly string[], timeoutMs: number, signal: AbortSignal | undefined): Promise<Store> {
   // Loaded only for this backend: the etcd client (gRPC) costs about 25 MB and a tenth of a second at start.
   const { EtcdStore } = await import('../storage/etcd-store.ts');
   const deadline = Date.now() + timeoutMs;
   let delay = 100;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       return await EtcdStore.connect([...servers]);
     } catch (err) {
@@ -115,10 +119,23 @@ async function connectEtcd(servers: readonly string[], timeoutMs: number): Promi
           { cause: err },
         );
       }
-      await new Promise((r) => setTimeout(r, delay));
+      await sleep(delay, signal);
       delay = Math.min(delay * 2, 2000);
     }
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts (the caller then sees it aborted). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** A listen failure as one line: what is wrong with the address and what to do. */
@@ -166,7 +183,7 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
 async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<() => unknown>): Promise<RunningServer> {
   const { config } = opts;
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
-  const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS));
+  const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
 
   const certs = await ensureCertificatesForServer(config.dataDir);
@@ -255,25 +272,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
-  const ok = (name: string): HealthCheck => ({ name, check: () => {} });
-  const livez = new HealthEndpoint('livez', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
-  const readyz = new HealthEndpoint('readyz', [
-    ok('ping'),
-    ok('log'),
-    storeCheck,
-    { name: 'etcd-readiness', check: () => store.healthCheck() },
-    ok('informer-sync'),
-    ok('poststarthook/start-apiserver-admission-initializer'),
-    ok('poststarthook/generic-apiserver-start-informers'),
-    ok('poststarthook/start-system-namespaces-controller'),
-    {
+  const healthParts = {
+    store: storeCheck,
+    storeReadiness: { name: 'etcd-readiness', check: () => store.healthCheck() },
+    shutdown: {
       name: 'shutdown',
       check: () => {
         if (shuttingDown) throw new Error('process is shutting down');
       },
     },
-  ]);
-  const healthz = new HealthEndpoint('healthz', [ok('ping'), ok('log'), storeCheck, ok('poststarthook/start-apiserver-admission-initializer'), ok('poststarthook/generic-apiserver-start-informers'), ok('poststarthook/start-system-namespaces-controller')]);
+  };
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -291,17 +302,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     routes: {
       discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
       openapi: () => openapi,
-      version: {
-        major: '1',
-        minor: '32',
-        gitVersion: 'v1.32.0',
-        gitCommit: '0000000000000000000000000000000000000000',
-        gitTreeState: 'clean',
-        buildDate: '2026-11-21T00:00:00Z',
-        goVersion: 'go1.23.0',
-        compiler: 'gc',
-        platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
-      },
+      version: kubeVersionInfo(),
     },
     health: { livez, readyz, healthz },
     watches,

@@ -5,21 +5,28 @@
  * touches storage.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ApiError, errors, isApiError } from '../api/status-errors.ts';
+import { errors, isApiError } from '../api/status-errors.ts';
 import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
-import { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
+import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
+import { RouteTable, type RouteResolution } from './routes.ts';
+import { checkRequestTimeout } from './request-timeout.ts';
+import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
+import { decodeBody, protobufServed } from './handlers/body.ts';
+
+/** The media types of a built-in resource's routes, in kube's order (installer.go's Produces). */
+const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
+const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`];
 import type { ResourceCatalog } from './api-context.ts';
 import { sendError, sendValue } from './respond.ts';
 import type { RequestUser } from './user.ts';
 import type { HealthEndpoint } from './health.ts';
-import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
+import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
-import { decodeBody } from './handlers/body.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
@@ -47,7 +54,13 @@ declare module 'fastify' {
     requestInfo: RequestInfo;
     user: RequestUser;
     searchParams: URLSearchParams;
+    /** The URL path as Go's net/url decodes it (escapes decoded, dot segments kept). */
+    routePath: string;
   }
+}
+
+function noFastifySchemas(): never {
+  throw new Error('Fastify route schemas are not used: handlers decode and validate bodies themselves');
 }
 
 /** Builds the Fastify app with the whole request pipeline; does not listen. */
@@ -74,6 +87,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     return503OnClosing: false,
     // Our own router works on the request info; Fastify only needs to reach the one handler.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    // No route declares a Fastify schema; without these, Fastify loads ajv and fast-json-stringify
+    // at construction, about a tenth of a second of every start.
+    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
     // Requests refused below the pipeline answer as Go's net/http does, not in Fastify's JSON.
     // (Spread untyped: Fastify's HTTP/2 typings do not carry these two options.)
     ...({ clientErrorHandler, frameworkErrors: frameworkErrorHandler } as object),
@@ -90,11 +106,19 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
 
   // 1. Request info, parsed once from method, path and query.
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     markStreamedHttp2Body(req);
-    const url = new URL(req.url, 'https://localhost');
-    req.searchParams = url.searchParams;
-    req.requestInfo = parseRequestInfo(req.method, decodeURIComponentSafe(url.pathname), url.searchParams);
+    req.searchParams = requestQuery(req.url);
+    req.routePath = requestPath(req.url);
+    req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);
+    const infoError = requestInfoError(req.routePath, req.url);
+    if (infoError !== undefined) {
+      // kube's request-info filter answers with responsewriters.InternalError: plain text, HTML-escaped.
+      const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${infoError}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+    }
+    // kube's request-deadline filter runs before authentication.
+    checkRequestTimeout(req.requestInfo, req.searchParams);
   });
 
   // 2. Authentication: client certificate, bearer token, or anonymous; a bad token is 401.
@@ -123,22 +147,55 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
-  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, errors.pathNotFound()));
-
-  // 4. Routing: resource requests to their store, everything else to the non-resource routes.
-  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const info = req.requestInfo;
-    if (!info.isResourceRequest || info.resource === '') {
-      await handleNonResource(req, reply, info, opts.routes, opts.health);
-      return;
+  app.setErrorHandler((err, req, reply) => {
+    // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers
+    // 405 on its web services' paths and Go's plain 404 elsewhere.
+    if ((err as { code?: string }).code === 'FST_ERR_NOT_FOUND') {
+      const tokens = splitPath(requestPath(req.url));
+      const restful = tokens[0] === 'api' || tokens[0] === 'version' || (tokens[0] === 'apis' && tokens.length >= 2 && opts.catalog.all().some((s) => s.rt.group === tokens[1]));
+      if (!restful) return sendPageNotFound(reply);
+      return sendError(req, reply, errors.methodNotAllowed());
     }
-    if (isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
+    sendError(req, reply, err);
+  });
+
+  // 4. Routing, as kube-apiserver's director and go-restful route: a group/version's resource
+  // paths go to the route table, everything else to the non-resource paths.
+  const tables = new Map<string, { size: number; table: RouteTable }>();
+  const routeTable = (group: string, version: string): RouteTable | undefined => {
+    const resources = opts.catalog.groupVersion(group, version);
+    if (!resources) return undefined;
+    const key = `${group}/${version}`;
+    let cached = tables.get(key);
+    if (!cached || cached.size !== resources.size) {
+      cached = { size: resources.size, table: new RouteTable([...resources.values()].map((s) => s.rt)) };
+      tables.set(key, cached);
+    }
+    return cached.table;
+  };
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    // The access reviews are served from the authorizer, not from a stored resource's route table.
+    const info = req.requestInfo;
+    if (info.isResourceRequest && isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
       await handleAccessReview(req, reply, info, opts.authorizer);
       return;
     }
-    await routeResource(req, reply, info, opts);
+    const gv = groupVersionPath(req.routePath, opts.catalog);
+    if (!gv) {
+      await handleNonResource(req, reply, req.routePath, opts.routes, opts.health);
+      return;
+    }
+    if (gv.rest.length === 0) {
+      // The group/version's own web service root: its discovery document, GET only.
+      if (req.method !== 'GET') throw errors.methodNotAllowed();
+      await handleNonResource(req, reply, req.routePath, opts.routes, opts.health);
+      return;
+    }
+    const resolution = routeTable(gv.group, gv.version)!.resolve(req.method, gv.rest);
+    await routeResource(req, reply, resolution, opts);
   };
+  // Every method reaches the same router, which answers 405 for those a path does not serve.
+  app.setNotFoundHandler(handler);
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   return app;
@@ -147,9 +204,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 /** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */
 async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, authorizer: Authorizer): Promise<void> {
   const namespaced = info.resource === 'localsubjectaccessreviews';
-  if (info.extraParts.length > 0 || info.subresource !== '' || info.name !== '' || namespaced !== (info.namespace !== '')) throw errors.pathNotFound();
+  if (info.subresource !== '' || info.name !== '' || namespaced !== (info.namespace !== '')) throw errors.pathNotFound();
   // kube's generic answer: these resources register no verb but create.
-  if (info.verb !== 'create') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  if (info.verb !== 'create') throw errors.methodNotAllowed();
   // kubectl and client-go send these as protobuf.
   const body = await decodeBody(req, 'body', undefined, undefined, true);
   sendValue(req, reply, 201, answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
@@ -167,55 +224,83 @@ function peerOf(socket: unknown): ReturnType<typeof peerOfSocket> {
   return peer;
 }
 
-function decodeURIComponentSafe(p: string): string {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return p;
+/**
+ * The group/version web service a path belongs to (`/api/v1/...`, `/apis/<group>/<version>/...`)
+ * with the path segments below it, or undefined for every other path. Segments are go-restful's
+ * tokens: empty inner segments are kept, so `/api/v1//namespaces` matches no route.
+ */
+function groupVersionPath(path: string, catalog: FrontDoorOptions['catalog']): { group: string; version: string; rest: string[] } | undefined {
+  // The director matches web service roots against the raw path: `//api/v1` is not below `/api`.
+  if (!path.startsWith('/api/') && !path.startsWith('/apis/')) return undefined;
+  const tokens = splitPath(path);
+  if (tokens[0] === 'api' && tokens.length >= 2 && catalog.groupVersion('', tokens[1]!)) return { group: '', version: tokens[1]!, rest: tokens.slice(2) };
+  if (tokens[0] === 'apis' && tokens.length >= 3 && catalog.groupVersion(tokens[1]!, tokens[2]!)) {
+    return { group: tokens[1]!, version: tokens[2]!, rest: tokens.slice(3) };
   }
+  return undefined;
 }
 
-async function routeResource(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, opts: FrontDoorOptions): Promise<void> {
-  const served = opts.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-  if (!served || info.extraParts.length > 0) throw errors.pathNotFound();
-  const { rt } = served;
-  const isNamespaces = rt.group === '' && rt.resource === 'namespaces';
-  const finalize = info.subresource === 'finalize' && isNamespaces;
-  if (info.subresource !== '' && !(info.subresource === 'status' && rt.hasStatus) && !finalize) throw errors.pathNotFound();
-  // Namespaces' finalize subresource takes only PUT, as kube-apiserver's does.
-  if (finalize && info.verb !== 'update') throw errors.methodNotSupported({ group: '', resource: 'namespaces/finalize' }, info.verb);
-  const gr = { group: rt.group, resource: rt.resource };
-  // A cluster-scoped resource under /namespaces/<ns>/ does not exist (namespaces themselves excepted).
-  if (!rt.namespaced && info.namespace !== '' && !(rt.group === '' && rt.resource === 'namespaces')) throw errors.pathNotFound();
-  const namespace = rt.namespaced ? info.namespace : '';
-  const c: VerbContext = { req, reply, info: { ...info, namespace }, served, query: req.searchParams, user: req.user };
-  const statusOnly = info.subresource === 'status';
-  switch (info.verb) {
+async function routeResource(req: FastifyRequest, reply: FastifyReply, route: RouteResolution, opts: FrontDoorOptions): Promise<void> {
+  if (route.kind === 'not-found') throw errors.pathNotFound();
+  if (route.kind === 'method-not-allowed') throw errors.methodNotAllowed();
+  const { rt } = route;
+  const served = opts.catalog.lookup(rt.group, rt.version, rt.resource)!;
+  // go-restful checks Accept against the route's media types before kube's handler runs.
+  // (Custom resources are served by kube's CRD handler, outside go-restful: no such check.)
+  if (protobufServed(rt)) {
+    const produces = route.action === 'list' || route.action === 'watchlist' || route.action === 'watch' ? builtinStreamingMediaTypes : builtinMediaTypes;
+    if (!restfulAccepts(String(req.headers.accept ?? ''), produces)) throw errors.restfulNotAcceptable(produces);
+  }
+  // `/namespaces//configmaps/x`: the route matched with an empty namespace; kube's store refuses
+  // to address an object (or a collection delete) without one. Lists across namespaces are fine.
+  if (rt.namespaced && route.namespace === '' && ['get', 'update', 'patch', 'delete', 'deletecollection'].includes(route.action)) {
+    throw errors.badRequest('Namespace parameter required.');
+  }
+  // Handlers take namespace, name and subresource from the matched route's parameters.
+  const info = req.requestInfo;
+  const base = info.isResourceRequest ? info : undefined;
+  const c: VerbContext = {
+    req,
+    reply,
+    info: {
+      isResourceRequest: true,
+      path: req.routePath,
+      verb: base?.verb ?? '',
+      apiPrefix: rt.group === '' ? 'api' : 'apis',
+      apiGroup: rt.group,
+      apiVersion: rt.version,
+      resource: rt.resource,
+      subresource: route.subresource,
+      namespace: route.namespace,
+      name: route.name,
+    },
+    served,
+    query: req.searchParams,
+    user: req.user,
+  };
+  switch (route.action) {
     case 'get':
-      return info.name ? handleGet(c) : Promise.reject(errors.methodNotSupported(gr, 'get'));
-    case 'list':
-      if (statusOnly) throw errors.methodNotSupported(gr, 'list');
+      return handleGet(c);
+    case 'list': {
+      // kube's list handler serves a watch when asked with `?watch=` (any value but 0/false).
+      const watch = req.searchParams.getAll('watch');
+      if (watch.length > 0 && queryBool(watch[0]!)) return handleWatch(c, opts.watches);
       return handleList(c);
+    }
+    case 'watchlist':
     case 'watch':
-      if (statusOnly) throw errors.methodNotSupported(gr, 'watch');
       return handleWatch(c, opts.watches);
     case 'create':
-      if (info.name !== '' || (rt.namespaced && namespace === '')) throw errors.methodNotSupported(gr, 'create');
+      if (route.subresource !== '') throw errors.methodNotSupported({ group: rt.group, resource: `${rt.resource}/${route.subresource}` }, 'create');
       return handleCreate(c);
     case 'update':
-      if (info.name === '') throw errors.methodNotSupported(gr, 'update');
       return handleUpdate(c);
     case 'patch':
-      if (info.name === '') throw errors.methodNotSupported(gr, 'patch');
       return handlePatch(c);
     case 'delete':
-      if (statusOnly) throw errors.methodNotSupported(gr, 'delete');
       return handleDelete(c);
     case 'deletecollection':
-      if (statusOnly) throw errors.methodNotSupported(gr, 'deletecollection');
       return handleDeleteCollection(c);
-    default:
-      throw errors.methodNotSupported(gr, String(info.verb));
   }
 }
 

@@ -57,3 +57,57 @@ async function runCheck(c: HealthCheck): Promise<string | null> {
     return err instanceof Error ? err.message : String(err);
   }
 }
+
+/**
+ * kube-apiserver v1.32's post-start hooks, in the order its health endpoints list them. Clients
+ * read these names (Kubernetes' own e2e suite requires most of them in `/healthz?verbose` and
+ * `/livez?verbose`). This server does the equivalent work synchronously before it listens, so
+ * each reports ok once the server answers; the list keeps kube's names so that nothing reading
+ * the verbose output can tell the difference.
+ */
+export const kubePostStartHooks: readonly string[] = [
+  'start-apiserver-admission-initializer',
+  'generic-apiserver-start-informers',
+  'priority-and-fairness-config-consumer',
+  'priority-and-fairness-filter',
+  'storage-object-count-tracker-hook',
+  'start-apiextensions-informers',
+  'start-apiextensions-controllers',
+  'crd-informer-synced',
+  'start-system-namespaces-controller',
+  'start-cluster-authentication-info-controller',
+  'start-kube-apiserver-identity-lease-controller',
+  'start-kube-apiserver-identity-lease-garbage-collector',
+  'start-legacy-token-tracking-controller',
+  'start-service-ip-repair-controllers',
+  'rbac/bootstrap-roles',
+  'scheduling/bootstrap-system-priority-classes',
+  'priority-and-fairness-config-producer',
+  'bootstrap-controller',
+  'start-kube-aggregator-informers',
+  'apiservice-status-local-available-controller',
+  'apiservice-status-remote-available-controller',
+  'apiservice-registration-controller',
+  'apiservice-discovery-controller',
+  'kube-apiserver-autoregistration',
+];
+
+/** Checks that kube lists after the post-start hooks (the aggregator's autoregistration and OpenAPI controllers). */
+const kubeTrailingChecks: readonly string[] = ['autoregister-completion', 'poststarthook/apiservice-openapi-controller', 'poststarthook/apiservice-openapiv3-controller'];
+
+/**
+ * The checks of one endpoint in kube-apiserver's order: ping, log, the store, readyz's readiness
+ * checks, the post-start hooks, and readyz's shutdown check last.
+ */
+export function kubeHealthChecks(
+  endpoint: 'livez' | 'readyz' | 'healthz',
+  parts: { readonly store: HealthCheck; readonly storeReadiness: HealthCheck; readonly shutdown: HealthCheck },
+): HealthCheck[] {
+  const ok = (name: string): HealthCheck => ({ name, check: () => {} });
+  const checks: HealthCheck[] = [ok('ping'), ok('log'), parts.store];
+  if (endpoint === 'readyz') checks.push(parts.storeReadiness, ok('informer-sync'));
+  for (const hook of kubePostStartHooks) checks.push(ok(`poststarthook/${hook}`));
+  for (const name of kubeTrailingChecks) checks.push(ok(name));
+  if (endpoint === 'readyz') checks.push(parts.shutdown);
+  return checks;
+}

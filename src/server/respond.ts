@@ -9,6 +9,7 @@ import { negotiateOutput, type Negotiated } from '../codec/negotiate.ts';
 export type OutputFormat = Pick<Negotiated, 'serializer' | 'pretty'>;
 const plainJson: OutputFormat = { serializer: 'json', pretty: false };
 import { encodeYaml } from '../codec/yaml-encode.ts';
+import { encodeJson } from '../codec/json-encode.ts';
 import { goQuote } from '../schema/prune.ts';
 import { maybeGzip } from '../codec/compress.ts';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/index.ts';
@@ -98,7 +99,8 @@ function addWarning(r: WarningRecorder, original: string): boolean {
 export function encodeBody(value: unknown, format: OutputFormat): { body: Buffer; contentType: string } {
   if (format.serializer === 'yaml') return { body: Buffer.from(encodeYaml(value)), contentType: 'application/yaml' };
   if (format.serializer === 'protobuf') return { body: Buffer.from(encodeProtobuf(value as Record<string, unknown>)), contentType: PROTOBUF_MEDIA_TYPE };
-  return { body: Buffer.from(format.pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value)), contentType: 'application/json' };
+  // As Go's encoding/json writes kube's responses: HTML characters escaped, compact output newline-terminated.
+  return { body: Buffer.from(encodeJson(value, format.pretty)), contentType: 'application/json' };
 }
 
 /** Sends a JSON value (object, list, table, discovery document) with the negotiated encoding. */
@@ -108,8 +110,8 @@ export function sendValue(req: FastifyRequest, reply: FastifyReply, code: number
 }
 
 /** Sends pre-encoded bytes (memoized JSON), gzipped when large and accepted. */
-export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Uint8Array, contentType: string): void {
-  reply.code(code).header('content-type', contentType).header('cache-control', 'no-cache, private');
+export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Uint8Array, contentType: string, cacheControl = 'no-cache, private'): void {
+  reply.code(code).header('content-type', contentType).header('cache-control', cacheControl);
   const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   if (req.method === 'HEAD') {
@@ -124,11 +126,18 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
   const apiErr: ApiError = isApiError(err) ? err : toApiError(err);
   if (apiErr.code >= 500 && !isApiError(err)) logUncaught(req, err);
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) reply.header(k, v);
-  let fmt: OutputFormat = plainJson;
+  // When the Accept header names nothing kube can write, kube falls back to indented JSON (WriteRawJSON).
+  let fmt: OutputFormat = { serializer: 'json', pretty: true };
   try {
     const q = req.searchParams?.get('pretty');
-    fmt = negotiateOutput({ accept: String(req.headers.accept ?? ''), prettyQuery: q, userAgent: String(req.headers['user-agent'] ?? '') });
-    if (fmt.serializer !== 'yaml') fmt = { serializer: 'json', pretty: fmt.pretty };
+    // kube negotiates errors with its default restrictions: any serializer (a protobuf client gets
+    // a protobuf Status), no `as=` conversions (asking only for a Table gets the JSON fallback).
+    fmt = negotiateOutput({
+      accept: String(req.headers.accept ?? ''),
+      offer: { serializers: ['json', 'yaml', 'protobuf'], conversions: false },
+      prettyQuery: q,
+      userAgent: String(req.headers['user-agent'] ?? ''),
+    });
   } catch {
     // Errors are always sendable as JSON.
   }
@@ -151,6 +160,8 @@ function logUncaught(req: FastifyRequest, err: unknown): void {
 function toApiError(err: unknown): ApiError {
   const e = err as { statusCode?: number; code?: string; message?: string };
   if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.requestEntityTooLarge(3 * 1024 * 1024);
+  // Fastify's fallback for methods no route registers (any non-standard method): kube's router answers 405.
+  if (e?.code === 'FST_ERR_NOT_FOUND') return errors.methodNotAllowed();
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return errors.badRequest(e.message ?? 'bad request');
   return errors.internal(e?.message ?? String(err));
 }

@@ -110,6 +110,23 @@ describe('server-side apply: ownership', () => {
     ]);
   });
 
+  it('a map emptied by pruning stays as null, so its other owner keeps it (structured-merge-diff RemoveItems)', () => {
+    const one = apply(null, cm({ x: '1' }), 'a1', T1);
+    const two = apply(one, cm({}), 'a2', T2);
+    const { data: _d, ...noData } = cm({});
+    const three = apply(two, noData as KubeObject, 'a1', T3);
+    // null, not absent: typing and Go decoding drop it when the object is written.
+    expect(three.data).toBeNull();
+    expect(three.metadata!.managedFields).toEqual([applyEntry('a2', undefined, { 'f:data': {} })]);
+  });
+
+  it('compares a null container with a non-empty one by its entries', () => {
+    const one = apply(null, cm({ x: '1' }), 'a1', T1);
+    const nulled = trackUpdate(one, { ...cm({}), data: null } as unknown as KubeObject, ctx('editor', T2));
+    // data.x was removed; data itself neither added nor modified, so editor owns nothing.
+    expect(nulled.metadata!.managedFields).toBeUndefined();
+  });
+
   it('rejects managedFields in the applied body and a wrong version', () => {
     const body = cm({ a: '1' }, { managedFields: [] });
     const err = conflictOf(() => apply(null, body, 'a', T1));
@@ -343,11 +360,13 @@ describe('update tracking', () => {
     ]);
   });
 
-  it('resets managedFields for a single empty entry, not for an empty list', () => {
+  it('resets managedFields for a single empty entry or an empty list, not for null or absent', () => {
     const one = apply(null, cm({ a: '1' }), 'a', T1);
     const reset = trackUpdate(one, cm({ a: '1' }, { managedFields: [{}] }), ctx('editor', T2));
     expect(reset.metadata!.managedFields).toBeUndefined();
-    const kept = trackUpdate(one, cm({ a: '1' }, { managedFields: [] }), ctx('editor', T2));
+    const emptied = trackUpdate(one, cm({ a: '1' }, { managedFields: [] }), ctx('editor', T2));
+    expect(emptied.metadata!.managedFields).toBeUndefined();
+    const kept = trackUpdate(one, cm({ a: '1' }, { managedFields: null as never }), ctx('editor', T2));
     expect(kept.metadata!.managedFields).toEqual(one.metadata!.managedFields);
     // Objects without managers are tracked again from their next apply.
     const applied = apply(reset, cm({ a: '1', b: '2' }), 'a', T3);

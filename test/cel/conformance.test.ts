@@ -35,8 +35,13 @@ function canon(v: unknown): string {
   return `m:{${entries.map(([k, x]) => `${canon(k)}=${canon(x)}`).sort().join(',')}}`;
 }
 
-function passes(c: ConformanceCase): boolean {
-  const compiled = compile(c.expr, { variables: Object.fromEntries(Object.keys(c.bindings).map((k) => [k, { type: 'dyn' as const }])) });
+/** kube-apiserver's environment requires homogeneous list and map literals (cel.HomogeneousAggregateLiterals). */
+const HETEROGENEOUS_LITERAL = /^(List elements must have the same type|Map key uses wrong type|Map value uses wrong type)/;
+
+function passes(c: ConformanceCase): boolean | 'kube-rejects' {
+  // The stored-expressions environment has every library of kube 1.32 (two-variable macros included).
+  const compiled = compile(c.expr, { expressions: 'stored', variables: Object.fromEntries(Object.keys(c.bindings).map((k) => [k, { type: 'dyn' as const }])) });
+  if (isCompileError(compiled) && c.expect.kind !== 'error' && HETEROGENEOUS_LITERAL.test(compiled.message)) return 'kube-rejects';
   if (isCompileError(compiled)) return c.expect.kind === 'error';
   const r = evaluate(compiled, Object.fromEntries(Object.entries(c.bindings).map(([k, v]) => [k, input(v)])), { costBudget: 10_000_000 });
   if (r.kind === 'error') return c.expect.kind === 'error';
@@ -55,13 +60,22 @@ describe('cel-spec conformance (simple tests)', () => {
   it('passes every applicable case outside the recorded known-failure list, and the pass rate does not regress', () => {
     const unexpected: string[] = [];
     let pass = 0;
+    let rejected = 0;
     for (const c of run) {
       const ok = passes(c);
-      if (ok) pass++;
+      if (ok === 'kube-rejects') rejected++;
+      else if (ok) pass++;
       else if (!knownFailures.has(c.id)) unexpected.push(c.id);
     }
     expect(unexpected).toEqual([]);
-    // Measured 99.1% of applicable cases at the time of writing; see the report for what fails.
-    expect(pass / run.length).toBeGreaterThanOrEqual(0.991);
+    // Cases with heterogeneous list/map literals (cel-spec assumes them allowed) do not apply to
+    // kube-apiserver, whose environment rejects them at compile time; 54 at the time of writing.
+    expect(rejected).toBeLessThanOrEqual(54);
+    // Measured 97.8% of the remaining applicable cases. Seventeen known failures are where
+    // kube-apiserver 1.32 (cel-go v0.22, checked with the differential test) differs from today's
+    // cel-spec: eq/ne_mixed_types are rejected by its checker; repeated and null map keys are
+    // accepted; indexOf/lastIndexOf past the end return -1; it has no cel.bind and no backquoted
+    // field names.
+    expect(pass / (run.length - rejected)).toBeGreaterThanOrEqual(0.9779);
   });
 });

@@ -44,22 +44,22 @@ function mustCompile(expr: string, e = env): CompiledExpression {
 describe('Kubernetes-style expressions over objects', () => {
   const table: ReadonlyArray<readonly [string, unknown, number]> = [
     ['self.spec.replicas <= self.spec.maxReplicas', true, 7],
-    ["self.metadata.name.startsWith('x')", true, 5],
+    ["self.metadata.name.startsWith('x')", true, 4],
     ["quantity(self.spec.limit).isGreaterThan(quantity('1Gi'))", true, 6],
-    ["url(self.spec.endpoint).getScheme() == 'https'", true, 6],
-    ["url(self.spec.endpoint).getHostname() + ':' + url(self.spec.endpoint).getPort()", 'example.com:8443', 16],
-    ["url(self.spec.endpoint).getQuery()['q']", ['1', '2'], 6],
-    ["self.spec.?missing.orValue('none')", 'none', 3],
+    ["url(self.spec.endpoint).getScheme() == 'https'", true, 9],
+    ["url(self.spec.endpoint).getHostname() + ':' + url(self.spec.endpoint).getPort()", 'example.com:8443', 20],
+    ["url(self.spec.endpoint).getQuery()['q']", ['1', '2'], 10],
+    ["self.spec.?missing.orValue('none')", 'none', 2],
     ["self.spec.labels[?'app'].orValue('')", 'web', 4],
     ["self.spec.x__dash__dashed == 'd'", true, 4],
     ["self.spec.__namespace__ == 'ns'", true, 4],
-    ['self.spec.tags.all(t, t.size() < 5)', true, 10],
-    ["self.spec.tags.exists(t, t == 'b')", true, 8],
+    ['self.spec.tags.all(t, t.size() < 5)', true, 16],
+    ["self.spec.tags.exists(t, t == 'b')", true, 16],
     ['self.spec.ratio < 1', true, 4],
     ['self.spec.replicas == 3.0', true, 4],
-    ['[3, 1, 2].max() == 3 && [1, 2, 3].isSorted() && [1, 2].sum() == 3', true, 128],
-    ["'hello'.charAt(1) + 'a-b'.replace('-', '+') + 'x,y'.split(',').join('')", 'ea+bxy', 12],
-    ["'abc123'.find('[0-9]+')", '123', 3],
+    ['[3, 1, 2].max() == 3 && [1, 2, 3].isSorted() && [1, 2].sum() == 3', true, 10],
+    ["'hello'.charAt(1) + 'a-b'.replace('-', '+') + 'x,y'.split(',').join('')", 'ea+bxy', 6],
+    ["'abc123'.find('[0-9]+')", '123', 2],
     ["quantity('1.5Gi').add(quantity('512Mi')).compareTo(quantity('2Gi'))", 0n, 5],
     ["isQuantity('10Mi') && !isQuantity('10MB')", true, 3],
     ["quantity('1k').asInteger()", 1000n, 2],
@@ -103,7 +103,7 @@ describe('Kubernetes-style expressions over objects', () => {
     };
     const aenv = { variables: { authorizer: { type: 'dyn' as const } } };
     const c = mustCompile("authorizer.group('apps').resource('deployments').namespace('ns').name('web').check('get').allowed()", aenv);
-    expect(evaluate(c, { authorizer: authorizerValue(authz) })).toEqual({ kind: 'value', value: true, cost: 350_007 });
+    expect(evaluate(c, { authorizer: authorizerValue(authz) })).toEqual({ kind: 'value', value: true, cost: 350_006 });
     expect(seen[0]).toEqual({ verb: 'get', resource: { group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web' } });
     const reason = mustCompile("authorizer.path('/healthz').check('post').reason()", aenv);
     expect(evaluate(reason, { authorizer: authorizerValue(authz) })).toMatchObject({ kind: 'value', value: 'nope' });

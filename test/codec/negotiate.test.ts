@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiateOutput, negotiateWatch, parseAccept, parseContentType, wantsPretty } from '../../src/codec/negotiate.ts';
+import { negotiateOutput, negotiateWatch, parseAccept, parseContentType, restfulAccepts, wantsPretty } from '../../src/codec/negotiate.ts';
 import { ApiError } from '../../src/api/status-errors.ts';
 
 const TABLE_V1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -116,5 +116,24 @@ describe('Content-Type of request bodies', () => {
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     );
     expect(apiError(() => parseContentType(undefined, { verb: 'patch' })).code).toBe(415);
+  });
+});
+
+describe('as kube-apiserver v1.32.4 answers', () => {
+  it('never refuses a clause for q=0', () => {
+    expect(negotiateOutput({ accept: '*/*;q=0' }).serializer).toBe('json');
+    expect(negotiateOutput({ accept: 'application/json;q=0,application/yaml' }).serializer).toBe('yaml');
+  });
+
+  it('checks Accept as go-restful does before any handler: exact types or */* only', () => {
+    const produces = ['application/json', 'application/yaml'];
+    expect(restfulAccepts('application/*', produces)).toBe(false);
+    expect(restfulAccepts('text/plain, application/yaml;q=0.1', produces)).toBe(true);
+    expect(restfulAccepts('application/json;as=Table;g=meta.k8s.io;v=v1', produces)).toBe(true);
+    expect(restfulAccepts('', produces)).toBe(true);
+  });
+
+  it('offers no conversions where kube allows none (discovery, errors)', () => {
+    expect(apiError(() => negotiateOutput({ accept: 'application/json;as=Table;g=meta.k8s.io;v=v1', offer: { table: true, conversions: false } })).code).toBe(406);
   });
 });

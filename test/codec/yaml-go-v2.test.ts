@@ -95,6 +95,22 @@ describe('YAML structures only JSON can carry', () => {
     }
   });
 
+  it.each([
+    ['metadata:\n\tname: tabs\n', 'yaml: line 2: found character that cannot start any token'],
+    ['a: [1\nb: 2\n', "yaml: line 1: did not find expected ',' or ']'"],
+    ['a: {b: 1\n', "yaml: line 1: did not find expected ',' or '}'"],
+    ['a: [', 'yaml: line 1: did not find expected node content'],
+    ['a: [1,', 'yaml: line 1: did not find expected node content'],
+    ['a: b: c\n', 'yaml: mapping values are not allowed in this context'],
+    ['a:\n  b: 1\n c: 2\n', 'yaml: line 2: did not find expected key'],
+    ["a: 'x\n", 'yaml: line 2: found unexpected end of stream'],
+    ['a: "x\\q"\n', 'yaml: found unknown escape character'],
+    ['a: *\n', 'yaml: did not find expected alphabetic or numeric character'],
+    ['a: !!binary "%%"\n', 'yaml: !!binary value contains invalid base64 data'],
+  ])('words the syntax error in %j as go-yaml', (text, message) => {
+    expect(failure(text).message).toContain(`(must be of type ConfigMap): ${message} (`);
+  });
+
   it('writes object keys in Go map order, so the first type error is the one kube reports', () => {
     expect(Object.keys(value('metadata: {}\nkind: x\ndata: {}\napiVersion: v1\n') as object)).toEqual(['apiVersion', 'data', 'kind', 'metadata']);
   });

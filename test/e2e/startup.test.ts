@@ -190,7 +190,7 @@ describe('npm start', () => {
     second.child.kill('SIGINT');
     expect((await second.exited).code).toBe(0);
     expect(await listening(second.port)).toBe(false);
-  });
+  }, 90_000); // several real servers (and npm) on a loaded 2-core machine
 });
 
 describe('npx kube-gateway', () => {
@@ -205,7 +205,7 @@ describe('npx kube-gateway', () => {
     for (let i = 0; i < 100 && alive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
     expect(alive(serverPid)).toBe(false);
     expect(await listening(npx.port)).toBe(false);
-  });
+  }, 90_000); // several real servers (and npm) on a loaded 2-core machine
 });
 
 describe('one data dir, one server', () => {
@@ -230,7 +230,7 @@ describe('one data dir, one server', () => {
     expect(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8')).toBe(`${third.child.pid}\n`);
     third.child.kill('SIGTERM');
     await third.exited;
-  });
+  }, 90_000); // several real servers (and npm) on a loaded 2-core machine
 });
 
 describe('startup failures print one line, exit 1 and leave no state behind', () => {
@@ -263,6 +263,28 @@ describe('startup failures print one line, exit 1 and leave no state behind', ()
     expect(left.some((f) => f.includes('.tmp-'))).toBe(false);
   });
 
+  it('SIGTERM while waiting for etcd ends the wait at once and undoes the start', async () => {
+    const parent = await tempDir('kgw-etcd-wait-');
+    const dataDir = join(parent, 'data');
+    // A port nothing listens on: every attempt is refused at once, and the start retries.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const closedPort = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const child = spawn(process.execPath, [bin, '--data-dir', dataDir, '--secure-port', '0', `--etcd-servers=http://127.0.0.1:${closedPort}`], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    // The data dir appears once the start is under way (the lock comes first); then it waits for etcd.
+    for (let i = 0; i < 100 && !(await readdir(parent)).includes('data'); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toBe('SIGTERM received: shutting down\n');
+    expect(await readdir(parent)).toEqual([]);
+  }, 15_000);
+
   it('a data dir that is a file', async () => {
     const dir = await tempDir('kgw-file-');
     const file = join(dir, 'not-a-dir');
@@ -279,6 +301,12 @@ describe('startup failures print one line, exit 1 and leave no state behind', ()
     const r = await runToExit(['--data-dir', join(dir, 'file', 'data'), '--secure-port', '0']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Error: cannot use the data dir \S+ \(ENOTDIR: .*\); pass a different --data-dir\n$/);
+  });
+
+  it('a data dir that cannot be written (sysfs refuses mkdir, even to root)', async () => {
+    const r = await runToExit(['--data-dir', '/sys/kube-gateway-test', '--secure-port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Error: cannot write the data dir \/sys\/kube-gateway-test \((EPERM|EACCES|EROFS): .*\); make it writable or pass a different --data-dir\n$/);
   });
 
   it('a data dir whose store is not ours: nothing is written into it', async () => {

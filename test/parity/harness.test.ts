@@ -3,7 +3,8 @@
  * scenario language. (The harness itself runs with `npm run parity`, not in the test suite.)
  */
 import { describe, expect, it } from 'vitest';
-import { NormalizeContext, normalizeResponse, normalizeValue, parseJsonStream, timeShape, filterDiscovery } from '../../parity/lib/normalize.ts';
+import { NormalizeContext, normalizeResponse, normalizeValue, parseJsonStream, timeShape } from '../../parity/lib/normalize.ts';
+import { filterDiscovery } from '../../parity/lib/served.ts';
 import { diffValues } from '../../parity/lib/diff.ts';
 import { decodeProtobufEnvelope, decodeProtobufFrame } from '../../parity/lib/protobuf-wire.ts';
 import { substitute, readPath } from '../../parity/lib/scenario.ts';
@@ -50,6 +51,7 @@ describe('normalizeValue', () => {
       message: 'the ResourceVersion in the precondition (<rv:ConfigMap/a#1>) does not match',
     });
     expect(normalizeValue({ message: 'must be no more than 63 characters' }, ctx)).toEqual({ message: 'must be no more than 63 characters' });
+    expect(normalizeValue({ message: 'Invalid value: "{\\"time\\":\\"2026-11-25T11:59:01Z\\"}"' }, ctx)).toEqual({ message: 'Invalid value: "{\\"time\\":\\"<timeZ>\\"}"' });
   });
 });
 

@@ -103,14 +103,24 @@ describe('server-side apply', () => {
     expect(entry.fieldsV1['f:status']).toBeTruthy();
   });
 
-  it('resets managedFields with a single empty entry, not with an empty list', async () => {
+  it('resets managedFields with an empty list or a single empty entry (kube 1.32), not with null', async () => {
     await apply('r1', 'alice', { k: '1' });
+    const nulled = await t.request('PATCH', `${base}/r1`, {
+      body: { metadata: { managedFields: null } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(nulled.json.metadata.managedFields.map((e: any) => e.manager)).toContain('alice');
     const empty = await t.request('PATCH', `${base}/r1`, {
       body: { metadata: { managedFields: [] } },
       headers: { 'content-type': 'application/merge-patch+json' },
     });
-    expect(empty.json.metadata.managedFields.map((e: any) => e.manager)).toContain('alice');
-    const reset = await t.request('PATCH', `${base}/r1`, {
+    expect(empty.status).toBe(200);
+    expect(empty.json.metadata.managedFields).toBeUndefined();
+    // An object without managers is not tracked again until someone applies.
+    const after = await t.request('PATCH', `${base}/r1`, { body: { data: { z: '1' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(after.json.metadata.managedFields).toBeUndefined();
+    await apply('r2', 'alice', { k: '1' });
+    const reset = await t.request('PATCH', `${base}/r2`, {
       body: { metadata: { managedFields: [{}] } },
       headers: { 'content-type': 'application/merge-patch+json' },
     });

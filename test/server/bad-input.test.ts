@@ -47,9 +47,11 @@ describe('bad input', () => {
       const body = Array.from({ length: 1 + Math.floor(next() * 8) }, () => pick(fragments)).join('');
       const type = pick(types);
       const r = await t.request(method, pick(paths), { body, headers: type ? { 'content-type': type } : {} });
-      // The one 500 kube gives here: its delete handler passes a DeleteOptions decode error on unwrapped.
+      // kube's own 500s: its watch cache refuses a malformed resourceVersion with a bare Status, at
+      // once; its delete handler passes a DeleteOptions decode error on unwrapped.
+      const kubes500 = r.status === 500 && r.json?.reason === undefined && String(r.json?.message).startsWith('resourceVersion: Invalid value: "abc"');
       const deleteOptionsDecodeError = method === 'DELETE' && r.status === 500 && r.json?.reason === undefined;
-      if (!deleteOptionsDecodeError) expect(r.status, `request ${i}: ${method} ${type} ${JSON.stringify(body)} -> ${r.text}`).toBeLessThan(500);
+      if (!kubes500 && !deleteOptionsDecodeError) expect(r.status, `request ${i}: ${method} ${type} ${JSON.stringify(body)} -> ${r.text}`).toBeLessThan(500);
       if (r.status >= 400) expect(r.json?.kind, `request ${i}`).toBe('Status');
     }
     expect((await t.request('GET', '/readyz')).status).toBe(200);

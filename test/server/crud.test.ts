@@ -326,11 +326,20 @@ describe('namespace finalize', () => {
 });
 
 describe('routing', () => {
-  it('unknown paths are 404 with a Status body', async () => {
-    for (const p of ['/api/v1/widgets', '/apis/nope.example.com/v1/things', '/nonsense']) {
+  it('unknown paths below a served group are 404 with a Status body, as go-restful answers', async () => {
+    for (const p of ['/api/v1/widgets', '/api/v2', '/apis/rbac.authorization.k8s.io/v9']) {
       const r = await t.request('GET', p);
       expect(r.status).toBe(404);
-      expect(r.json.kind).toBe('Status');
+      expect(r.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+    }
+  });
+
+  it('unknown groups and root paths are Go\'s plain-text 404', async () => {
+    for (const p of ['/apis/nope.example.com/v1/things', '/apis/nope.example.com', '/nonsense', '/livez/nope']) {
+      const r = await t.request('GET', p);
+      expect(r.status).toBe(404);
+      expect(r.text).toBe('404 page not found\n');
+      expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
     }
   });
 

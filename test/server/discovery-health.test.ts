@@ -34,7 +34,7 @@ describe('discovery', () => {
     expect(lease.versions[0].resources[0]).toMatchObject({ resource: 'leases', scope: 'Namespaced', responseKind: { kind: 'Lease' } });
     const core = await t.request('GET', '/api', { headers: { accept } });
     const ns = core.json.items[0].versions[0].resources.find((x: any) => x.resource === 'namespaces');
-    expect(ns.subresources[0].subresource).toBe('status');
+    expect(ns.subresources.map((x: any) => x.subresource)).toEqual(['finalize', 'status']);
   });
 
   it('serves /version and the OpenAPI documents', async () => {
@@ -68,5 +68,27 @@ describe('health', () => {
     expect(one.status).toBe(200);
     expect(one.text).toBe('ok');
     expect((await t.request('GET', '/readyz/nonexistent')).status).toBe(404);
+  });
+
+  it('lists the checks Kubernetes\' e2e suite requires, in kube-apiserver v1.32\'s order', async () => {
+    // From test/e2e/apimachinery/health_handlers.go at v1.32.4 (required in /healthz and /livez).
+    const required = [
+      'ping', 'log', 'etcd', 'poststarthook/start-apiserver-admission-initializer', 'poststarthook/generic-apiserver-start-informers',
+      'poststarthook/start-apiextensions-informers', 'poststarthook/start-apiextensions-controllers', 'poststarthook/crd-informer-synced',
+      'poststarthook/bootstrap-controller', 'poststarthook/start-system-namespaces-controller', 'poststarthook/start-service-ip-repair-controllers',
+      'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/start-cluster-authentication-info-controller',
+      'poststarthook/start-kube-aggregator-informers', 'poststarthook/apiservice-registration-controller',
+      'poststarthook/apiservice-status-local-available-controller', 'poststarthook/apiservice-status-remote-available-controller',
+      'poststarthook/kube-apiserver-autoregistration', 'autoregister-completion', 'poststarthook/apiservice-openapi-controller',
+    ];
+    for (const p of ['/healthz', '/livez', '/readyz']) {
+      const lines = (await t.request('GET', `${p}?verbose=1`)).text.split('\n');
+      for (const name of required) expect(lines).toContain(`[+]${name} ok`);
+    }
+    const readyz = (await t.request('GET', '/readyz?verbose')).text.split('\n');
+    // As kube-apiserver: the store's readiness right after the store, shutdown last.
+    expect(readyz.slice(0, 5)).toEqual(['[+]ping ok', '[+]log ok', '[+]etcd ok', '[+]etcd-readiness ok', '[+]informer-sync ok']);
+    expect(readyz.at(-3)).toBe('[+]shutdown ok');
+    expect((await t.request('GET', '/livez?verbose')).text).not.toContain('shutdown');
   });
 });

@@ -204,9 +204,16 @@ describe('watch', () => {
     expect(events.map((e) => e.type)).toEqual(['ADDED']);
   });
 
+  it('answers ?watch=true on a single object with a plain GET, as kube\'s get handler ignores it', async () => {
+    const r = await t.request('GET', `${base}/cm-4?watch=true`);
+    expect(r.status).toBe(200);
+    expect(r.json.kind).toBe('ConfigMap');
+    expect(r.json.metadata.name).toBe('cm-4');
+  });
+
   it('watches a single object by name', async () => {
     const start = (await t.request('GET', base)).json.metadata.resourceVersion;
-    const { events } = await collectWatch(t.server, `${base}/cm-4?watch=1&resourceVersion=${start}`, (ev) => ev.length >= 1, {
+    const { events } = await collectWatch(t.server, `/api/v1/watch/namespaces/${ns}/configmaps/cm-4?resourceVersion=${start}`, (ev) => ev.length >= 1, {
       onOpen: () => {
         void (async () => {
           await t.request('PATCH', `${base}/cm-5`, { body: { data: { x: '1' } }, headers: { 'content-type': 'application/merge-patch+json' } });

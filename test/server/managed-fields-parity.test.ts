@@ -127,4 +127,72 @@ describe('managedFields parity', () => {
       expect(r.json.message).toBe('Operation cannot be fulfilled on configmaps "stale": the object has been modified; please apply your changes to the latest version and try again');
     }
   });
+
+  it('an applied config is typed, not pruned: unknown fields and ill-typed scalars are 500 in any mode', async () => {
+    const yaml = (extra: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed\n${extra}`;
+    const unknown = await t.request('PATCH', `${cms}/typed?fieldManager=m&fieldValidation=Ignore`, { body: yaml('  bogus: 3\ndata:\n  a: "1"\n'), headers: APPLY });
+    expect(unknown.status).toBe(500);
+    expect(unknown.json.message).toBe('failed to create typed patch object (/typed; /v1, Kind=ConfigMap): .metadata.bogus: field not declared in schema');
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, immutable: 'yes', data: { a: true, b: null, c: [1] } };
+    const typed = await t.request('PATCH', `${cms}/typed?fieldManager=m`, { body, headers: APPLY });
+    expect(typed.status).toBe(500);
+    expect(typed.json.message).toBe(
+      'failed to create typed patch object (/typed; /v1, Kind=ConfigMap): errors:\n' +
+        '  .data.a: expected string, got &value.valueUnstructured{Value:true}\n' +
+        '  .data.c: expected string, got &value.valueUnstructured{Value:[]interface {}{1}}\n' +
+        '  .immutable: expected boolean, got &{yes}',
+    );
+    expect((await t.request('GET', `${cms}/typed`)).status).toBe(404);
+  });
+
+  it('duplicate keys in an applied config warn, and fail under Strict with the YAML decoder\'s text', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup\ndata:\n  a: "1"\n  a: "2"\n';
+    const strict = await t.request('PATCH', `${cms}/dup?fieldManager=m&fieldValidation=Strict`, { body, headers: APPLY });
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toBe('error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+    const warn = await t.request('PATCH', `${cms}/dup?fieldManager=m`, { body, headers: APPLY });
+    expect(warn.status).toBe(201);
+    expect(warn.json.data).toEqual({ a: '2' });
+    expect(warn.headers['warning']).toBe('299 - "line 7: key \\"a\\" already set in map"');
+  });
+
+  it('the applied object must name the endpoint\'s kind exactly (kube\'s version check comes first)', async () => {
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [{ apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'vc' } }, 'invalid object type: /v2, Kind=ConfigMap'],
+      [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vc' } }, 'invalid object type: /v1, Kind=Secret'],
+      [{ metadata: { name: 'vc', managedFields: [{ manager: 'x' }] } }, 'invalid object type: /, Kind='],
+      ['null', 'invalid object type: /, Kind='],
+      ['[]', 'error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ];
+    for (const [body, message] of cases) {
+      const r = await t.request('PATCH', `${cms}/vc?fieldManager=m`, { body, headers: APPLY });
+      expect([r.status, r.json.message]).toEqual([400, message]);
+    }
+    expect((await t.request('GET', `${cms}/vc`)).status).toBe(404);
+  });
+
+  it('sets and associative lists may not repeat an entry; a missing key is its default', async () => {
+    const dup = await t.request('PATCH', `${cms}/sets?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sets', finalizers: ['a.io/x', 'a.io/x'] } },
+      headers: APPLY,
+    });
+    expect([dup.status, dup.json.message]).toEqual([500, 'failed to create typed patch object (/sets; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate entries for key [="a.io/x"]']);
+    const keyless = await t.request('PATCH', `${cms}/sets?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sets', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o' }] } },
+      headers: APPLY,
+    });
+    expect(keyless.status).toBe(422);
+  });
+
+  it('force on a non-apply patch is 422 on PatchOptions', async () => {
+    const r = await t.request('PATCH', `${cms}/noop?force=true`, { body: { data: { x: '1' } }, headers: MERGE });
+    expect([r.status, r.json.message]).toEqual([422, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch']);
+  });
+
+  it('an apply body that is not YAML is kube\'s "error decoding YAML" 400', async () => {
+    const r = await t.request('PATCH', `${cms}/bad-yaml?fieldManager=m`, { body: 'a: [', headers: APPLY });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toMatch(/^error decoding YAML: error converting YAML to JSON: yaml: line 1: /);
+  });
 });
+

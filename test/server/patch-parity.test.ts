@@ -167,3 +167,97 @@ describe('strict field validation of patches', () => {
     expect(ignore.json.data).toEqual({ a: '1', b: '2' });
   });
 });
+
+describe('patched objects are checked as kube checks them', () => {
+  it('names: removed or changed is 400 with kube\'s texts; a removed namespace is the URL\'s', async () => {
+    await configMap('nm1', { a: '1' });
+    const gone = await t.request('PATCH', `${base}/nm1`, { body: { metadata: { name: null } }, headers: MERGE });
+    expect([gone.status, gone.json.message]).toEqual([400, 'the name of the object (nm1 based on URL) was undeterminable: name must be provided']);
+    const renamed = await t.request('PATCH', `${base}/nm1`, { body: [{ op: 'replace', path: '/metadata/name', value: 'nm2' }], headers: JSON_PATCH });
+    expect([renamed.status, renamed.json.message]).toEqual([400, 'the name of the object (nm2) does not match the name on the URL (nm1)']);
+    const moved = await t.request('PATCH', `${base}/nm1`, { body: { metadata: { namespace: 'x' } }, headers: MERGE });
+    expect([moved.status, moved.json.message]).toEqual([400, 'the namespace of the provided object does not match the namespace sent on the request']);
+    const dropped = await t.request('PATCH', `${base}/nm1`, { body: [{ op: 'remove', path: '/metadata/namespace' }], headers: JSON_PATCH });
+    expect(dropped.status).toBe(200);
+    expect(dropped.json.metadata.namespace).toBe('default');
+  });
+
+  it('an apply that creates without a name is 400', async () => {
+    const r = await t.request('PATCH', `${base}/nm3?fieldManager=m`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1' } },
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    expect([r.status, r.json.message]).toEqual([400, 'the name of the object (nm3 based on URL) was undeterminable: name must be provided']);
+  });
+
+  it('a result that does not decode is 422 on patch with the document as the patch library wrote it', async () => {
+    const cm = await configMap('dec1', { a: '1' });
+    const r = await t.request('PATCH', `${base}/dec1`, { body: { data: { x: 1 } }, headers: MERGE });
+    expect(r.status).toBe(422);
+    const m = cm.metadata;
+    const mf = m.managedFields[0];
+    const doc =
+      `{"apiVersion":"v1","data":{"a":"1","x":1},"kind":"ConfigMap","metadata":{"name":"dec1","namespace":"default","uid":"${m.uid}",` +
+      `"resourceVersion":"${m.resourceVersion}","creationTimestamp":"${m.creationTimestamp}","managedFields":[{"manager":"${mf.manager}",` +
+      `"operation":"Update","apiVersion":"v1","time":"${mf.time}","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{}}}}]}}`;
+    expect(r.json.message).toBe(` "" is invalid: patch: Invalid value: ${JSON.stringify(doc)}: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`);
+  });
+
+  it('a strategic merge patch result is converted as kube\'s unstructured converter words it', async () => {
+    await configMap('dec3', { a: '1' });
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [{ data: 'x' }, 'map[data:x]": cannot restore map from string'],
+      [{ data: { x: 1 } }, 'map[data:map[x:1]]": cannot convert int64 to string'],
+      [{ data: { x: true } }, 'map[data:map[x:true]]": unrecognized type: string'],
+      [{ immutable: 'yes' }, 'map[immutable:yes]": unrecognized type: bool'],
+      [{ metadata: { generation: 1.5 } }, 'map[metadata:map[generation:1.5]]": cannot convert float64 to int64'],
+      [{ metadata: { finalizers: 'a' } }, 'map[metadata:map[finalizers:a]]": cannot restore slice from string'],
+      [{ metadata: 'x' }, 'map[metadata:x]": cannot restore struct from: string'],
+      [{ binaryData: { b: 5 } }, 'map[binaryData:map[b:5]]": cannot restore slice from int64'],
+    ];
+    for (const [patch, tail] of cases) {
+      const r = await t.request('PATCH', `${base}/dec3`, { body: patch, headers: SMP });
+      expect([r.status, r.json.message]).toEqual([422, ` "" is invalid: patch: Invalid value: "${tail}`]);
+    }
+  });
+
+  it('a merge patch that is not an object is 400 when fields are validated', async () => {
+    await configMap('dec2', { a: '1' });
+    const r = await t.request('PATCH', `${base}/dec2`, { body: '[1]', headers: MERGE });
+    expect([r.status, r.json.message]).toEqual([400, 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}']);
+  });
+});
+
+describe('patch bodies are decoded where kube decodes them', () => {
+  it('a body that is not JSON: strict decode when validating, else the patch library', async () => {
+    await configMap('syn1', { a: '1' });
+    const cases: ReadonlyArray<[Record<string, string>, string, string]> = [
+      [JSON_PATCH, '', 'error decoding patch: unexpected end of JSON input'],
+      [JSON_PATCH, '?fieldValidation=Ignore', 'unexpected end of JSON input'],
+      [MERGE, '', 'error decoding patch: unexpected end of JSON input'],
+      [MERGE, '?fieldValidation=Ignore', 'Invalid JSON Patch'],
+      [SMP, '', 'unexpected end of JSON input'],
+      [SMP, '?fieldValidation=Ignore', 'unexpected end of JSON input'],
+    ];
+    for (const [headers, q, message] of cases) {
+      const r = await t.request('PATCH', `${base}/syn1${q}`, { body: '{"data":', headers });
+      expect([r.status, r.json.message]).toEqual([400, message]);
+    }
+  });
+
+  it('JSON patch operations are typed strictly when validating (jsonPatchOp), loosely otherwise', async () => {
+    await configMap('syn2', { a: '1' });
+    const cases: ReadonlyArray<[string, unknown, number, string]> = [
+      ['', [{ op: 'add', path: '/data/z', value: '1', from: 7 }], 400, 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.from of type string'],
+      ['', [5], 400, 'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp'],
+      ['', { op: 'add' }, 400, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'],
+      ['?fieldValidation=Ignore', { op: 'add' }, 400, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+      ['?fieldValidation=Ignore', [{ op: 'add', path: 5, value: '1' }], 422, 'the server rejected our request due to an error in our request'],
+      ['', [{ op: 'add', path: null, value: '1' }], 422, 'the server rejected our request due to an error in our request'],
+    ];
+    for (const [q, body, code, message] of cases) {
+      const r = await t.request('PATCH', `${base}/syn2${q}`, { body, headers: JSON_PATCH });
+      expect([r.status, r.json.message]).toEqual([code, message]);
+    }
+  });
+});

@@ -1,4 +1,5 @@
 /** core/v1 Event: a report of something that happened to an object; also the storage shape of events.k8s.io/v1. */
+import { goWire } from '../../codec/go-zero.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { objField, objectReferenceSchema, s, strField } from './common-schemas.ts';
 import { isZeroTime, validateEventCreate, validateEventUpdate } from './event-validation.ts';
@@ -21,16 +22,18 @@ const schema = kindSchema(
   {
     // Non-pointer structs and strings of the Go type: always present (kube's OpenAPI defaults).
     involvedObject: { ...objectReferenceSchema, default: {} },
-    reason: s.string('Short, machine-understandable reason for the transition into the object’s current status.'),
-    message: s.string('Human-readable description of the status of this operation.'),
+    // Go's field tags decide the zero values written (go-zero.ts): omitempty strings and counts are
+    // left out when empty, the struct times are always written (null when zero).
+    reason: goWire.omitZero(s.string('Short, machine-understandable reason for the transition into the object’s current status.')),
+    message: goWire.omitZero(s.string('Human-readable description of the status of this operation.')),
     source: { ...eventSourceSchema, default: {} },
-    firstTimestamp: s.dateTime('When this event was first recorded.'),
-    lastTimestamp: s.dateTime('When this event last occurred.'),
-    count: s.int32('Number of times this event has occurred.'),
-    type: s.string('Type of this event (Normal, Warning); new types could be added.'),
-    eventTime: s.microTime('When this event was first observed.'),
+    firstTimestamp: goWire.always(s.dateTime('When this event was first recorded.')),
+    lastTimestamp: goWire.always(s.dateTime('When this event last occurred.')),
+    count: goWire.omitZero(s.int32('Number of times this event has occurred.')),
+    type: goWire.omitZero(s.string('Type of this event (Normal, Warning); new types could be added.')),
+    eventTime: goWire.always(s.microTime('When this event was first observed.')),
     series: eventSeriesSchema,
-    action: s.string('What action was taken or failed regarding the involved object.'),
+    action: goWire.omitZero(s.string('What action was taken or failed regarding the involved object.')),
     related: objectReferenceSchema,
     reportingComponent: s.string('Name of the controller that emitted this event, e.g. `kubernetes.io/kubelet`.', { default: '' }),
     reportingInstance: s.string('ID of the controller instance, e.g. `kubelet-xyzf`.', { default: '' }),

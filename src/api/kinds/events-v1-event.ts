@@ -2,6 +2,7 @@
  * events.k8s.io/v1 Event: the same stored objects as core/v1 events under `/registry/events/`,
  * served with renamed fields (regarding, note, reportingController, deprecated*) and strict validation.
  */
+import { goWire } from '../../codec/go-zero.ts';
 import type { KubeObject, ResourceType, StorageConversion, TableColumn } from '../types.ts';
 import { objectReferenceSchema, s, strField } from './common-schemas.ts';
 import { eventSeriesSchema, eventTableColumns } from './event.ts';
@@ -46,17 +47,19 @@ export function asCoreEvent(obj: KubeObject): KubeObject {
 const schema = kindSchema(
   'A report of an event somewhere in the cluster; the successor of core/v1 Event.',
   {
-    eventTime: s.microTime('When this event was first observed.'),
+    // Go's field tags decide the zero values written (go-zero.ts): the struct times are always
+    // written (null when zero), the omitempty strings and count left out when empty.
+    eventTime: goWire.always(s.microTime('When this event was first observed.')),
     series: { ...eventSeriesSchema, required: ['count', 'lastObservedTime'] },
-    reportingController: s.string('Name of the controller that emitted this event, e.g. `kubernetes.io/kubelet`.'),
-    reportingInstance: s.string('ID of the controller instance, e.g. `kubelet-xyzf`.'),
-    action: s.string('What action was taken or failed regarding the regarding object.'),
-    reason: s.string('Why the action was taken; human-readable.'),
+    reportingController: goWire.omitZero(s.string('Name of the controller that emitted this event, e.g. `kubernetes.io/kubelet`.')),
+    reportingInstance: goWire.omitZero(s.string('ID of the controller instance, e.g. `kubelet-xyzf`.')),
+    action: goWire.omitZero(s.string('What action was taken or failed regarding the regarding object.')),
+    reason: goWire.omitZero(s.string('Why the action was taken; human-readable.')),
     // Non-pointer structs of the Go type: always present (kube's OpenAPI `default: {}`).
     regarding: { ...objectReferenceSchema, default: {} },
     related: objectReferenceSchema,
-    note: s.string('Human-readable description of the status of this operation.'),
-    type: s.string('Type of this event (Normal, Warning); new types could be added.'),
+    note: goWire.omitZero(s.string('Human-readable description of the status of this operation.')),
+    type: goWire.omitZero(s.string('Type of this event (Normal, Warning); new types could be added.')),
     deprecatedSource: s.object(
       'Deprecated: the component and host that reported the event.',
       {
@@ -65,9 +68,9 @@ const schema = kindSchema(
       },
       { default: {} },
     ),
-    deprecatedFirstTimestamp: s.dateTime('Deprecated field assuring backward compatibility with core/v1 Event.'),
-    deprecatedLastTimestamp: s.dateTime('Deprecated field assuring backward compatibility with core/v1 Event.'),
-    deprecatedCount: s.int32('Deprecated field assuring backward compatibility with core/v1 Event.'),
+    deprecatedFirstTimestamp: goWire.always(s.dateTime('Deprecated field assuring backward compatibility with core/v1 Event.')),
+    deprecatedLastTimestamp: goWire.always(s.dateTime('Deprecated field assuring backward compatibility with core/v1 Event.')),
+    deprecatedCount: goWire.omitZero(s.int32('Deprecated field assuring backward compatibility with core/v1 Event.')),
   },
   ['eventTime'],
 );

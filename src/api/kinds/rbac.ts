@@ -2,6 +2,7 @@
  * rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding and ClusterRoleBinding, with kube's
  * rule, subject and roleRef validation. Escalation checks belong to the authorizer, not here.
  */
+import { goWire } from '../../codec/go-zero.ts';
 import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
@@ -17,7 +18,8 @@ export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const policyRuleSchema = s.object(
   'An action on resources or non-resource URLs that a role allows.',
   {
-    verbs: s.atomicStrings('Verbs that apply to all resources in this rule; `*` means all.'),
+    // No omitempty on verbs (nor on a role's rules): Go writes null when empty (go-zero.ts).
+    verbs: goWire.always(s.atomicStrings('Verbs that apply to all resources in this rule; `*` means all.')),
     apiGroups: s.atomicStrings('API groups of the resources; "" is the core group, `*` all groups.'),
     resources: s.atomicStrings('Resources this rule applies to; `*` means all in the groups.'),
     resourceNames: s.atomicStrings('Optional allow-list of object names; empty means all.'),
@@ -26,7 +28,7 @@ const policyRuleSchema = s.object(
   { required: ['verbs'] },
 );
 
-const rulesSchema = { type: 'array', description: 'The policy rules of this role.', items: policyRuleSchema, 'x-kubernetes-list-type': 'atomic' } as const;
+const rulesSchema = goWire.always({ type: 'array', description: 'The policy rules of this role.', items: policyRuleSchema, 'x-kubernetes-list-type': 'atomic' } as const);
 
 const subjectSchema = s.object(
   'A user, group or service account a binding applies to.',

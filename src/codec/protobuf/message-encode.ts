@@ -106,15 +106,20 @@ function writeOne(w: WriterT, field: FieldDef, v: unknown, path: string): void {
   }
 }
 
+// gogo-protobuf's marshalers write fields in field-number order, whatever the Go struct order.
+const fieldsByNumber = new Map<string, readonly FieldDef[]>();
+function fieldsInWireOrder(messageName: string): readonly FieldDef[] {
+  let fields = fieldsByNumber.get(messageName);
+  if (!fields) fieldsByNumber.set(messageName, (fields = [...lookupMessage(messageName).fields].sort((a, b) => a.no - b.no)));
+  return fields;
+}
+
 function writeMessageFields(w: WriterT, obj: Record<string, unknown>, messageName: string, path: string): void {
-  for (const field of lookupMessage(messageName).fields) {
+  for (const field of fieldsInWireOrder(messageName)) {
     const v = obj[field.name];
     const fieldPath = `${path}.${field.name}`;
-    if (v === undefined) continue;
-    if (v === null) {
-      // Go writes a value Time even when zero; a nil pointer, list or map is not written.
-      const isValueTime = field.type.kind === 'scalar' && (field.type.type === 'Time' || field.type.type === 'MicroTime');
-      if (isValueTime && !field.repeated && field.presence !== 'pointer') writeOne(w, field, null, fieldPath);
+    if (v === undefined || v === null) {
+      writeZero(w, field, fieldPath);
       continue;
     }
     if (field.type.kind === 'map') {
@@ -126,6 +131,25 @@ function writeMessageFields(w: WriterT, obj: Record<string, unknown>, messageNam
       writeOne(w, field, v, fieldPath);
     }
   }
+}
+
+/**
+ * An absent field as gogo-protobuf's generated marshalers write it: every value (non-pointer)
+ * field is written, zero or not (strings "", numbers 0, false, a zero Time as an empty
+ * Timestamp, a value struct as a message of its own zero fields); nil pointers, lists, maps
+ * and byte slices are not.
+ */
+function writeZero(w: WriterT, field: FieldDef, path: string): void {
+  if (field.presence === 'pointer' || field.repeated || field.type.kind === 'map') return;
+  if (field.type.kind === 'message') {
+    w.uint32((field.no << 3) | 2).fork();
+    writeMessageFields(w, {}, field.type.message, path);
+    w.ldelim();
+    return;
+  }
+  const zero: Partial<Record<ScalarType, unknown>> = { string: '', bool: false, int32: 0, int64: 0, Time: null, MicroTime: null };
+  if (!(field.type.type in zero)) return;
+  writeOne(w, field, zero[field.type.type], path);
 }
 
 /** Encodes one message (no envelope) from its JSON object. Throws UnencodableValueError. */

@@ -256,6 +256,9 @@ export const KINDS: readonly KindDef[] = [
   ]),
   ...kinds('events.k8s.io/v1', [['Event', 'events.Event']]),
   ...kinds('coordination.k8s.io/v1', [['Lease', 'Lease']]),
+  // kinds() adds each List: PartialObjectMetadataList.
+  ...kinds('meta.k8s.io/v1', [['PartialObjectMetadata', 'PartialObjectMetadata']]),
+  ...kinds('meta.k8s.io/v1beta1', [['PartialObjectMetadata', 'PartialObjectMetadata']]),
   ...kinds('rbac.authorization.k8s.io/v1', [
     ['Role', 'Role'],
     ['ClusterRole', 'ClusterRole'],

@@ -76,6 +76,12 @@ export const META_MESSAGES: readonly MessageDef[] = [
     ['message', 2, 'string'],
     ['field', 3, 'string'],
   ]),
+  // The metadata-only views (meta/v1 and v1beta1 share these messages): no TypeMeta on the wire.
+  message('PartialObjectMetadata', [['metadata', 1, 'ObjectMeta']]),
+  message('PartialObjectMetadataList', [
+    ['metadata', 1, 'ListMeta'],
+    ['items', 2, '[]PartialObjectMetadata'],
+  ]),
   message('DeleteOptions', [
     ['gracePeriodSeconds', 1, 'int64', 'pointer'],
     ['preconditions', 2, 'Preconditions', 'pointer'],

@@ -2,6 +2,7 @@
  * Request bodies: decoding by Content-Type, and field validation (unknown and duplicate fields)
  * with the Ignore / Warn / Strict modes of SPEC.md.
  */
+import { goDecodedForm } from '../../codec/go-zero.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
@@ -11,7 +12,7 @@ import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
 import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
-import { MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
+import { decodeFailure, MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
 import { LARGE_BODY_BYTES } from '../load-limits.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
@@ -23,6 +24,8 @@ export interface DecodedBody {
   readonly value: unknown;
   /** kube's strict-decoding messages for repeated keys (`duplicate field "metadata.name"`). */
   readonly duplicates: readonly string[];
+  /** The bytes as sent (kube quotes their start in decode errors). */
+  readonly raw?: Uint8Array;
 }
 
 /** Reads `fieldValidation`; anything but the three modes is 400. */
@@ -40,27 +43,66 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const serializers = protobuf || (rt && protobufServed(rt)) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
   const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: true });
   const raw = req.body as Buffer | undefined;
-  if (!raw || raw.length === 0) throw errors.badRequest('the body of the request was empty');
+  if (!raw || raw.length === 0) {
+    // A create or update decodes even no bytes, and fails reading the type meta from them.
+    if (verb === 'body' && kind === 'json' && expectedKind) {
+      throw decodeFailure("couldn't get version/kind; json parse error: unexpected end of JSON input", new Uint8Array(0), expectedKind);
+    }
+    throw errors.badRequest('the body of the request was empty');
+  }
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
   // A large body's work on the event loop is split at its decode: other requests (health probes
   // above all) run between reading it, decoding it, and storing it.
   const large = raw.length >= LARGE_BODY_BYTES;
   if (large) await yieldToEventLoop();
+  const patchPrefix = PATCH_DECODE_PREFIX[kind];
   const decoded =
     kind === 'apply-patch'
       ? await decodeYamlAsync(raw, { applyPatch: true })
       : kind === 'yaml'
         ? await decodeYamlAsync(raw, { expectedKind })
-        : decodeJson(raw, { expectedKind });
+        : decodeJson(raw, patchPrefix !== undefined ? { patchPrefix } : { expectedKind });
   if (large) await yieldToEventLoop();
-  return { kind, value: decoded.value, duplicates: decoded.strictErrors };
+  // Merge and strategic patches are decoded into a Go map first: anything but an object (or null) fails there.
+  const v = decoded.value;
+  if ((kind === 'merge-patch' || kind === 'strategic-merge-patch') && v !== null && (typeof v !== 'object' || Array.isArray(v))) {
+    const what = Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
+    throw errors.badRequest(`${patchPrefix}json: cannot unmarshal ${what} into Go value of type map[string]interface {}`);
+  }
+  // go-yaml reports every repeated key of a document in one error (and, its text holding line
+  // breaks, it can only fail a Strict request: as a warning kube's recorder drops it).
+  const duplicates = kind === 'yaml' && decoded.strictErrors.length > 0 ? [`yaml: unmarshal errors:\n  ${decoded.strictErrors.join('\n  ')}`] : decoded.strictErrors;
+  return { kind, value: decoded.value, duplicates, raw };
 }
+
+/** How kube words a patch document it cannot decode, per patch type (see decodeJson's patchPrefix). */
+const PATCH_DECODE_PREFIX: Partial<Record<BodyKind, string>> = {
+  'json-patch': 'error decoding patch: ',
+  'merge-patch': 'error decoding patch: ',
+  'strategic-merge-patch': '',
+};
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Whether the kind has a protobuf encoding (built-in kinds do; custom resources never). */
 export function protobufServed(rt: ResourceType): boolean {
   return isProtobufKind(rt.group ? `${rt.group}/${rt.version}` : rt.version, rt.kind);
+}
+
+/**
+ * The object a create or update body decodes to, as kube's decoder reads it: `null` is an empty
+ * object (which then fails validation), and anything but an object fails reading the type meta.
+ */
+function typedObjectOf(body: DecodedBody, rt: ResourceType): KubeObject {
+  const v = body.value;
+  if (v === null || v === undefined) return {} as KubeObject;
+  if (typeof v === 'object' && !Array.isArray(v)) return v as KubeObject;
+  const what = Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
+  throw decodeFailure(
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${what} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    body.raw ?? new Uint8Array(0),
+    rt.kind,
+  );
 }
 
 /** Expects an object body; 400 otherwise. */
@@ -194,7 +236,7 @@ export function checkObjectBody(
   warnings: string[],
 ): KubeObject {
   const { rt } = target;
-  const obj = asObject(body.value);
+  const obj = body.kind === 'apply-patch' ? asObject(body.value) : typedObjectOf(body, rt);
   if (body.kind !== 'apply-patch') checkDecodedTypes(obj, rt);
   const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(obj, rt);
   checkTypeMeta(obj, rt);
@@ -216,5 +258,20 @@ export async function readObjectBody(
   mode: FieldValidation,
   warnings: string[],
 ): Promise<KubeObject> {
-  return checkObjectBody(await decodeBody(req, 'body', target.rt), target, mode, warnings);
+  const decoded = await decodeBody(req, 'body', target.rt);
+  const value = decoded.value === null ? {} : decoded.value;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    // kube reads the type meta first, into a Go struct: any other JSON value fails there. (YAML
+    // reaches the decoder converted to JSON, so its summary is of the JSON.)
+    const jsonKind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+    const bytes = decoded.kind === 'json' ? (req.body as Buffer) : Buffer.from(JSON.stringify(value));
+    throw decodeFailure(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+      bytes,
+      target.rt.kind,
+    );
+  }
+  // As kube decodes the body into its Go type: empty omitempty fields are gone before anything
+  // (managedFields included) looks at it.
+  return goDecodedForm(checkObjectBody({ ...decoded, value }, target, mode, warnings), target.rt.schema);
 }

@@ -1,13 +1,22 @@
 /**
- * Non-resource paths: health, version, discovery and OpenAPI documents. Anything else is 404.
+ * Every path that is not a group/version's resource path: health, version, discovery and the
+ * OpenAPI documents. Each answers as the kube-apiserver component that serves it there:
+ * go-restful web services (`/api`, `/version`, group/version roots, unknown versions of a served
+ * group) take GET only (405 otherwise) and answer unknown sub-paths with a 404 Status; the
+ * aggregator's `/apis` and `/apis/<group>` and the plain mux paths (health, OpenAPI) take any
+ * method; anything else falls through to Go's `404 page not found` in plain text.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import type { RequestInfo } from '../request-info.ts';
+import { splitPath } from '../request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
-import { wantsAggregated, type DiscoveryDocuments } from '../../discovery/discovery.ts';
+import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../discovery/discovery.ts';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
+import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
+import { maybeGzip } from '../../codec/compress.ts';
+import { openApiHash } from '../../schema/openapi.ts';
 
 export interface OpenApiDocuments {
   /** The Swagger 2.0 document, serialized once. */
@@ -28,59 +37,70 @@ export interface NonResourceRoutes {
   readonly version: object;
 }
 
-export async function handleNonResource(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  info: RequestInfo,
-  routes: NonResourceRoutes,
-  health: { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEndpoint },
-): Promise<void> {
-  const path = info.path.replace(/\/+$/, '') || '/';
-  const parts = path.split('/').filter((p) => p);
-  const method = req.method;
-  const readOnly = method === 'GET' || method === 'HEAD';
-  const accept = String(req.headers.accept ?? '');
+type Health = { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEndpoint };
 
-  if (parts[0] === 'livez' || parts[0] === 'readyz' || parts[0] === 'healthz') {
-    if (!readOnly) throw errors.methodNotSupported({ group: '', resource: '' }, method);
-    const endpoint = health[parts[0]];
-    const result = await endpoint.run(parts.slice(1).join('/'), req.searchParams);
-    if (!result) throw errors.pathNotFound();
+/** What discovery web services produce (go-restful's `Produces`). */
+const discoveryMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
+
+/** Go's http.NotFound: what kube answers for paths no component serves. */
+export function sendPageNotFound(reply: FastifyReply): void {
+  reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n');
+}
+
+export async function handleNonResource(req: FastifyRequest, reply: FastifyReply, path: string, routes: NonResourceRoutes, health: Health): Promise<void> {
+  const tokens = splitPath(path);
+  const method = req.method;
+  const accept = String(req.headers.accept ?? '');
+  const first = tokens[0] ?? '';
+  const below = (root: string): boolean => path === root || path.startsWith(`${root}/`);
+
+  if ((first === 'livez' || first === 'readyz' || first === 'healthz') && below(`/${first}`)) {
+    const result = await health[first].run(tokens.slice(1).join('/'), req.searchParams);
+    if (!result) return sendPageNotFound(reply);
     reply.code(result.code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache, private');
-    reply.send(result.body);
+    reply.send(method === 'HEAD' ? undefined : result.body);
     return;
   }
-  if (!readOnly) throw errors.pathNotFound();
-  if (path === '/version') return sendValue(req, reply, 200, routes.version);
-  if (path === '/api' || path === '/apis') {
-    const docs = routes.discovery();
-    const aggregated = wantsAggregated(accept);
-    if (aggregated) {
-      const body = Buffer.from(JSON.stringify(path === '/api' ? docs.aggregatedApis : docs.aggregatedGroups));
-      reply.header('vary', 'Accept');
-      return sendBytes(req, reply, 200, body, aggregated);
+  if (first === 'version' && below('/version')) {
+    restfulRoute(tokens.length === 1, method, accept, [MEDIA_JSON]);
+    return sendValue(req, reply, 200, routes.version, discoveryFormat(req, [MEDIA_JSON]));
+  }
+  if (first === 'api' && below('/api')) {
+    const list = tokens.length === 2 ? routes.discovery().resourceList('', tokens[1]!) : undefined;
+    if (list) {
+      // A served version's web service root (the router has checked the method).
+      restfulRoute(true, method, accept, discoveryMediaTypes);
+      return sendValue(req, reply, 200, list, discoveryFormat(req));
     }
-    return sendValue(req, reply, 200, path === '/api' ? docs.apiVersions : docs.apiGroupList);
+    // Otherwise the legacy root's web service: `/api` itself, nothing below it.
+    restfulRoute(tokens.length === 1, method, accept, discoveryMediaTypes);
+    return sendDiscovery(req, reply, routes.discovery(), 'api');
   }
-  if (parts[0] === 'api' && parts.length === 2) {
-    const list = routes.discovery().resourceList('', parts[1]!);
-    if (!list) throw errors.pathNotFound();
-    return sendValue(req, reply, 200, list);
-  }
-  if (parts[0] === 'apis' && parts.length === 2) {
-    const g = routes.discovery().group(parts[1]!);
-    if (!g) throw errors.pathNotFound();
-    return sendValue(req, reply, 200, g);
-  }
-  if (parts[0] === 'apis' && parts.length === 3) {
-    const list = routes.discovery().resourceList(parts[1]!, parts[2]!);
-    if (!list) throw errors.pathNotFound();
-    return sendValue(req, reply, 200, list);
+  if (first === 'apis' && below('/apis')) {
+    const docs = routes.discovery();
+    // `/apis` and `/apis/<group>` are the aggregator's: any method is served.
+    if (tokens.length === 1) return sendDiscovery(req, reply, docs, 'apis');
+    const group = docs.group(tokens[1]!);
+    if (!group) return sendPageNotFound(reply);
+    if (tokens.length === 2) return sendValue(req, reply, 200, group, discoveryFormat(req));
+    if (tokens.length === 3) {
+      const list = docs.resourceList(tokens[1]!, tokens[2]!);
+      if (list) {
+        restfulRoute(true, method, accept, discoveryMediaTypes);
+        return sendValue(req, reply, 200, list, discoveryFormat(req));
+      }
+    }
+    // Below a served group, the group's web service answers: it has no such route.
+    throw errors.pathNotFound();
   }
   if (path === '/openapi/v2') {
     const docs = routes.openapi();
     const form = negotiateOpenApiV2(accept);
-    if (!form) throw errors.notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
+    if (!form) {
+      // kube-openapi answers an unservable Accept with a bare 406.
+      reply.code(406).header('vary', 'Accept').header('cache-control', 'no-cache, private').send();
+      return;
+    }
     const etag = `"${docs.v2ETag()}"`;
     reply.header('vary', 'Accept').header('etag', etag);
     const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
@@ -92,15 +112,73 @@ export async function handleNonResource(
     return sendBytes(req, reply, 200, docs.v2(), 'application/json');
   }
   if (path === '/openapi/v3') return sendValue(req, reply, 200, routes.openapi().v3Index());
-  if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) {
-    const doc = routes.openapi().v3(parts.slice(2).join('/'));
-    if (!doc) throw errors.pathNotFound();
-    // Documents are addressed by content hash, so clients may cache them for long.
-    if (req.searchParams.get('hash')) reply.header('cache-control', 'public, immutable');
+  if (first === 'openapi' && tokens[1] === 'v3' && tokens.length > 2) {
+    const doc = routes.openapi().v3(tokens.slice(2).join('/'));
+    // kube's OpenAPI v3 handler answers an unknown document with an empty 404.
+    if (!doc) {
+      reply.code(404).send();
+      return;
+    }
+    // Documents are addressed by content hash (kube-openapi's handler): the current hash is the
+    // ETag; a stale hash is redirected to the current one; a matching one may be cached for long.
+    const hash = openApiHash(doc);
+    reply.header('etag', `"${hash}"`).header('vary', 'Accept');
+    const asked = req.searchParams.get('hash');
+    if (asked && asked !== hash) {
+      reply.code(301).header('location', `/${tokens.join('/')}?hash=${hash}`).header('content-type', 'application/json').header('cache-control', 'no-cache, private').send();
+      return;
+    }
+    if (asked) {
+      reply.header('expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC'));
+      return sendBytes(req, reply, 200, doc, 'application/json', 'public, immutable');
+    }
     return sendBytes(req, reply, 200, doc, 'application/json');
   }
   if (path === '/') {
     return sendValue(req, reply, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
   }
-  throw errors.pathNotFound();
+  return sendPageNotFound(reply);
+}
+
+/**
+ * go-restful's checks for a web service with one GET route at its root: another path below the
+ * root is 404, another method 405, an Accept naming none of `produces` (nor `*` + `/*`) 406.
+ */
+function restfulRoute(atRoot: boolean, method: string, accept: string, produces: readonly string[]): void {
+  if (!atRoot) throw errors.pathNotFound();
+  if (method !== 'GET') throw errors.methodNotAllowed();
+  if (!restfulAccepts(accept, produces)) throw errors.restfulNotAcceptable(produces);
+}
+
+/**
+ * The encoding of a discovery document: JSON or YAML as asked. Protobuf is not encoded for
+ * discovery kinds here, so a client asking for it gets JSON (client-go always also accepts it).
+ */
+function discoveryFormat(req: FastifyRequest, produces: readonly string[] = discoveryMediaTypes): Negotiated {
+  const serializers = produces.map((m) => (m === MEDIA_YAML ? 'yaml' : m === MEDIA_PROTOBUF ? 'protobuf' : 'json') as 'json' | 'yaml' | 'protobuf');
+  const fmt = negotiateOutput({
+    accept: String(req.headers.accept ?? ''),
+    offer: { serializers, table: false, conversions: false },
+    prettyQuery: req.searchParams.get('pretty'),
+    userAgent: String(req.headers['user-agent'] ?? ''),
+  });
+  return fmt.serializer === 'protobuf' ? { kind: 'json', serializer: 'json', mediaType: MEDIA_JSON, pretty: false } : fmt;
+}
+
+/** `/api` or `/apis`: aggregated discovery when the Accept header picks it, else the legacy list. */
+function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: DiscoveryDocuments, root: 'api' | 'apis'): void {
+  const version = aggregatedDiscoveryVersion(String(req.headers.accept ?? ''));
+  if (!version) return sendValue(req, reply, 200, root === 'api' ? docs.apiVersions : docs.apiGroupList, discoveryFormat(req));
+  const body = docs.aggregated(root, version);
+  const etag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+  reply.header('vary', 'Accept').header('etag', etag);
+  const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
+  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag)) {
+    reply.code(304).send();
+    return;
+  }
+  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
+  reply.code(200).header('content-type', `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`).header('cache-control', 'public');
+  for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
+  reply.send(req.method === 'HEAD' ? undefined : Buffer.from(gz.body.buffer, gz.body.byteOffset, gz.body.byteLength));
 }

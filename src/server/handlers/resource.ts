@@ -3,22 +3,24 @@
  * (watch lives in watch.ts). Each handler works on the parsed RequestInfo and the ResourceStore.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import type { ServedResource } from '../api-context.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
-import { parseListQuery } from '../../registry/list-options.ts';
+import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { isCorruptObjectError } from '../../registry/storage-errors.ts';
 import { deleteOptionsDecodeError, dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
-import { toTable } from '../../codec/table.ts';
+import { partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
 import { applyPatchBody } from './patch.ts';
 import { managerFor } from './field-manager.ts';
+import { validateWriteOptions } from './write-options.ts';
 import type { RequestUser } from '../user.ts';
 
 export interface VerbContext {
@@ -46,6 +48,11 @@ function optionsKindOf(verb: string): 'CreateOptions' | 'UpdateOptions' | 'Patch
 }
 
 export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
+  // Create, update and patch validate all their query options first (delete passes its own dryRun).
+  if (dryRun === undefined) {
+    const isApply = String(c.req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
+    validateWriteOptions(c.query, optionsKindOf(c.info.verb), c.info.verb === 'patch' && isApply);
+  }
   return {
     dryRun: dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
     warnings: [],
@@ -68,15 +75,40 @@ function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiat
     const bytes = entry ? entry.encode(`pb@${apiVersionOf(rt)}`, () => encodeProtobufObject(obj)) : encodeProtobufObject(obj);
     sendBytes(c.req, c.reply, code, bytes, PROTOBUF_MEDIA_TYPE);
   } else if (fmt.kind === 'table') {
-    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject: includeObjectOf(c.query), now: new Date() }), asJsonOrYaml(fmt));
-  } else if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
-    sendValue(c.req, c.reply, code, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, asJsonOrYaml(fmt));
+    const includeObject = tableIncludeObject(c.query);
+    sendValue(c.req, c.reply, code, toTable([obj], rt, { includeObject, now: new Date(), version: fmt.version, listMeta: { resourceVersion: obj.metadata?.resourceVersion } }), asJsonOrYaml(fmt));
+  } else if (fmt.kind === 'partial-metadata') {
+    const partial = toPartialObjectMetadata(obj, fmt.version);
+    if (fmt.serializer === 'protobuf') sendBytes(c.req, c.reply, code, encodeProtobufObject(partial), PROTOBUF_MEDIA_TYPE);
+    else sendValue(c.req, c.reply, code, partial, fmt);
+  } else if (fmt.kind === 'partial-metadata-list') {
+    throw partialMetadataMismatch('PartialObjectMetadataList', goTypeName(rt, false));
   } else if (fmt.kind === 'json' && entry && !fmt.pretty) {
-    sendBytes(c.req, c.reply, code, Buffer.from(store.encodeJson(entry)), 'application/json');
+    // Go's json.Encoder ends the body with a newline.
+    sendBytes(c.req, c.reply, code, Buffer.concat([store.encodeJson(entry), newline]), 'application/json');
   } else {
     sendValue(c.req, c.reply, code, obj, fmt);
   }
 }
+
+/**
+ * The Go type kube names in its 406 for a PartialObjectMetadata of the wrong shape: the internal
+ * type (`*core.Namespace`, `*rbac.ClusterRoleList`); kinds served in two groups share core's.
+ */
+function goTypeName(rt: ResourceType, list: boolean): string {
+  const pkg = rt.group === '' || rt.storageConversion ? 'core' : rt.group.split('.')[0]!;
+  return `*${pkg}.${rt.kind}${list ? 'List' : ''}`;
+}
+
+/** TableOptions.includeObject from the query, validated as kube does when a Table is asked for. */
+export function tableIncludeObject(q: URLSearchParams): IncludeObject {
+  const v = q.get('includeObject') ?? '';
+  if (v === '') return 'Metadata';
+  if (v === 'None' || v === 'Object' || v === 'Metadata') return v;
+  throw errors.badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+}
+
+const newline = Buffer.from('\n');
 
 /**
  * Length of a leading `{"kind":"…","apiVersion":"…",` in serialized object bytes (objects are
@@ -99,21 +131,22 @@ function asJsonOrYaml(fmt: Negotiated): Negotiated {
   return fmt.serializer === 'protobuf' ? { ...fmt, serializer: 'json', mediaType: 'application/json' } : fmt;
 }
 
-function includeObjectOf(q: URLSearchParams): 'None' | 'Metadata' | 'Object' {
-  const v = q.get('includeObject');
-  return v === 'None' || v === 'Object' ? v : 'Metadata';
-}
-
 export async function handleGet(c: VerbContext): Promise<void> {
+  // kube's get handler refuses the long-removed export option first (any value but 0/false).
+  const exportParam = c.query.getAll('export');
+  if (exportParam.length > 0 && queryBool(exportParam[0])) throw errors.badRequest('the export parameter, deprecated since v1.14, is no longer supported');
   const fmt = negotiate(c);
-  const entry = await c.served.store.get(c.info.namespace, c.info.name, c.query.get('resourceVersion') ?? '');
+  const rv = c.query.getAll('resourceVersion')[0] ?? '';
+  // A get with a version is served by kube's cacher, which refuses a malformed one with a bare 500.
+  if (rv !== '' && rv !== '0') parseResourceVersion(rv, false);
+  const entry = await c.served.store.get(c.info.namespace, c.info.name, rv);
   sendObject(c, 200, c.served.store.served(entry.value), fmt, entry);
 }
 
 export async function handleList(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
-  const q = parseListQuery(c.query);
+  const q = await resolveFutureReads(c, parseListQuery(c.query));
   const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
   const out = await store.list(c.info.namespace, q, filter);
   const listMeta = {
@@ -127,13 +160,18 @@ export async function handleList(c: VerbContext): Promise<void> {
     return;
   }
   if (fmt.kind === 'table') {
+    const includeObject = tableIncludeObject(c.query);
     const objs = out.entries.map((e) => store.served(e.value));
-    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject: includeObjectOf(c.query), now: new Date(), listMeta }), asJsonOrYaml(fmt));
+    sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject, now: new Date(), listMeta, version: fmt.version }), asJsonOrYaml(fmt));
     return;
   }
-  if (fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list') {
-    const items = out.entries.map((e) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: store.served(e.value).metadata }));
-    sendValue(c.req, c.reply, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items }, asJsonOrYaml(fmt));
+  if (fmt.kind === 'partial-metadata') throw partialMetadataMismatch('PartialObjectMetadata', goTypeName(rt, true));
+  if (fmt.kind === 'partial-metadata-list') {
+    const items = out.entries.map((e) => store.served(e.value));
+    const list = toPartialObjectMetadataList(items, listMeta, fmt.version);
+    if (fmt.serializer === 'protobuf') {
+      sendBytes(c.req, c.reply, 200, encodeProtobufList('PartialObjectMetadataList', `meta.k8s.io/${fmt.version}`, listMeta, list.items as Record<string, unknown>[]), PROTOBUF_MEDIA_TYPE);
+    } else sendValue(c.req, c.reply, 200, list, fmt);
     return;
   }
   if (fmt.kind === 'json' && !fmt.pretty) {
@@ -150,12 +188,33 @@ export async function handleList(c: VerbContext): Promise<void> {
       if (typeMetaEnd > 0) parts.push(open, bytes.subarray(typeMetaEnd));
       else parts.push(bytes);
     });
-    parts.push(Buffer.from(']}'));
+    parts.push(Buffer.from(']}\n'));
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
     return;
   }
   const items = out.entries.map((e) => withoutTypeMeta(store.served(e.value)));
   sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt);
+}
+
+/**
+ * Reads kube hands to etcd at a fixed revision (continue tokens, Exact) fail at once when the
+ * revision is in the future: etcd answers "required revision is a future revision", which kube
+ * passes on as a bare 500. (Not-older-than reads wait for the revision, then 504, as kube's cacher.)
+ * A continue token with a negative revision reads the latest snapshot.
+ */
+async function resolveFutureReads(c: VerbContext, q: ListQuery): Promise<ListQuery> {
+  const sem = q.semantics;
+  if (sem.kind !== 'exact' && sem.kind !== 'continue') return q;
+  const { store } = c.served;
+  if (sem.kind === 'continue' && sem.position.revision === 0) {
+    await store.syncForWatch();
+    return { ...q, semantics: { kind: 'continue', position: { ...sem.position, revision: store.cache.revision } } };
+  }
+  const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
+  if (revision <= store.cache.revision) return q;
+  await store.syncForWatch();
+  if (revision > store.cache.revision) throw errors.unknown(500, 'etcdserver: mvcc: required revision is a future revision');
+  return q;
 }
 
 export async function handleCreate(c: VerbContext): Promise<void> {
@@ -172,7 +231,8 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
   const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
-  obj.metadata!.name = c.info.name;
+  // kube's checkName: an update must name its object (the URL alone does not).
+  if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
   const sub = c.info.subresource;
   const result = await store.update(
     c.info.namespace,
@@ -284,7 +344,8 @@ function successStatus(group: string, resource: string, name: string, uid: strin
     apiVersion: 'v1',
     metadata: {},
     status: 'Success',
-    details: { name, group, kind: resource, ...(uid ? { uid } : {}) },
+    // Go's omitempty: no empty group for the core group.
+    details: { name, ...(group ? { group } : {}), kind: resource, ...(uid ? { uid } : {}) },
   };
 }
 

@@ -8,9 +8,10 @@ import { ApiError, errors, isApiError } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { isStorageError, type StorageError } from '../../storage/types.ts';
 import type { CacheEvent } from '../../storage/watch-cache.ts';
-import { parseWatchQuery } from '../../registry/list-options.ts';
+import { isWatchListRequest, parseWatchQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';
-import { tableWatchEventObject } from '../../codec/table.ts';
+import { tableWatchEventObject, toPartialObjectMetadata } from '../../codec/table.ts';
+import { stringifyGo } from '../../codec/json-encode.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
 import { apiVersionOf } from '../../api/types.ts';
@@ -98,13 +99,16 @@ type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
   const { rt, store } = c.served;
+  // Options are converted and validated before negotiation, as in kube's list handler.
+  const q = parseWatchQuery(c.query);
+  // A WatchList request (initial events, then a bookmark) cannot be served as a Table in kube.
+  const offer = isWatchListRequest(c.query) ? { ...offerFor(c), table: false } : offerFor(c);
   const { output: fmt, contentType } = negotiateWatch({
     accept: String(c.req.headers.accept ?? ''),
-    offer: offerFor(c),
+    offer,
     prettyQuery: c.query.get('pretty'),
     userAgent: String(c.req.headers['user-agent'] ?? ''),
   });
-  const q = parseWatchQuery(c.query);
   let fieldSelector = q.fieldSelector;
   if (c.info.name) fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${c.info.name}` : `metadata.name=${c.info.name}`;
   const filter = buildObjectFilter(rt, q.labelSelector, fieldSelector);
@@ -132,10 +136,19 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 
   const isTable = fmt.kind === 'table';
   const isProtobuf = fmt.serializer === 'protobuf' && !isTable;
-  const formatKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : store.formatKey;
+  // A metadata-only watch (client-go's metadata informers) sends each object as PartialObjectMetadata.
+  const partialVersion = fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list' ? fmt.version : undefined;
+  const baseKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : store.formatKey;
+  const formatKey = partialVersion ? `partial-${partialVersion}:${baseKey}` : baseKey;
   // Table watches carry column definitions on their first event only, as kube's do.
   let headersSent = false;
   const objectBytes = (type: Frame, entry: Entry, withHeaders: boolean): Uint8Array => {
+    if (partialVersion) {
+      return entry.encode(formatKey, (v) => {
+        const partial = toPartialObjectMetadata(store.served(v), partialVersion);
+        return isProtobuf ? encodeProtobufObject(partial) : Buffer.from(stringifyGo(partial));
+      });
+    }
     if (isProtobuf) return entry.encode(formatKey, (v) => encodeProtobufObject(store.served(v)));
     if (!isTable) return store.encodeJson(entry);
     // Table cells hold ages, so rows are rendered now rather than memoized on the long-lived entry.
@@ -191,10 +204,15 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   res.on('drain', () => budget.account(self, unsent()));
   // kube 1.32 marks the end of a watch-list's initial events with an empty list of the kind in the
   // response's encoding (base64), from which clients build the list the events stand for.
+  // A metadata-only watch gets its bookmarks and blueprint as PartialObjectMetadata(List), as kube's
+  // watch encoder transforms every object of the stream, bookmarks included.
+  const streamKind = partialVersion ? 'PartialObjectMetadata' : rt.kind;
+  const streamListKind = partialVersion ? 'PartialObjectMetadataList' : rt.listKind;
+  const streamApiVersion = partialVersion ? `meta.k8s.io/${partialVersion}` : apiVersionOf(rt);
   const listBlueprint = (): string => {
     const bytes = isProtobuf
-      ? encodeProtobufList(rt.listKind, apiVersionOf(rt), {}, [])
-      : Buffer.from(`${JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: {}, items: null })}\n`);
+      ? encodeProtobufList(streamListKind, streamApiVersion, {}, [])
+      : Buffer.from(`${JSON.stringify({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })}\n`);
     return Buffer.from(bytes).toString('base64');
   };
   const bookmark = (revision: number, initialEnd: boolean): void => {
@@ -202,8 +220,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
       ? { 'k8s.io/initial-events-end': 'true', ...(q.allowWatchBookmarks ? { 'kubernetes.io/initial-events-list-blueprint': listBlueprint() } : {}) }
       : undefined;
     const object = {
-      kind: rt.kind,
-      apiVersion: apiVersionOf(rt),
+      kind: streamKind,
+      apiVersion: streamApiVersion,
       metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     };
     write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
@@ -294,7 +312,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 
   writeInitialEvents().catch(() => abort());
 
-  const timeout = q.timeoutSeconds ?? defaultTimeoutSeconds * (1 + Math.random());
+  // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
+  const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);
   const deadline = Date.now() + timeout * 1000;
   if (q.allowWatchBookmarks) {
     // Each bookmark is due strictly after the previous one: the pre-deadline one comes once.

@@ -1,0 +1,51 @@
+/**
+ * What kube-gateway serves, and what the reference has that kube-gateway deliberately does not: the
+ * normalizer uses this to compare discovery documents only on served kinds, and to drop the objects
+ * kube-controller-manager creates in every namespace.
+ */
+
+/** Served resources by API group ('' is the core group). */
+const SERVED: Readonly<Record<string, readonly string[]>> = {
+  '': ['namespaces', 'configmaps', 'secrets', 'serviceaccounts', 'events'],
+  'events.k8s.io': ['events'],
+  'coordination.k8s.io': ['leases'],
+  'rbac.authorization.k8s.io': ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+};
+
+/** Objects kube-controller-manager creates in every namespace (kube-gateway runs no such controllers). */
+const CONTROLLER_OBJECTS: ReadonlyArray<{ kind: string; name: string }> = [
+  { kind: 'ConfigMap', name: 'kube-root-ca.crt' },
+  { kind: 'ServiceAccount', name: 'default' },
+];
+
+/** Is this one of the objects kube-controller-manager adds to every namespace? */
+export function isControllerObject(o: unknown): boolean {
+  if (!o || typeof o !== 'object') return false;
+  const obj = o as { kind?: unknown; metadata?: { name?: unknown } };
+  return CONTROLLER_OBJECTS.some((c) => c.kind === obj.kind && c.name === obj.metadata?.name);
+}
+
+/** Restricts discovery documents (legacy and aggregated) to the served groups and resources. */
+export function filterDiscovery(doc: unknown): unknown {
+  if (!doc || typeof doc !== 'object') return doc;
+  const o = doc as Record<string, unknown>;
+  const served = (group: string, resource: string) => SERVED[group]?.includes(resource.split('/')[0]!) ?? false;
+  if (o.kind === 'APIGroupList' && Array.isArray(o.groups)) {
+    return { ...o, groups: o.groups.filter((g: { name?: string }) => g.name !== undefined && g.name in SERVED) };
+  }
+  if (o.kind === 'APIResourceList' && Array.isArray(o.resources) && typeof o.groupVersion === 'string') {
+    const group = o.groupVersion.includes('/') ? o.groupVersion.split('/')[0]! : '';
+    if (!(group in SERVED)) return o;
+    return { ...o, resources: o.resources.filter((r: { name?: string }) => served(group, r.name ?? '')) };
+  }
+  if (o.kind === 'APIGroupDiscoveryList' && Array.isArray(o.items)) {
+    const items = (o.items as Array<{ metadata?: { name?: string }; versions?: Array<{ resources?: Array<{ resource?: string }> }> }>)
+      .filter((g) => (g.metadata?.name ?? '') in SERVED)
+      .map((g) => ({
+        ...g,
+        versions: g.versions?.map((v) => ({ ...v, resources: v.resources?.filter((r) => served(g.metadata?.name ?? '', r.resource ?? '')) })),
+      }));
+    return { ...o, items };
+  }
+  return doc;
+}

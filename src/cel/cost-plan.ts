@@ -1,0 +1,361 @@
+// Applies cel-go's runtime cost model (see cost.ts) to a checked engine program: a static pass decides,
+// per node, what cel-go's planner would have made of it (constant, attribute, qualifier, call,
+// constructor, comprehension step) and wraps the node's evaluation to charge exactly that.
+import { allNodes, currentEvaluate, isNode, type EngineNode, type Evaluate } from './engine-ast.ts';
+import { Optional } from '@marcbachmann/cel-js';
+import { callCost, charge, withoutCharging, CostLimitExceeded, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST } from './cost.ts';
+
+type Handle = (...a: unknown[]) => unknown;
+type Node = EngineNode & { setMeta?(key: string, value: unknown): Node; checkedType?: { hasDynType?: boolean } };
+
+const SELECTS: ReadonlySet<string> = new Set(['.', '.?', '[]', '[?]']);
+const BINARY: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', 'in']);
+/** Identifiers that name types or function namespaces rather than variables: constants to cel-go. */
+export const TYPE_NAMES: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+export const NAMESPACES: ReadonlySet<string> = new Set(['strings', 'sets', 'optional', 'ip', 'format', 'cel', 'math', 'base64', 'lists']);
+/** Conversions cel-go folds when their argument is constant (interpreter.maybeOptimizeConstUnary). */
+const CONVERSIONS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'string', 'bytes', 'bool', 'dyn', 'type', 'duration', 'timestamp']);
+/** Source-rewrite helpers for optional list/map entries: not calls in cel-go. */
+const OPTIONAL_LITERAL_HELPERS: ReadonlySet<string> = new Set(['__optList__', '__optMap__']);
+
+/** How cel-go's comprehension expansion of each single-variable macro is charged beyond its own sub-expressions. */
+const MACRO_STEPS: Readonly<Record<string, { perStep: number; brokenCondition: number; result: number }>> = {
+  all: { perStep: 3, brokenCondition: 2, result: 1 },
+  exists: { perStep: 4, brokenCondition: 3, result: 1 },
+  exists_one: { perStep: 0, brokenCondition: 0, result: 2 },
+  map: { perStep: 0, brokenCondition: 0, result: 1 },
+  filter: { perStep: 0, brokenCondition: 0, result: 1 },
+};
+
+function isVariable(n: EngineNode): boolean {
+  return n.op === 'id' && !TYPE_NAMES.has(n.args as string) && !NAMESPACES.has(n.args as string);
+}
+
+function isAttribute(n: EngineNode): boolean {
+  let x = n;
+  while (SELECTS.has(x.op)) x = (x.args as [EngineNode])[0];
+  return x.op === 'id';
+}
+
+/** The per-node facts of cel-go's plan. */
+interface Plan {
+  readonly constant: Set<EngineNode>;
+  /** Attributes evaluated inside another attribute (ternary branches, index operands): their root is not observed. */
+  readonly embedded: Set<EngineNode>;
+  /** Conversion calls of constants, folded when the program is built. */
+  readonly folded: Set<EngineNode>;
+  /** `x in [constant primitives]`: a set-membership test with no cost of its own. */
+  readonly setMembership: Set<EngineNode>;
+  /** List literals that are the entry list of an optional map literal, and the entry pairs inside. */
+  readonly mapEntryList: Set<EngineNode>;
+  readonly free: Set<EngineNode>;
+  /** Qualifiers above an optional qualifier in the same chain. */
+  readonly afterOptional: Set<EngineNode>;
+  /** The cost of each `!`/`-` node after cel-go's parser folds runs of them (see unaryRuns). */
+  readonly unary: Map<EngineNode, number>;
+}
+
+function isPrimitive(n: EngineNode): boolean {
+  if (n.op !== 'value') return false;
+  const v = n.args;
+  return typeof v === 'bigint' || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || (v !== null && typeof v === 'object' && v.constructor?.name === 'UnsignedInt');
+}
+
+function plan(nodes: readonly EngineNode[]): Plan {
+  const p: Plan = { constant: new Set(), embedded: new Set(), folded: new Set(), setMembership: new Set(), mapEntryList: new Set(), free: new Set(), afterOptional: new Set(), unary: new Map() };
+  // Children before parents: allNodes lists parents first, so walk it backwards.
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const n = nodes[i] as EngineNode;
+    const a = n.args;
+    if (n.op === 'value') p.constant.add(n);
+    else if (n.op === 'id' && TYPE_NAMES.has(a as string)) p.constant.add(n);
+    else if (n.op === '-_' && isNode(a) && (a.op === 'value' || (a.op === '-_' && p.constant.has(a))) && (a.op !== 'value' || typeof a.args === 'bigint' || typeof a.args === 'number')) p.constant.add(n);
+    else if (n.op === 'list' && Array.isArray(a) && a.every((x) => p.constant.has(x as EngineNode))) p.constant.add(n);
+    else if (n.op === 'map' && Array.isArray(a) && a.every((e) => Array.isArray(e) && e.every((x) => p.constant.has(x as EngineNode)))) p.constant.add(n);
+    else if (n.op === 'call' && n.meta.macro === undefined) {
+      const [name, args] = a as [string, EngineNode[]];
+      if (CONVERSIONS.has(name) && args.length === 1 && p.constant.has(args[0] as EngineNode)) {
+        p.constant.add(n);
+        p.folded.add(n);
+      }
+      if (OPTIONAL_LITERAL_HELPERS.has(name)) {
+        p.free.add(n);
+        if (name === '__optMap__' && args[0]?.op === 'list') {
+          p.mapEntryList.add(args[0]);
+          for (const pair of args[0].args as EngineNode[]) p.free.add(pair);
+        }
+      }
+    }
+  }
+  for (const n of nodes) {
+    if (n.op === '?:') {
+      const [, t, f] = n.args as EngineNode[];
+      for (const b of [t, f]) if (b !== undefined && isAttribute(b)) p.embedded.add(b);
+    } else if (n.op === '[]' || n.op === '[?]') {
+      const index = (n.args as EngineNode[])[1];
+      if (index !== undefined && isAttribute(index)) p.embedded.add(index);
+    } else if (n.op === 'in') {
+      const list = (n.args as EngineNode[])[1];
+      if (list?.op === 'list' && p.constant.has(list) && (list.args as EngineNode[]).every(isPrimitive)) p.setMembership.add(n);
+    }
+  }
+  for (const n of nodes) {
+    if (!SELECTS.has(n.op)) continue;
+    let x = (n.args as [EngineNode])[0];
+    while (SELECTS.has(x.op)) {
+      if (x.op === '.?' || x.op === '[?]') {
+        p.afterOptional.add(n);
+        break;
+      }
+      x = (x.args as [EngineNode])[0];
+    }
+  }
+  unaryRuns(nodes, p);
+  typeNameChains(nodes, p);
+  // Embedding reaches down a qualifier chain to its root.
+  for (const top of [...p.embedded]) {
+    let x = top;
+    while (SELECTS.has(x.op)) {
+      x = (x.args as [EngineNode])[0];
+      p.embedded.add(x);
+    }
+  }
+  return p;
+}
+
+type Positioned = EngineNode & { readonly start?: number };
+
+/**
+ * cel-go's parser drops an even run of `!` or `-` written back to back and keeps one call for an
+ * odd run; a single `-` before a number literal is part of the literal. Runs are recognised by
+ * source positions, so `-(-1)` (parenthesised) stays two operations.
+ */
+function unaryRuns(nodes: readonly EngineNode[], p: Plan): void {
+  const inner = new Set<EngineNode>();
+  for (const n of nodes as Positioned[]) {
+    if (n.op !== '!_' && n.op !== '-_') continue;
+    const child = n.args as Positioned;
+    if (child.op === n.op && child.start === (n.start ?? -2) + 1) inner.add(child);
+  }
+  for (const n of nodes as Positioned[]) {
+    if ((n.op !== '!_' && n.op !== '-_') || inner.has(n)) continue;
+    let length = 1;
+    let x = n.args as Positioned;
+    const run: EngineNode[] = [n];
+    while (inner.has(x)) {
+      run.push(x);
+      length++;
+      x = x.args as Positioned;
+    }
+    const numeric = x.op === 'value' && (typeof x.args === 'bigint' || typeof x.args === 'number');
+    const cost = length % 2 === 0 || (numeric && length === 1) ? 0 : 1;
+    run.forEach((r, i) => p.unary.set(r, i === 0 ? cost : 0));
+  }
+}
+
+/** Type names spelled as qualified identifiers (google.protobuf.Duration): constants to cel-go. */
+const QUALIFIED_TYPE_NAMES: ReadonlySet<string> = new Set(['google.protobuf.Timestamp', 'google.protobuf.Duration', 'net.IP', 'net.CIDR', 'kubernetes.Quantity', 'kubernetes.URL', 'kubernetes.NamedFormat']);
+
+function typeNameChains(nodes: readonly EngineNode[], p: Plan): void {
+  for (const n of nodes) {
+    if (n.op !== '.') continue;
+    const parts: string[] = [];
+    const chain: EngineNode[] = [];
+    let x: EngineNode = n;
+    while (x.op === '.') {
+      chain.push(x);
+      parts.unshift((x.args as [EngineNode, string])[1]);
+      x = (x.args as [EngineNode])[0];
+    }
+    if (x.op !== 'id') continue;
+    parts.unshift(x.args as string);
+    if (!QUALIFIED_TYPE_NAMES.has(parts.join('.'))) continue;
+    for (const c of [...chain, x]) p.free.add(c);
+  }
+}
+
+/** The fixed cost of an attribute node: the variable, each qualifier, and a relative attribute's own step. */
+function attributeCost(n: EngineNode, p: Plan): number {
+  if (n.op === 'id') return p.embedded.has(n) || !isVariable(n) ? 0 : 1;
+  const operand = (n.args as [EngineNode])[0];
+  const relativeBase = !SELECTS.has(operand.op) && operand.op !== 'id';
+  return 1 + (relativeBase && !p.embedded.has(n) ? 1 : 0);
+}
+
+/**
+ * An optional qualifier that finds nothing ends cel-go's attribute resolution: neither it nor the
+ * qualifiers after it are charged. The engine evaluates those on the empty optional, so the charge
+ * follows the result.
+ */
+function chargeUnlessAbsent(node: EngineNode, cost: number): void {
+  const inner = currentEvaluate(node);
+  // A relative attribute's own step (cost beyond the qualifier's 1) is charged either way.
+  const always = cost - 1;
+  node.evaluate = function charged(ev, ast, ctx) {
+    const r = inner.call(node, ev, ast, ctx);
+    charge(!(r instanceof Optional) || r.hasValue() ? cost : always);
+    return r;
+  };
+}
+
+function wrapHandle(node: EngineNode, wrap: (inner: Handle) => Handle): boolean {
+  const inner = node.handle as Handle | undefined;
+  if (typeof inner !== 'function') return false;
+  node.handle = wrap(inner) as EngineNode['handle'];
+  return true;
+}
+
+function chargeAround(node: EngineNode, cost: number): void {
+  if (cost === 0) return;
+  const inner = currentEvaluate(node);
+  node.evaluate = function charged(ev, ast, ctx) {
+    charge(cost);
+    return inner.call(node, ev, ast, ctx);
+  };
+}
+
+/**
+ * Charges a call node's cost from its argument values and result (also when the call fails). cel-go
+ * charges a call even when an argument failed (the error is its argument value, of size 1), so a
+ * failure before the call is reached is charged as such a call.
+ */
+function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[]): void {
+  let reached = false;
+  const ok = wrapHandle(node, (inner) => function costed(this: unknown, ...a: unknown[]) {
+    reached = true;
+    let result: unknown;
+    try {
+      result = inner.apply(this, a);
+    } catch (error) {
+      if (!(error instanceof CostLimitExceeded)) charge(callCost(name, receiverStyle, argsOf(a), undefined));
+      throw error;
+    }
+    charge(callCost(name, receiverStyle, argsOf(a), result));
+    return result;
+  });
+  if (!ok) {
+    chargeAround(node, 1);
+    return;
+  }
+  const evaluate = currentEvaluate(node);
+  node.evaluate = function call(ev, ast, ctx) {
+    const outer = reached;
+    reached = false;
+    try {
+      return evaluate.call(node, ev, ast, ctx);
+    } catch (error) {
+      if (!reached && !(error instanceof CostLimitExceeded)) charge(callCost(name, receiverStyle, [], undefined));
+      throw error;
+    } finally {
+      reached = outer;
+    }
+  };
+}
+
+/** Evaluates a constant sub-expression once, standalone; used to fold when the program is built. */
+export type ConstantEvaluator = (node: EngineNode) => { readonly value: unknown } | { readonly error: string };
+
+/**
+ * Evaluates a folded conversion when the program is built, as cel-go's OptOptimize does; its
+ * failure is the compile error kube-apiserver reports ("program instantiation failed: ...").
+ * Without an evaluator (while evaluating such a constant itself) it folds at first evaluation.
+ */
+function foldConversion(node: EngineNode, evaluateConstant: ConstantEvaluator | undefined): void {
+  let folded: { value: unknown } | undefined;
+  if (evaluateConstant !== undefined) {
+    const out = evaluateConstant(node);
+    if ('error' in out) throw Object.assign(new Error(`program instantiation failed: ${out.error}`), { node });
+    folded = out;
+  }
+  const inner = currentEvaluate(node);
+  node.evaluate = function constant(ev, ast, ctx) {
+    folded ??= { value: withoutCharging(() => inner.call(node, ev, ast, ctx)) };
+    return folded.value;
+  };
+}
+
+function instrumentComprehension(macro: EngineNode, name: string): void {
+  const steps = MACRO_STEPS[name];
+  const comprehension = macro.meta.alternate;
+  if (steps === undefined || comprehension === undefined || comprehension.op !== 'comprehension') return;
+  const args = comprehension.args as { step?: EngineNode };
+  const step = args.step;
+  let count = 0;
+  if (step !== undefined) {
+    const inner = currentEvaluate(step);
+    step.evaluate = function iteration(ev, ast, ctx) {
+      count++;
+      charge(steps.perStep, true);
+      return inner.call(step, ev, ast, ctx);
+    };
+  }
+  wrapHandle(comprehension, (inner) => function loop(this: unknown, items: unknown, ...rest: unknown[]) {
+    const outer = count;
+    count = 0;
+    try {
+      const result = inner.call(this, items, ...rest);
+      const size = Array.isArray(items) ? items.length : items instanceof Map ? items.size : items !== null && typeof items === 'object' ? Object.keys(items).length : 0;
+      if (count < size) charge(steps.brokenCondition, true);
+      charge(steps.result);
+      return result;
+    } finally {
+      count = outer;
+    }
+  });
+}
+
+/** Wraps every node of a checked program so evaluation charges the active tracker as cel-go would. */
+export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluator): void {
+  const nodes = allNodes(root);
+  const p = plan(nodes);
+  for (const node of nodes) {
+    const op = node.op;
+    if (p.folded.has(node)) {
+      foldConversion(node, evaluateConstant);
+      continue;
+    }
+    if (p.free.has(node)) continue;
+    if (op === 'value' || op === '&&' || op === '||' || op === '?:' || op === 'comprehension' || op === 'accuValue') continue;
+    if (op === '.?' || op === '[?]' || (SELECTS.has(op) && p.afterOptional.has(node))) {
+      chargeUnlessAbsent(node, attributeCost(node, p));
+    } else if (op === 'id' || SELECTS.has(op)) {
+      chargeAround(node, attributeCost(node, p));
+    } else if (op === 'list') {
+      if (!p.constant.has(node)) chargeAround(node, p.mapEntryList.has(node) ? MAP_CREATE_BASE_COST : LIST_CREATE_BASE_COST);
+    } else if (op === 'map') {
+      if (!p.constant.has(node)) chargeAround(node, MAP_CREATE_BASE_COST);
+    } else if (op === 'accuInc') {
+      chargeAround(node, 2);
+    } else if (op === 'accuPush') {
+      chargeAround(node, 2 + (p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST));
+    } else if (op === '!_' || op === '-_') {
+      chargeAround(node, p.unary.get(node) ?? 1);
+    } else if (BINARY.has(op)) {
+      if (p.setMembership.has(node)) continue;
+      instrumentCall(node, op, false, (a) => [a[0], a[1]]);
+    } else if (op === 'call') {
+      if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
+        // has() on a select from something other than a variable: the relative attribute's step.
+        const [name, args] = node.args as [string, EngineNode[]];
+        const sel = args[0];
+        if (name === 'has' && sel !== undefined && SELECTS.has(sel.op) && !isAttribute(sel)) chargeAround(node, 1);
+        continue;
+      }
+      const [name] = node.args as [string];
+      instrumentCall(node, name, false, (a) => a[0] as unknown[]);
+    } else if (op === 'rcall') {
+      const [name, receiver] = node.args as [string, EngineNode];
+      if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
+        instrumentComprehension(node, name);
+        continue;
+      }
+      if (receiver.op === 'id' && NAMESPACES.has(receiver.args as string)) {
+        instrumentCall(node, `${receiver.args as string}.${name}`, false, (a) => (a[0] as unknown[]).slice(1));
+      } else {
+        instrumentCall(node, name, true, (a) => a[0] as unknown[]);
+      }
+    }
+  }
+}
+
+export type { Evaluate };

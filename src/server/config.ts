@@ -4,6 +4,7 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
 
@@ -50,6 +51,8 @@ export interface ServerConfig {
   readonly serviceAccountLookup?: boolean;
   /** --service-account-max-token-expiration in seconds; 0 or absent is no limit. */
   readonly serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --authorization-mode, in priority order; absent means RBAC. */
+  readonly authorizationModes?: readonly AuthorizationMode[];
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -76,6 +79,7 @@ interface FlagSpec {
 const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
+  { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC.' },
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
   { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
@@ -310,6 +314,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const apiAudiences = strings('api-audiences');
   const maxTokenMs = nonNegativeDuration('service-account-max-token-expiration', 0);
   if (maxTokenMs !== 0 && maxTokenMs < 3600_000) throw new FlagError('service-account-max-token-expiration; must be >= 3600 (1 hour)');
+  const authorizationModes = ((raw.get('authorization-mode') as readonly string[] | undefined) ?? DEFAULT_AUTHORIZATION_MODES).map((m) => m.trim());
+  const modeProblems = validateAuthorizationModes(authorizationModes);
+  if (modeProblems.length > 0) throw new FlagError(modeProblems.join('; '));
 
   const config: ServerConfig = {
     securePort,
@@ -342,6 +349,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     apiAudiences: Object.freeze(apiAudiences.length > 0 ? apiAudiences : [...serviceAccountIssuers]),
     serviceAccountLookup: (raw.get('service-account-lookup') as boolean | undefined) ?? true,
     serviceAccountMaxTokenExpirationSeconds: Math.floor(maxTokenMs / 1000),
+    authorizationModes: Object.freeze(authorizationModes as AuthorizationMode[]),
   };
   return Object.freeze(config);
 }

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../server/harness.ts';
 let t: TestServer;
 let admin: k8s.KubeConfig;
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ config: { authorizationModes: ['AlwaysAllow'] } });
   admin = new k8s.KubeConfig();
   admin.loadFromFile(t.server.kubeconfigPath);
 }, 60_000);

@@ -27,6 +27,7 @@ beforeAll(async () => {
   writeFileSync(caFile, ca.cert);
   t = await startTestServer({
     config: {
+      authorizationModes: ['AlwaysAllow'],
       requestheaderClientCaFile: caFile,
       requestheaderAllowedNames: ['front-proxy-client'],
       requestheaderUsernameHeaders: ['X-Remote-User'],

@@ -14,7 +14,8 @@ let t: TestServer;
 let saUid = '';
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // Authentication is under test here; RBAC's answers are test/authz's.
+  t = await startTestServer({ config: { authorizationModes: ['AlwaysAllow'] } });
   const created = await t.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'robot' } } });
   expect(created.status).toBe(201);
   saUid = created.json.metadata.uid;
@@ -122,6 +123,9 @@ describe('service-account tokens over HTTP', () => {
     const get = await t.request('GET', '/apis/authentication.k8s.io/v1/tokenreviews');
     expect(get.status).toBe(405);
     expect(get.json.message).toBe('the server does not allow this method on the requested resource');
+    // Only the collection route exists: below it, and in a namespace, nothing (404).
+    expect((await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews/x', { body: {} })).status).toBe(404);
+    expect((await t.request('POST', '/apis/authentication.k8s.io/v1/namespaces/default/tokenreviews', { body: {} })).status).toBe(404);
   });
 
   it('rejects a token once its service account is deleted or recreated', async () => {

@@ -26,6 +26,7 @@ describe('parseFlags', () => {
       apiAudiences: ['https://kubernetes.default.svc.cluster.local'],
       serviceAccountLookup: true,
       serviceAccountMaxTokenExpirationSeconds: 0,
+      authorizationModes: ['RBAC'],
     });
   });
 
@@ -83,6 +84,7 @@ describe('parseFlags', () => {
       apiAudiences: ['api', 'other'],
       serviceAccountLookup: false,
       serviceAccountMaxTokenExpirationSeconds: 172_800,
+      authorizationModes: ['RBAC'],
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

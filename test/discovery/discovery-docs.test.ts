@@ -59,8 +59,8 @@ describe('legacy discovery', () => {
   it('orders groups by kube-aggregator priority', async () => {
     const r = await t.request('GET', '/apis');
     const groups = r.json.groups.map((g: any) => g.name);
-    // kube-apiserver v1.32's order: events.k8s.io, authentication.k8s.io, ..., rbac, ..., coordination.
-    expect(groups).toEqual(['events.k8s.io', 'authentication.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io']);
+    // kube-apiserver v1.32's order: events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination.
+    expect(groups).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io']);
   });
 });
 
@@ -90,6 +90,7 @@ describe('aggregated discovery', () => {
     expect(apis.json.items.map((g: any) => g.metadata)).toEqual([
       { name: 'events.k8s.io', creationTimestamp: null },
       { name: 'authentication.k8s.io', creationTimestamp: null },
+      { name: 'authorization.k8s.io', creationTimestamp: null },
       { name: 'rbac.authorization.k8s.io', creationTimestamp: null },
       { name: 'coordination.k8s.io', creationTimestamp: null },
     ]);

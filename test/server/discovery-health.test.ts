@@ -67,6 +67,10 @@ describe('health', () => {
     const one = await t.request('GET', '/livez/etcd');
     expect(one.status).toBe(200);
     expect(one.text).toBe('ok');
+    // kube writes a passing single check's `ok` bare; the root endpoints set nosniff.
+    expect(one.headers['x-content-type-options']).toBeUndefined();
+    expect((await t.request('GET', '/livez')).headers['x-content-type-options']).toBe('nosniff');
+    expect(one.headers['cache-control']).toBe('no-cache, private');
     expect((await t.request('GET', '/readyz/nonexistent')).status).toBe(404);
   });
 

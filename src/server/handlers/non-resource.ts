@@ -42,9 +42,17 @@ type Health = { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEn
 /** What discovery web services produce (go-restful's `Produces`). */
 const discoveryMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 
-/** Go's http.NotFound: what kube answers for paths no component serves. */
+/**
+ * Go's http.NotFound: what kube answers for paths no component serves. It still passes kube's
+ * handler chain, whose cache-control filter marks every answer `no-cache, private`.
+ */
 export function sendPageNotFound(reply: FastifyReply): void {
-  reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n');
+  reply
+    .code(404)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-cache, private')
+    .send('404 page not found\n');
 }
 
 export async function handleNonResource(req: FastifyRequest, reply: FastifyReply, path: string, routes: NonResourceRoutes, health: Health): Promise<void> {
@@ -57,7 +65,8 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   if ((first === 'livez' || first === 'readyz' || first === 'healthz') && below(`/${first}`)) {
     const result = await health[first].run(tokens.slice(1).join('/'), req.searchParams);
     if (!result) return sendPageNotFound(reply);
-    reply.code(result.code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache, private');
+    reply.code(result.code).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-cache, private');
+    if (result.nosniff) reply.header('x-content-type-options', 'nosniff');
     reply.send(method === 'HEAD' ? undefined : result.body);
     return;
   }
@@ -116,7 +125,7 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     const doc = routes.openapi().v3(tokens.slice(2).join('/'));
     // kube's OpenAPI v3 handler answers an unknown document with an empty 404.
     if (!doc) {
-      reply.code(404).send();
+      reply.code(404).header('cache-control', 'no-cache, private').send();
       return;
     }
     // Documents are addressed by content hash (kube-openapi's handler): the current hash is the

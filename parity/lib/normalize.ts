@@ -129,7 +129,11 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
       // of none left after dropping controller objects) is still a stream.
       const isWatch = docs.every((d) => d !== null && typeof d === 'object' && 'type' in d && 'object' in d);
       if (docs.length === 1 && !isWatch) return { status: res.status, headers, kind: 'json', body: normalizeValue(docs[0], ctx) };
-      return { status: res.status, headers, kind: 'json-stream', body: filterEvents(docs).map((d) => normalizeValue(d, ctx)) };
+      const events = filterEvents(docs);
+      // A stream of nothing but controller objects' events (only kube runs those controllers) is
+      // what a stream without events is on the wire: an empty body.
+      if (isWatch && events.length === 0) return { status: res.status, headers, kind: 'empty', body: '' };
+      return { status: res.status, headers, kind: 'json-stream', body: events.map((d) => normalizeValue(d, ctx)) };
     }
     if (ct === 'application/yaml') {
       return { status: res.status, headers, kind: 'yaml', body: normalizeValue(parseYaml(text), ctx) };

@@ -67,6 +67,12 @@ describe('normalizeResponse', () => {
     ]);
   });
 
+  it('sees a watch stream of only controller objects as the empty stream ours sends', () => {
+    const body = Buffer.from('{"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"kube-root-ca.crt","resourceVersion":"5"}}}\n');
+    const view = normalizeResponse({ status: 200, headers: { 'content-type': ['application/json'] }, body }, new NormalizeContext(NOW));
+    expect(view).toMatchObject({ kind: 'empty', body: '' });
+  });
+
   it('keeps every Warning header value', () => {
     const view = normalizeResponse({ status: 201, headers: { warning: ['299 - "a"', '299 - "b"'] }, body: Buffer.alloc(0) }, new NormalizeContext(NOW));
     expect(view.headers.warning).toBe('299 - "a" | 299 - "b"');

@@ -254,6 +254,9 @@ function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unkno
         const kind = o.kind.slice(0, -4);
         const kept = x.filter((item) => !isControllerObject({ kind, ...(item as object) }));
         out[k] = walkField(k, kept, ctx, [...path, k]);
+      } else if (k === 'goVersion' && typeof x === 'string' && typeof o.gitVersion === 'string') {
+        // /version: the reference is built locally with another Go release than the official build.
+        out[k] = x.startsWith('go') ? '<go>' : x;
       } else if (k === 'object' && isBookmark && x && typeof x === 'object') {
         out[k] = bookmarkObject(x as Record<string, unknown>);
       } else {

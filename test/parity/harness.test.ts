@@ -33,6 +33,10 @@ describe('normalizeValue', () => {
     expect(timeShape('2026-11-25T11:00:00.1+01:00')).toBe('<time.f+01:00>');
   });
 
+  it('masks the Go release of /version, which is the local build\'s', () => {
+    expect(normalizeValue({ gitVersion: 'v1.32.4', goVersion: 'go1.26.8' }, new NormalizeContext(NOW))).toEqual({ gitVersion: 'v1.32.4', goVersion: '<go>' });
+  });
+
   it('masks list resourceVersions and continue tokens but keeps their presence', () => {
     const v = normalizeValue({ kind: 'ConfigMapList', metadata: { resourceVersion: '77', continue: 'eyJ2Ijo' }, items: [] }, new NormalizeContext(NOW));
     expect(v).toEqual({ kind: 'ConfigMapList', metadata: { resourceVersion: '<rv>', continue: '<continue>' }, items: [] });

@@ -216,6 +216,12 @@ export const KINDS: readonly KindDef[] = [
     ['ClusterRoleBinding', 'ClusterRoleBinding'],
   ]),
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
+  // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
+  { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },
+  { apiVersion: '', kind: 'APIResourceList', message: 'APIResourceList' },
+  { apiVersion: 'v1', kind: 'APIResourceList', message: 'APIResourceList' },
+  { apiVersion: 'v1', kind: 'APIGroupList', message: 'APIGroupList' },
+  { apiVersion: 'v1', kind: 'APIGroup', message: 'APIGroup' },
   { apiVersion: 'meta.k8s.io/v1', kind: 'Status', message: 'Status' },
 ];
 

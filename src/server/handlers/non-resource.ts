@@ -159,10 +159,7 @@ function restfulRoute(atRoot: boolean, method: string, accept: string, produces:
   if (!restfulAccepts(accept, produces)) throw errors.restfulNotAcceptable(produces);
 }
 
-/**
- * The encoding of a discovery document: JSON or YAML as asked. Protobuf is not encoded for
- * discovery kinds here, so a client asking for it gets JSON (client-go always also accepts it).
- */
+/** The encoding of a discovery document as asked: JSON, YAML or protobuf (meta/v1's discovery messages). */
 function discoveryFormat(req: FastifyRequest, produces: readonly string[] = discoveryMediaTypes): Negotiated {
   const serializers = produces.map((m) => (m === MEDIA_YAML ? 'yaml' : m === MEDIA_PROTOBUF ? 'protobuf' : 'json') as 'json' | 'yaml' | 'protobuf');
   const fmt = negotiateOutput({
@@ -171,7 +168,7 @@ function discoveryFormat(req: FastifyRequest, produces: readonly string[] = disc
     prettyQuery: req.searchParams.get('pretty'),
     userAgent: String(req.headers['user-agent'] ?? ''),
   });
-  return fmt.serializer === 'protobuf' ? { kind: 'json', serializer: 'json', mediaType: MEDIA_JSON, pretty: false } : fmt;
+  return fmt;
 }
 
 /** `/api` or `/apis`: aggregated discovery when the Accept header picks it, else the legacy list. */

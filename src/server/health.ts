@@ -22,6 +22,11 @@ export class HealthEndpoint {
     private readonly checks: readonly HealthCheck[],
   ) {}
 
+  /** The paths this endpoint serves, as kube's root index lists them: itself and each check. */
+  paths(): string[] {
+    return [`/${this.name}`, ...this.checks.map((c) => `/${this.name}/${c.name}`)];
+  }
+
   /** Runs the checks for `/<name>` (subPath empty) or `/<name>/<check>`; undefined for an unknown check. */
   async run(subPath: string, query: URLSearchParams): Promise<HealthResult | undefined> {
     if (subPath !== '') {

@@ -77,6 +77,12 @@ describe('normalizeResponse', () => {
     expect(view).toMatchObject({ kind: 'empty', body: '' });
   });
 
+  it('keeps only the served groups\' paths of the root index', () => {
+    expect(filterDiscovery({ paths: ['/api', '/apis/', '/apis/apps', '/apis/apps/v1', '/apis/coordination.k8s.io/v1', '/metrics'] })).toEqual({
+      paths: ['/api', '/apis/', '/apis/coordination.k8s.io/v1', '/metrics'],
+    });
+  });
+
   it('keeps every Warning header value', () => {
     const view = normalizeResponse({ status: 201, headers: { warning: ['299 - "a"', '299 - "b"'] }, body: Buffer.alloc(0) }, new NormalizeContext(NOW));
     expect(view.headers.warning).toBe('299 - "a" | 299 - "b"');

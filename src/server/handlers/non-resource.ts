@@ -144,7 +144,9 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     return sendBytes(req, reply, 200, doc, 'application/json');
   }
   if (path === '/') {
-    return sendValue(req, reply, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+    // kube's index lists every path its mux serves, sorted as Go's sort.Strings (by code unit here, the paths are ASCII).
+    const paths = [...routes.discovery().paths, ...health.healthz.paths(), ...health.livez.paths(), ...health.readyz.paths(), '/openapi/v2', '/openapi/v3', '/version'];
+    return sendValue(req, reply, 200, { paths: paths.sort() });
   }
   return sendPageNotFound(reply);
 }

@@ -295,8 +295,9 @@ function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonl
     if (key === 'uid' && x !== '') return ctx.uid(x);
     if (key === 'resourceVersion' && /^\d+$/.test(x)) return ctx.rv(x);
     if (key === 'continue' && x !== '') return '<continue>';
-    // Discovery's serverAddressByClientCIDRs names the server's own (random) port.
-    if (key === 'serverAddress') return x.replace(/:\d+$/, ':<port>');
+    // Discovery's serverAddressByClientCIDRs names the server's own (random) port; protobuf trees
+    // have no key names, so any loopback address with a port is masked there.
+    if (key === 'serverAddress' || /^127\.0\.0\.1:\d+$/.test(x)) return x.replace(/:\d+$/, ':<port>');
     if (RFC3339.test(x) && ctx.isNow(x)) return timeShape(x);
     const gen = ctx.knownGenerated(x);
     if (gen) return gen;

@@ -37,6 +37,10 @@ describe('normalizeValue', () => {
     expect(normalizeValue({ gitVersion: 'v1.32.4', goVersion: 'go1.26.8' }, new NormalizeContext(NOW))).toEqual({ gitVersion: 'v1.32.4', goVersion: '<go>' });
   });
 
+  it('masks the server\'s port in discovery, by key in JSON and by shape in protobuf trees', () => {
+    expect(normalizeValue({ serverAddress: '10.0.0.1:6443', '2': '127.0.0.1:39953' }, new NormalizeContext(NOW))).toEqual({ serverAddress: '10.0.0.1:<port>', '2': '127.0.0.1:<port>' });
+  });
+
   it('masks list resourceVersions and continue tokens but keeps their presence', () => {
     const v = normalizeValue({ kind: 'ConfigMapList', metadata: { resourceVersion: '77', continue: 'eyJ2Ijo' }, items: [] }, new NormalizeContext(NOW));
     expect(v).toEqual({ kind: 'ConfigMapList', metadata: { resourceVersion: '<rv>', continue: '<continue>' }, items: [] });

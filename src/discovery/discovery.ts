@@ -102,6 +102,8 @@ export function storageVersionHash(group: string, version: string, kind: string)
 export class DiscoveryDocuments {
   readonly apiVersions: object;
   readonly apiGroupList: object;
+  /** The discovery paths kube's root index (`GET /`) lists: the roots, each group and group version. */
+  readonly paths: readonly string[];
   private readonly aggregatedBytes = new Map<string, Buffer>();
   private readonly resourceLists = new Map<string, object>();
   private readonly groups = new Map<string, object>();
@@ -128,6 +130,13 @@ export class DiscoveryDocuments {
       preferredVersion: { groupVersion: `${g.group}/${g.versions[0]}`, version: g.versions[0] },
     });
     this.apiGroupList = { kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(groupDoc) };
+    this.paths = [
+      '/api',
+      ...(core?.versions ?? []).map((v) => `/api/${v}`),
+      '/apis',
+      '/apis/',
+      ...named.flatMap((g) => [`/apis/${g.group}`, ...g.versions.map((v) => `/apis/${g.group}/${v}`)]),
+    ];
     for (const g of named) this.groups.set(g.group, { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) });
     for (const g of grouped) {
       for (const [v, rts] of g.byVersion) {

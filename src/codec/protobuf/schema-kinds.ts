@@ -300,6 +300,12 @@ export const KINDS: readonly KindDef[] = [
   { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', message: 'LocalSubjectAccessReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', message: 'SelfSubjectAccessReview' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
+  // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
+  { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },
+  { apiVersion: '', kind: 'APIResourceList', message: 'APIResourceList' },
+  { apiVersion: 'v1', kind: 'APIResourceList', message: 'APIResourceList' },
+  { apiVersion: 'v1', kind: 'APIGroupList', message: 'APIGroupList' },
+  { apiVersion: 'v1', kind: 'APIGroup', message: 'APIGroup' },
   { apiVersion: 'meta.k8s.io/v1', kind: 'Status', message: 'Status' },
 ];
 

@@ -4,7 +4,7 @@
  */
 import { goWire } from '../../codec/go-zero.ts';
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath } from '../field-errors.ts';
+import { fieldErr, fieldPath, goLiteral, type GoLiteral } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
 import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
@@ -154,8 +154,17 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
 function validateBindingUpdate(obj: KubeObject, old: KubeObject, namespaced: boolean): FieldError[] {
   const errs = [...validateBinding(obj, namespaced), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
   // Changing the role would silently change what every subject may do: delete and recreate instead.
-  if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
+  if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', roleRefGoValue(obj), 'cannot change roleRef'));
   return errs;
+}
+
+/**
+ * kube validates the internal rbac.RoleRef struct and field.Invalid prints it with Go's %#v, so the bad value
+ * reads `rbac.RoleRef{APIGroup:"…", Kind:"…", Name:"…"}` rather than JSON.
+ */
+function roleRefGoValue(obj: KubeObject): GoLiteral {
+  const q = (k: string) => JSON.stringify(strField(obj, 'roleRef', k));
+  return goLiteral(`rbac.RoleRef{APIGroup:${q('apiGroup')}, Kind:${q('kind')}, Name:${q('name')}}`);
 }
 
 /** rbac/v1 defaulting: roleRef.apiGroup and User/Group subjects' apiGroup default to the RBAC group. */
@@ -185,16 +194,20 @@ export function subjectStrings(obj: KubeObject): { users: string[]; groups: stri
   return out;
 }
 
-const bindingColumns: readonly TableColumn[] = [
-  nameColumn(),
-  stringColumn('Role', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.', (obj) =>
-    `${strField(obj, 'roleRef', 'kind')}/${strField(obj, 'roleRef', 'name')}`,
-  ),
-  ageColumn,
-  stringColumn('Users', 'Users in the roleBinding', (obj) => subjectStrings(obj).users.join(', '), 1),
-  stringColumn('Groups', 'Groups in the roleBinding', (obj) => subjectStrings(obj).groups.join(', '), 1),
-  stringColumn('ServiceAccounts', 'ServiceAccounts in the roleBinding', (obj) => subjectStrings(obj).serviceAccounts.join(', '), 1),
-];
+/**
+ * The columns of RoleBinding and ClusterRoleBinding. kube's printer describes them with the Go docs of the
+ * respective type, so the Role column and the subject columns name the binding kind they belong to.
+ */
+function bindingColumns(kindWord: 'roleBinding' | 'clusterRoleBinding', roleRefDoc: string): readonly TableColumn[] {
+  return [
+    nameColumn(),
+    stringColumn('Role', roleRefDoc, (obj) => `${strField(obj, 'roleRef', 'kind')}/${strField(obj, 'roleRef', 'name')}`),
+    ageColumn,
+    stringColumn('Users', `Users in the ${kindWord}`, (obj) => subjectStrings(obj).users.join(', '), 1),
+    stringColumn('Groups', `Groups in the ${kindWord}`, (obj) => subjectStrings(obj).groups.join(', '), 1),
+    stringColumn('ServiceAccounts', `ServiceAccounts in the ${kindWord}`, (obj) => subjectStrings(obj).serviceAccounts.join(', '), 1),
+  ];
+}
 
 const common = {
   group: RBAC_GROUP,
@@ -245,7 +258,7 @@ export const roleBindingType: ResourceType = {
   singular: 'rolebinding',
   namespaced: true,
   schema: kindSchema('Grants the permissions of a Role or ClusterRole within one namespace.', bindingProperties, ['roleRef']),
-  tableColumns: bindingColumns,
+  tableColumns: bindingColumns('roleBinding', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
   strategy: {
     defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, true),
@@ -262,7 +275,7 @@ export const clusterRoleBindingType: ResourceType = {
   singular: 'clusterrolebinding',
   namespaced: false,
   schema: kindSchema('Grants the permissions of a ClusterRole cluster-wide.', bindingProperties, ['roleRef']),
-  tableColumns: bindingColumns,
+  tableColumns: bindingColumns('clusterRoleBinding', 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
   strategy: {
     defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, false),

@@ -5,6 +5,7 @@
  */
 import type { ApplyContext } from '../apply/index.ts';
 import { trackUpdate } from '../apply/index.ts';
+import { goWireForm } from '../codec/go-zero.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import type { Schema } from '../schema/types.ts';
@@ -38,7 +39,9 @@ const zeroCache = new WeakMap<Schema, KubeObject>();
 export function zeroObject(schema: Schema): KubeObject {
   let z = zeroCache.get(schema);
   if (!z) {
-    z = { ...(zeroOf(schema) as KubeObject), metadata: { creationTimestamp: null } };
+    // In Go wire form too: a list Go always writes is `null` in the zero value, so a create that
+    // leaves it empty does not own it.
+    z = goWireForm({ ...(zeroOf(schema) as KubeObject), metadata: { creationTimestamp: null } }, schema);
     zeroCache.set(schema, z);
   }
   return structuredClone(z);
@@ -93,7 +96,16 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
   dropEmptyMaps(served, rt.schema);
   rt.strategy.defaults?.(served);
   if (!ctx.skipManagedFields) {
-    const tracked = trackUpdate(old && conv ? conv.fromStorage(old) : old, served, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
+    // kube compares the objects as its Go types write them: a list without omitempty emptied by the
+    // writer is `null`, a changed value (modified, owned by the writer), not a removed field.
+    // Metadata passes as written: an empty managedFields list is the request to reset them.
+    const wire = (o: KubeObject): KubeObject => ({ ...goWireForm(o, rt.schema), metadata: o.metadata });
+    const oldServed = old && conv ? conv.fromStorage(old) : old;
+    const tracked = trackUpdate(
+      oldServed && wire(oldServed),
+      wire(served),
+      applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now),
+    );
     served.metadata = tracked.metadata;
   }
   if (conv) {

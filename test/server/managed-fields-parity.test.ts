@@ -44,6 +44,14 @@ describe('managedFields parity', () => {
     expect(entries(r.json)).toEqual([update('v1', { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } })]);
   });
 
+  it('a generated namespace name gets its label from the strategy, owned by nobody', async () => {
+    const r = await t.request('POST', '/api/v1/namespaces?dryRun=All', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'mf-gen-', labels: { a: 'b' } } }, headers: UA });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.name).toMatch(/^mf-gen-[a-z0-9]{5}$/);
+    expect(r.json.metadata.labels).toEqual({ a: 'b', 'kubernetes.io/metadata.name': r.json.metadata.name });
+    expect(entries(r.json)).toEqual([update('v1', { 'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:a': {} } } })]);
+  });
+
   it('a list Go always writes (ClusterRole rules) is owned by the writer who empties it to null', async () => {
     // Read from kube: creating with no rules owns nothing there; replacing [rule] by no rules keeps f:rules
     // (the field changed to null, which is "modified", not removed).

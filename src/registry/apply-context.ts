@@ -81,6 +81,20 @@ export function dropEmptyMaps(v: unknown, schema: Schema | undefined): void {
 }
 
 /**
+ * ObjectMeta's lists are `omitempty`: an emptied ownerReferences or finalizers (the garbage collector
+ * orphaning a dependent) is a removed field to kube's field manager, so its owners lose it. Not
+ * managedFields, whose empty list is the request to reset them.
+ */
+function dropEmptyMetaLists(obj: KubeObject): void {
+  const meta = obj.metadata;
+  if (!meta) return;
+  for (const f of ['ownerReferences', 'finalizers'] as const) {
+    const v = meta[f] as unknown;
+    if (v === null || (Array.isArray(v) && v.length === 0)) delete meta[f];
+  }
+}
+
+/**
  * The decode-time stage of a create or update, on the stored form `obj` (changed in place; `old`
  * is the stored current object): the served form is defaulted (schema defaults, the kind's
  * SetDefaults), empty maps drop, then the writer's managed fields are recorded on it, unless
@@ -94,6 +108,7 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
   const served = conv ? conv.fromStorage(obj) : obj;
   applyDefaults(served, rt.schema);
   dropEmptyMaps(served, rt.schema);
+  dropEmptyMetaLists(served);
   rt.strategy.defaults?.(served);
   if (!ctx.skipManagedFields) {
     // kube compares the objects as its Go types write them: a list without omitempty emptied by the

@@ -72,6 +72,17 @@ describe('managedFields parity', () => {
     expect(entries(emptied.json)).toEqual([update('rbac.authorization.k8s.io/v1', { ...labels, 'f:rules': {} })]);
   });
 
+  it('an emptied ownerReferences list is a removed field (omitempty): its owner\'s entry goes', async () => {
+    const parent = await t.request('POST', cms, { body: { metadata: { name: 'mf-parent' } }, headers: UA });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'mf-parent', uid: parent.json.metadata.uid };
+    const child = await t.request('POST', cms, { body: { metadata: { name: 'mf-child', ownerReferences: [ref] } }, headers: UA });
+    expect(entries(child.json)).toEqual([update('v1', { 'f:metadata': { 'f:ownerReferences': { '.': {}, [`k:{"uid":"${ref.uid}"}`]: {} } } })]);
+    const emptied = await t.request('PUT', `${cms}/mf-child`, { body: { metadata: { name: 'mf-child', ownerReferences: [] } }, headers: { 'user-agent': 'other/1' } });
+    expect(emptied.status).toBe(200);
+    expect(emptied.json.metadata.ownerReferences).toBeUndefined();
+    expect(emptied.json.metadata.managedFields).toBeUndefined();
+  });
+
   it('core events: zero-valued source and reporting strings are not owned', async () => {
     const body = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'ce1' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'R', message: 'm', source: { component: 'c' }, type: 'Normal' };
     const r = await t.request('POST', coreEvents, { body, headers: UA });

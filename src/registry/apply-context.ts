@@ -5,7 +5,7 @@
  */
 import type { ApplyContext } from '../apply/index.ts';
 import { trackUpdate } from '../apply/index.ts';
-import { goWireForm } from '../codec/go-zero.ts';
+import { goTrackedForm, goWireForm } from '../codec/go-zero.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import type { Schema } from '../schema/types.ts';
@@ -111,14 +111,14 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
   dropEmptyMetaLists(served);
   rt.strategy.defaults?.(served);
   if (!ctx.skipManagedFields) {
-    // kube compares the objects as its Go types write them: a list without omitempty emptied by the
-    // writer is `null`, a changed value (modified, owned by the writer), not a removed field.
+    // kube compares the objects as its Go types write them: the stored one as read back (an empty
+    // list Go always writes is `null`), the written one as decoded (a list it left out is `null`, a
+    // changed value owned by the writer, not a removed field; an empty list it set stays `[]`).
     // Metadata passes as written: an empty managedFields list is the request to reset them.
-    const wire = (o: KubeObject): KubeObject => ({ ...goWireForm(o, rt.schema), metadata: o.metadata });
     const oldServed = old && conv ? conv.fromStorage(old) : old;
     const tracked = trackUpdate(
-      oldServed && wire(oldServed),
-      wire(served),
+      oldServed && { ...goWireForm(oldServed, rt.schema), metadata: oldServed.metadata },
+      { ...goTrackedForm(served, rt.schema), metadata: served.metadata },
       applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now),
     );
     served.metadata = tracked.metadata;

@@ -194,18 +194,23 @@ export function subjectStrings(obj: KubeObject): { users: string[]; groups: stri
   return out;
 }
 
-/**
- * The columns of RoleBinding and ClusterRoleBinding. kube's printer describes them with the Go docs of the
- * respective type, so the Role column and the subject columns name the binding kind they belong to.
- */
-function bindingColumns(kindWord: 'roleBinding' | 'clusterRoleBinding', roleRefDoc: string): readonly TableColumn[] {
+// kube's printers take these descriptions from the two kinds' API docs, so they differ only in the
+// RoleRef sentence and in the kind named in the subject columns.
+const ROLE_REF_DESCRIPTION = {
+  RoleBinding:
+    'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+  ClusterRoleBinding: 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+} as const;
+
+function bindingColumns(kind: 'RoleBinding' | 'ClusterRoleBinding'): readonly TableColumn[] {
+  const noun = kind === 'RoleBinding' ? 'roleBinding' : 'clusterRoleBinding';
   return [
     nameColumn(),
-    stringColumn('Role', roleRefDoc, (obj) => `${strField(obj, 'roleRef', 'kind')}/${strField(obj, 'roleRef', 'name')}`),
+    stringColumn('Role', ROLE_REF_DESCRIPTION[kind], (obj) => `${strField(obj, 'roleRef', 'kind')}/${strField(obj, 'roleRef', 'name')}`),
     ageColumn,
-    stringColumn('Users', `Users in the ${kindWord}`, (obj) => subjectStrings(obj).users.join(', '), 1),
-    stringColumn('Groups', `Groups in the ${kindWord}`, (obj) => subjectStrings(obj).groups.join(', '), 1),
-    stringColumn('ServiceAccounts', `ServiceAccounts in the ${kindWord}`, (obj) => subjectStrings(obj).serviceAccounts.join(', '), 1),
+    stringColumn('Users', `Users in the ${noun}`, (obj) => subjectStrings(obj).users.join(', '), 1),
+    stringColumn('Groups', `Groups in the ${noun}`, (obj) => subjectStrings(obj).groups.join(', '), 1),
+    stringColumn('ServiceAccounts', `ServiceAccounts in the ${noun}`, (obj) => subjectStrings(obj).serviceAccounts.join(', '), 1),
   ];
 }
 
@@ -258,7 +263,7 @@ export const roleBindingType: ResourceType = {
   singular: 'rolebinding',
   namespaced: true,
   schema: kindSchema('Grants the permissions of a Role or ClusterRole within one namespace.', bindingProperties, ['roleRef']),
-  tableColumns: bindingColumns('roleBinding', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
+  tableColumns: bindingColumns('RoleBinding'),
   strategy: {
     defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, true),
@@ -275,7 +280,7 @@ export const clusterRoleBindingType: ResourceType = {
   singular: 'clusterrolebinding',
   namespaced: false,
   schema: kindSchema('Grants the permissions of a ClusterRole cluster-wide.', bindingProperties, ['roleRef']),
-  tableColumns: bindingColumns('clusterRoleBinding', 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
+  tableColumns: bindingColumns('ClusterRoleBinding'),
   strategy: {
     defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, false),

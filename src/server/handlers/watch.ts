@@ -340,10 +340,12 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 /**
  * When a bookmark-enabled watcher gets its next bookmark (kube's cacheWatcher.nextBookmarkTime):
  * a minute on, but never later than 2s before the deadline; none once that moment is past.
+ * kube takes the deadline from the request context, set before the watcher asks, so a moment equal
+ * to `now` at millisecond precision is already past in Go's nanoseconds: timeoutSeconds=2 gets none.
  */
 export function nextBookmarkAt(now: number, deadline: number): number | undefined {
   const at = Math.min(now + bookmarkFrequencyMs, deadline - preTimeoutBookmarkMs);
-  return at < now ? undefined : at;
+  return at <= now ? undefined : at;
 }
 
 function watchError(err: unknown): ApiError {

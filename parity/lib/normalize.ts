@@ -139,7 +139,7 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
       return { status: res.status, headers, kind: 'yaml', body: normalizeValue(parseYaml(text), ctx) };
     }
     if (ct === 'application/vnd.kubernetes.protobuf') {
-      return { status: res.status, headers, kind: 'protobuf', body: normalizeValue(decodeProtobufEnvelope(res.body), ctx) };
+      return { status: res.status, headers, kind: 'protobuf', body: normalizeValue(maskProtobufListRv(decodeProtobufEnvelope(res.body)), ctx) };
     }
     if (ct === 'application/vnd.kubernetes.protobuf;stream=watch') {
       return { status: res.status, headers, kind: 'protobuf-stream', body: splitFrames(res.body).map((f) => normalizeValue(decodeProtobufFrame(f), ctx)) };
@@ -148,6 +148,21 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
     return { status: res.status, headers, kind: 'text', body: `undecodable ${ct}: ${(err as Error).message}: ${ctx.text(text.slice(0, 300))}` };
   }
   return { status: res.status, headers, kind: 'text', body: ctx.text(text) };
+}
+
+/**
+ * A protobuf list's ListMeta.resourceVersion (Unknown.raw field 1, its field 2) is the global revision,
+ * moved by unrelated writes: `<rv>`, as walkListMeta does for JSON lists. Only lists: the same position
+ * in an object's ObjectMeta is generateName.
+ */
+function maskProtobufListRv(decoded: unknown): unknown {
+  const env = (decoded as { envelope?: Record<string, unknown> } | null)?.envelope;
+  const kind = (env?.['1'] as Record<string, unknown> | undefined)?.['2'];
+  const listMeta = (env?.['2'] as Record<string, unknown> | undefined)?.['1'];
+  if (typeof kind !== 'string' || !kind.endsWith('List') || !listMeta || typeof listMeta !== 'object') return decoded;
+  const lm = listMeta as Record<string, unknown>;
+  if (typeof lm['2'] === 'string' && lm['2'] !== '') lm['2'] = '<rv>';
+  return decoded;
 }
 
 /** Splits a protobuf watch stream into its frames (each a 4-byte big-endian length, then the frame). */
@@ -260,7 +275,8 @@ function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unkno
       } else if (k === 'object' && isBookmark && x && typeof x === 'object') {
         out[k] = bookmarkObject(x as Record<string, unknown>);
       } else {
-        out[k] = walkField(k, x, ctx, [...path, k]);
+        // managedFields name list entries by key, and ownerReferences by uid: `k:{"uid":"…"}`.
+        out[HAS_UUID.test(k) ? ctx.text(k) : k] = walkField(k, x, ctx, [...path, k]);
       }
     }
     return out;
@@ -303,8 +319,9 @@ function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonl
     if (gen) return gen;
     if (key === 'message' || key === 'reason' || key === 'note' || key === 'causes') return ctx.text(x);
     if (HAS_UUID.test(x)) return ctx.text(x);
-    // A resourceVersion already seen (protobuf trees have no key names to go by).
-    if (/^\d+$/.test(x)) return ctx.knownRv(x) ?? x;
+    // A resourceVersion already seen (protobuf trees have no key names to go by); never a label or
+    // annotation value, which are the user's strings ("1").
+    if (/^\d+$/.test(x) && !path.some((p) => p === 'labels' || p === 'annotations')) return ctx.knownRv(x) ?? x;
     return x;
   }
   // managedFields are ordered by their (one-second) timestamps, so two entries written within the

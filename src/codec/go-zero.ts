@@ -60,7 +60,7 @@ function isZeroScalar(v: unknown): boolean {
  * The rendering of one property: the value to write, or `undefined` to leave it out; returns
  * `value` itself when nothing changes.
  */
-type Mode = 'wire' | 'decode';
+type Mode = 'wire' | 'decode' | 'track';
 
 function renderField(value: unknown, present: boolean, s: Schema, mode: Mode): unknown {
   const mark = marks.get(s);
@@ -68,13 +68,15 @@ function renderField(value: unknown, present: boolean, s: Schema, mode: Mode): u
   if (shape) {
     if (mark === 'always') {
       // Decoding keeps an empty non-omitempty list as given (it is a field the writer set).
-      if (mode === 'decode') return present ? (value === null || isEmpty(value) ? value : renderValue(value, s, mode)) : undefined;
+      if (mode !== 'wire' && present) return value === null || isEmpty(value) ? value : renderValue(value, s, mode);
+      if (mode === 'decode') return undefined;
       return !present || value === null || isEmpty(value) ? null : renderValue(value, s, mode);
     }
     if (!present || value === null || isEmpty(value)) return undefined;
     return renderValue(value, s, mode);
   }
   if (mode === 'wire' && mark === 'always' && isTime(s) && (!present || value === null)) return null;
+  if (mode === 'track' && mark === 'always' && isTime(s) && !present) return null;
   if (!present) return undefined;
   if (mark === 'omitZero' && isZeroScalar(value)) return undefined;
   return renderValue(value, s, mode);
@@ -156,6 +158,15 @@ export function goWireForm<T>(obj: T, schema: Schema): T {
  */
 export function goDecodedForm<T>(obj: T, schema: Schema): T {
   return renderValue(obj, schema, 'decode') as T;
+}
+
+/**
+ * A decoded body (goDecodedForm) as kube's field manager compares it: fields Go always writes that
+ * the body left out are `null` (a nil slice, a zero time), so leaving out a list that was set is a
+ * change of value, owned by the writer, not a removal; an empty list the body set stays `[]`.
+ */
+export function goTrackedForm<T>(obj: T, schema: Schema): T {
+  return renderValue(obj, schema, 'track') as T;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { ApplyContext } from '../apply/index.ts';
 import { trackUpdate } from '../apply/index.ts';
+import { goTrackedForm, goWireForm } from '../codec/go-zero.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import type { Schema } from '../schema/types.ts';
@@ -38,7 +39,9 @@ const zeroCache = new WeakMap<Schema, KubeObject>();
 export function zeroObject(schema: Schema): KubeObject {
   let z = zeroCache.get(schema);
   if (!z) {
-    z = { ...(zeroOf(schema) as KubeObject), metadata: { creationTimestamp: null } };
+    // In Go wire form too: a list Go always writes is `null` in the zero value, so a create that
+    // leaves it empty does not own it.
+    z = goWireForm({ ...(zeroOf(schema) as KubeObject), metadata: { creationTimestamp: null } }, schema);
     zeroCache.set(schema, z);
   }
   return structuredClone(z);
@@ -78,6 +81,20 @@ export function dropEmptyMaps(v: unknown, schema: Schema | undefined): void {
 }
 
 /**
+ * ObjectMeta's lists are `omitempty`: an emptied ownerReferences or finalizers (the garbage collector
+ * orphaning a dependent) is a removed field to kube's field manager, so its owners lose it. Not
+ * managedFields, whose empty list is the request to reset them.
+ */
+function dropEmptyMetaLists(obj: KubeObject): void {
+  const meta = obj.metadata;
+  if (!meta) return;
+  for (const f of ['ownerReferences', 'finalizers'] as const) {
+    const v = meta[f] as unknown;
+    if (v === null || (Array.isArray(v) && v.length === 0)) delete meta[f];
+  }
+}
+
+/**
  * The decode-time stage of a create or update, on the stored form `obj` (changed in place; `old`
  * is the stored current object): the served form is defaulted (schema defaults, the kind's
  * SetDefaults), empty maps drop, then the writer's managed fields are recorded on it, unless
@@ -91,9 +108,19 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
   const served = conv ? conv.fromStorage(obj) : obj;
   applyDefaults(served, rt.schema);
   dropEmptyMaps(served, rt.schema);
+  dropEmptyMetaLists(served);
   rt.strategy.defaults?.(served);
   if (!ctx.skipManagedFields) {
-    const tracked = trackUpdate(old && conv ? conv.fromStorage(old) : old, served, applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now));
+    // kube compares the objects as its Go types write them: the stored one as read back (an empty
+    // list Go always writes is `null`), the written one as decoded (a list it left out is `null`, a
+    // changed value owned by the writer, not a removed field; an empty list it set stays `[]`).
+    // Metadata passes as written: an empty managedFields list is the request to reset them.
+    const oldServed = old && conv ? conv.fromStorage(old) : old;
+    const tracked = trackUpdate(
+      oldServed && { ...goWireForm(oldServed, rt.schema), metadata: oldServed.metadata },
+      { ...goTrackedForm(served, rt.schema), metadata: served.metadata },
+      applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now),
+    );
     served.metadata = tracked.metadata;
   }
   if (conv) {

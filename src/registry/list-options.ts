@@ -136,7 +136,9 @@ export function parseListQuery(q: URLSearchParams): ListQuery {
   if (o.sendInitialEvents !== undefined) errs.push(fieldErr.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   if (errs.length > 0) throw listOptionsInvalid(errs);
 
-  const limit = o.limit > 0 ? o.limit : 0;
+  // kube 1.32's cacher serves resourceVersion "0" (without continue) from the watch cache, which
+  // does not page: the limit is ignored and the whole list comes back, without a continue token.
+  const limit = o.limit > 0 && !(rv === '0' && o.continue === '') ? o.limit : 0;
   let semantics: ReadSemantics;
   if (o.continue !== '') {
     const position = decodeContinue(o.continue);

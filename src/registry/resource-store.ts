@@ -267,11 +267,15 @@ export class ResourceStore {
     const meta = metaOf(obj);
     if (this.rt.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
     // kube's create handler de-duplicates owner references before managed fields are computed.
     this.dedupOwnerReferences(obj, ctx);
     this.hooks.decoded?.('create', obj, null, ctx);
+    // kube generates the name in BeforeCreate, after decoding and managed fields: what defaulting
+    // derives from the name (a namespace's kubernetes.io/metadata.name label) is then the strategy's,
+    // owned by nobody. (The hook replaces the metadata object: read it again.)
+    const decodedMeta = metaOf(obj);
+    if (!decodedMeta.name && decodedMeta.generateName) decodedMeta.name = generateName(decodedMeta.generateName);
     this.rt.strategy.prepareForCreate?.(obj);
     await this.hooks.mutate?.('create', obj, null, ctx);
     // Hooks may replace the metadata object: read it again.

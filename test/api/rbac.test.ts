@@ -76,8 +76,20 @@ describe('bindings', () => {
     const errs = roleBindingType.strategy.validateUpdate?.(changed, old) ?? [];
     expect(errs).toHaveLength(1);
     expect(errs[0]!.field).toBe('roleRef');
-    expect(aggregateFieldErrors(errs)).toMatch(/^roleRef: Invalid value: .*: cannot change roleRef$/);
+    // kube prints the internal struct with Go's %#v.
+    expect(aggregateFieldErrors(errs)).toBe(
+      'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change roleRef',
+    );
     expect(roleBindingType.strategy.validateUpdate?.(binding({ ...old.roleRef as Record<string, string> }, [{ kind: 'Group', name: 'g', apiGroup: 'rbac.authorization.k8s.io' }]), old)).toEqual([]);
+  });
+
+  it('describes the binding columns with the Go docs of each binding type', () => {
+    const desc = (t: typeof roleBindingType) => t.tableColumns?.map((c) => c.description);
+    expect(desc(roleBindingType)?.[1]).toBe('RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.');
+    expect(desc(clusterRoleBindingType)?.[1]).toBe('RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.');
+    expect(desc(roleBindingType)?.slice(3)).toEqual(['Users in the roleBinding', 'Groups in the roleBinding', 'ServiceAccounts in the roleBinding']);
+    expect(desc(clusterRoleBindingType)?.slice(3)).toEqual(['Users in the clusterRoleBinding', 'Groups in the clusterRoleBinding', 'ServiceAccounts in the clusterRoleBinding']);
+    expect(desc(roleType)?.[1]).toMatch(/\n\nPopulated by the system\. Read-only\. Null for lists\. More info: https:\/\/git\.k8s\.io\//);
   });
 
   it('uses path-segment names and RBAC storage prefixes', () => {

@@ -75,6 +75,31 @@ describe('normalizeResponse', () => {
     ]);
   });
 
+  it('masks the resourceVersion of a protobuf list, not field 2 of an object\'s metadata', () => {
+    // Unknown{ typeMeta{kind}, raw{ field 1 = ListMeta or ObjectMeta { field 2 "abc" } } }
+    const body = (kind: string) => {
+      const meta = Buffer.from([0x12, 3, ...Buffer.from('abc')]);
+      const raw = Buffer.concat([Buffer.from([0x0a, meta.length]), meta]);
+      const typeMeta = Buffer.from([0x12, kind.length, ...Buffer.from(kind)]);
+      return Buffer.concat([Buffer.from('k8s\0', 'latin1'), Buffer.from([0x0a, typeMeta.length]), typeMeta, Buffer.from([0x12, raw.length]), raw]);
+    };
+    const view = (kind: string) =>
+      normalizeResponse({ status: 200, headers: { 'content-type': ['application/vnd.kubernetes.protobuf'] }, body: body(kind) }, new NormalizeContext(NOW)).body;
+    expect(view('ConfigMapList')).toMatchObject({ envelope: { 2: { 1: { 2: '<rv>' } } } });
+    expect(view('ConfigMap')).toMatchObject({ envelope: { 2: { 1: { 2: 'abc' } } } });
+  });
+
+  it('names uids inside managedFields keys and leaves numeric label values alone', () => {
+    const ctx = new NormalizeContext(NOW);
+    normalizeValue({ kind: 'ConfigMap', metadata: { name: 'p', uid: '11111111-1111-1111-1111-111111111111', resourceVersion: '1' } }, ctx);
+    const child = normalizeValue(
+      { metadata: { labels: { n: '1' }, managedFields: [{ fieldsV1: { 'f:metadata': { 'f:ownerReferences': { 'k:{"uid":"11111111-1111-1111-1111-111111111111"}': {} } } } }] } },
+      ctx,
+    ) as { metadata: { labels: unknown; managedFields: { fieldsV1: unknown }[] } };
+    expect(child.metadata.labels).toEqual({ n: '1' });
+    expect(child.metadata.managedFields[0]!.fieldsV1).toEqual({ 'f:metadata': { 'f:ownerReferences': { 'k:{"uid":"<uid:ConfigMap/p>"}': {} } } });
+  });
+
   it('sees a watch stream of only controller objects as the empty stream ours sends', () => {
     const body = Buffer.from('{"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"kube-root-ca.crt","resourceVersion":"5"}}}\n');
     const view = normalizeResponse({ status: 200, headers: { 'content-type': ['application/json'] }, body }, new NormalizeContext(NOW));

@@ -51,6 +51,8 @@ describe('garbage collection', () => {
     const dep = await t.request('GET', `${base}/or-dep`);
     expect(dep.status).toBe(200);
     expect(dep.json.metadata.ownerReferences).toBeUndefined();
+    // The reference was the creator's only field: with it removed, kube drops the creator's entry.
+    expect(dep.json.metadata.managedFields).toBeUndefined();
   });
 
   it('Foreground: deletes dependents first, then the owner', async () => {

@@ -75,6 +75,11 @@ describe('leases and service accounts', () => {
     });
     expect(table.json.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Holder', 'Age']);
     expect(table.json.rows[0].cells.slice(0, 2)).toEqual(['node-a', 'node-a']);
+    // Descriptions are kube's Go docs of the printed fields, verbatim.
+    expect(table.json.columnDefinitions[1].description).toBe(
+      'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
+    );
+    expect(table.json.columnDefinitions[2].description).toMatch(/It is represented in RFC3339 form and is in UTC\.\n\nPopulated by the system\. Read-only\. Null for lists\./);
   });
 
   it('stores a ServiceAccount', async () => {

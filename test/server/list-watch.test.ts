@@ -127,6 +127,12 @@ describe('list', () => {
     expect(withRv.status).toBe(400);
     const withZero = await t.request('GET', `${base}?limit=2&continue=${cont}&resourceVersion=0`);
     expect(withZero.status).toBe(200);
+    expect(withZero.json.items).toHaveLength(2);
+    // kube's watch cache serves resourceVersion=0 and does not page: limit is ignored.
+    const zeroLimited = await t.request('GET', `${base}?limit=2&resourceVersion=0`);
+    expect(zeroLimited.json.items.length).toBe(latest.json.items.length);
+    expect(latest.json.items.length).toBeGreaterThan(2);
+    expect(zeroLimited.json.metadata.continue).toBeUndefined();
   });
 
   it('a resourceVersion ahead of the store is 504 Too large resource version with Retry-After', async () => {

@@ -44,6 +44,45 @@ describe('managedFields parity', () => {
     expect(entries(r.json)).toEqual([update('v1', { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } })]);
   });
 
+  it('a generated namespace name gets its label from the strategy, owned by nobody', async () => {
+    const r = await t.request('POST', '/api/v1/namespaces?dryRun=All', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'mf-gen-', labels: { a: 'b' } } }, headers: UA });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.name).toMatch(/^mf-gen-[a-z0-9]{5}$/);
+    expect(r.json.metadata.labels).toEqual({ a: 'b', 'kubernetes.io/metadata.name': r.json.metadata.name });
+    expect(entries(r.json)).toEqual([update('v1', { 'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:a': {} } } })]);
+  });
+
+  it('a list Go always writes (ClusterRole rules) is owned by the writer who empties it to null', async () => {
+    // Read from kube: creating with no rules owns nothing there; replacing [rule] by no rules keeps f:rules
+    // (the field changed to null, which is "modified", not removed).
+    const crs = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+    const labels = { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } };
+    const meta = (name: string) => ({ name, labels: { a: 'b' } });
+    const bare = await t.request('POST', crs, { body: { metadata: meta('mf-cr1') }, headers: UA });
+    expect(bare.status).toBe(201);
+    expect(bare.json.rules).toBeNull();
+    expect(entries(bare.json)).toEqual([update('rbac.authorization.k8s.io/v1', labels)]);
+    const same = await t.request('PUT', `${crs}/mf-cr1`, { body: { metadata: meta('mf-cr1') }, headers: UA });
+    expect(entries(same.json)).toEqual([update('rbac.authorization.k8s.io/v1', labels)]);
+    const withRules = await t.request('POST', crs, { body: { metadata: meta('mf-cr2'), rules: [{ verbs: ['get'], nonResourceURLs: ['/x'] }] }, headers: UA });
+    expect(entries(withRules.json)).toEqual([update('rbac.authorization.k8s.io/v1', { ...labels, 'f:rules': {} })]);
+    const emptied = await t.request('PUT', `${crs}/mf-cr2`, { body: { metadata: meta('mf-cr2') }, headers: UA });
+    expect(emptied.status).toBe(200);
+    expect(emptied.json.rules).toBeNull();
+    expect(entries(emptied.json)).toEqual([update('rbac.authorization.k8s.io/v1', { ...labels, 'f:rules': {} })]);
+  });
+
+  it('an emptied ownerReferences list is a removed field (omitempty): its owner\'s entry goes', async () => {
+    const parent = await t.request('POST', cms, { body: { metadata: { name: 'mf-parent' } }, headers: UA });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'mf-parent', uid: parent.json.metadata.uid };
+    const child = await t.request('POST', cms, { body: { metadata: { name: 'mf-child', ownerReferences: [ref] } }, headers: UA });
+    expect(entries(child.json)).toEqual([update('v1', { 'f:metadata': { 'f:ownerReferences': { '.': {}, [`k:{"uid":"${ref.uid}"}`]: {} } } })]);
+    const emptied = await t.request('PUT', `${cms}/mf-child`, { body: { metadata: { name: 'mf-child', ownerReferences: [] } }, headers: { 'user-agent': 'other/1' } });
+    expect(emptied.status).toBe(200);
+    expect(emptied.json.metadata.ownerReferences).toBeUndefined();
+    expect(emptied.json.metadata.managedFields).toBeUndefined();
+  });
+
   it('core events: zero-valued source and reporting strings are not owned', async () => {
     const body = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'ce1' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'R', message: 'm', source: { component: 'c' }, type: 'Normal' };
     const r = await t.request('POST', coreEvents, { body, headers: UA });

@@ -4,7 +4,7 @@
  */
 import { goWire } from '../../codec/go-zero.ts';
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath } from '../field-errors.ts';
+import { fieldErr, fieldPath, goLiteral, type GoLiteral } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
 import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
@@ -154,8 +154,17 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
 function validateBindingUpdate(obj: KubeObject, old: KubeObject, namespaced: boolean): FieldError[] {
   const errs = [...validateBinding(obj, namespaced), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
   // Changing the role would silently change what every subject may do: delete and recreate instead.
-  if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', obj.roleRef, 'cannot change roleRef'));
+  if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', roleRefGoValue(obj), 'cannot change roleRef'));
   return errs;
+}
+
+/**
+ * kube validates the internal rbac.RoleRef struct and field.Invalid prints it with Go's %#v, so the bad value
+ * reads `rbac.RoleRef{APIGroup:"…", Kind:"…", Name:"…"}` rather than JSON.
+ */
+function roleRefGoValue(obj: KubeObject): GoLiteral {
+  const q = (k: string) => JSON.stringify(strField(obj, 'roleRef', k));
+  return goLiteral(`rbac.RoleRef{APIGroup:${q('apiGroup')}, Kind:${q('kind')}, Name:${q('name')}}`);
 }
 
 /** rbac/v1 defaulting: roleRef.apiGroup and User/Group subjects' apiGroup default to the RBAC group. */

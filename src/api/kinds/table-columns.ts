@@ -1,4 +1,8 @@
-/** Column definitions shared by the printers of several kinds (Name, Age, Created At). */
+/**
+ * Column definitions shared by the printers of several kinds (Name, Age, Created At).
+ * Every description is kube's, verbatim: it is the Go doc comment of the printed field (from the OpenAPI
+ * of the kind), which kubectl and clients can display; kube v1.32.4 is the source of each text.
+ */
 import type { KubeObject, TableColumn } from '../types.ts';
 import { timestampSince } from './human-duration.ts';
 

@@ -35,7 +35,7 @@ describe('validateObjectMeta', () => {
   it('reports bad label keys and values at metadata.labels', () => {
     const errs = msgs(validateObjectMeta({ name: 'a', namespace: 'd', labels: { 'a/b/c': 'ok', good: '-bad-' } }, nsd));
     expect(errs).toHaveLength(2);
-    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a valid label key/);
+    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a qualified name/);
     expect(errs[1]).toMatch(/^metadata\.labels: Invalid value: "-bad-": a valid label must be an empty string/);
   });
 

@@ -50,6 +50,14 @@ describe('create and get', () => {
     }
   });
 
+  // Built-in kinds are checked by their Go validation only: the OpenAPI's required lists add no causes.
+  it('an owner reference without uid is one cause, in apimachinery\'s words', async () => {
+    const body = cm('owned', {}, { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'p' }] });
+    const r = await t.request('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body });
+    expect(r.status).toBe(422);
+    expect(r.json.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "": uid must not be empty', field: 'metadata.ownerReferences.uid' }]);
+  });
+
   it('generates names from generateName', async () => {
     const r = await t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { generateName: 'gen-' }, data: {} } });
     expect(r.status).toBe(201);

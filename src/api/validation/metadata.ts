@@ -171,9 +171,9 @@ export function validateOwnerReferences(refs: readonly Record<string, unknown>[]
     const kind = str(ref.kind);
     const { group, version } = parseApiVersion(apiVersion);
     if (!version) errs.push(fieldErr.invalid(fieldPath.child(path, 'apiVersion'), apiVersion, 'version must not be empty'));
-    if (!kind) errs.push(fieldErr.invalid(fieldPath.child(path, 'kind'), kind, 'must not be empty'));
-    if (!str(ref.name)) errs.push(fieldErr.invalid(fieldPath.child(path, 'name'), str(ref.name), 'must not be empty'));
-    if (!str(ref.uid)) errs.push(fieldErr.invalid(fieldPath.child(path, 'uid'), str(ref.uid), 'must not be empty'));
+    if (!kind) errs.push(fieldErr.invalid(fieldPath.child(path, 'kind'), kind, 'kind must not be empty'));
+    if (!str(ref.name)) errs.push(fieldErr.invalid(fieldPath.child(path, 'name'), str(ref.name), 'name must not be empty'));
+    if (!str(ref.uid)) errs.push(fieldErr.invalid(fieldPath.child(path, 'uid'), str(ref.uid), 'uid must not be empty'));
     // Events may not own anything: their lifetime is too short and they are not garbage collected as owners.
     if (group === '' && version === 'v1' && kind === 'Event') {
       errs.push(fieldErr.invalid(path, ref, `${group}/${version}, Kind=${kind} is disallowed from being an owner`));

@@ -36,6 +36,11 @@ export class GoLiteral {
   }
 }
 
+/** `[]string{"a", "b"}`: Go's %#v of a string slice (each element quoted with %q). */
+export function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map(goQuote).join(', ')}}`;
+}
+
 export function goLiteral(text: string): GoLiteral {
   return new GoLiteral(text);
 }

@@ -18,8 +18,8 @@ describe('policy rules', () => {
   it('forbids non-resource URLs in namespaced roles and mixing them with resources', () => {
     const rules = [{ verbs: ['get'], nonResourceURLs: ['/healthz'], resources: ['pods'] }];
     expect(strings(roleType.strategy.validate?.({ metadata: { name: 'r' }, rules }))).toEqual([
-      'rules[0].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
-      'rules[0].nonResourceURLs: Invalid value: ["/healthz"]: rules cannot apply to both regular resources and non-resource URLs',
+      'rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: namespaced rules cannot apply to non-resource URLs',
+      'rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: rules cannot apply to both regular resources and non-resource URLs',
     ]);
     expect(strings(clusterRoleType.strategy.validate?.({ metadata: { name: 'r' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }] }))).toEqual([]);
   });

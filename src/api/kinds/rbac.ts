@@ -4,7 +4,7 @@
  */
 import { goWire } from '../../codec/go-zero.ts';
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath } from '../field-errors.ts';
+import { fieldErr, fieldPath, goLiteral, goStringSlice } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
 import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
@@ -63,9 +63,11 @@ function validatePolicyRule(rule: unknown, namespaced: boolean, path: string): F
   const urls = arrField(rule, 'nonResourceURLs');
   if (urls.length > 0) {
     const urlsPath = fieldPath.child(path, 'nonResourceURLs');
-    if (namespaced) errs.push(fieldErr.invalid(urlsPath, urls, 'namespaced rules cannot apply to non-resource URLs'));
+    // The []string value prints with %#v.
+    const bad = goLiteral(goStringSlice(urls.map(String)));
+    if (namespaced) errs.push(fieldErr.invalid(urlsPath, bad, 'namespaced rules cannot apply to non-resource URLs'));
     if (arrField(rule, 'apiGroups').length > 0 || arrField(rule, 'resources').length > 0 || arrField(rule, 'resourceNames').length > 0) {
-      errs.push(fieldErr.invalid(urlsPath, urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+      errs.push(fieldErr.invalid(urlsPath, bad, 'rules cannot apply to both regular resources and non-resource URLs'));
     }
     return errs;
   }

@@ -3,7 +3,7 @@
  * `api/validation/objectmeta.go` (`metadata.name: Invalid value: "x": ...`).
  */
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath } from '../field-errors.ts';
+import { fieldErr, fieldPath, goStringSlice } from '../field-errors.ts';
 import type { ManagedFieldsEntry, NameValidation, ObjectMeta } from '../types.ts';
 import { semanticEqual } from './equality.ts';
 import { isDns1123Label, isLabelValue, isQualifiedName, nameValidator } from './names.ts';
@@ -219,7 +219,3 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-// Go's %#v of a []string, as kube prints it in the finalizers message.
-function goStringSlice(items: readonly string[]): string {
-  return `[]string{${items.map((s) => JSON.stringify(s)).join(', ')}}`;
-}

@@ -90,6 +90,9 @@ describe('Secret', () => {
     ]);
     expect(jsonObjectError(Buffer.from('[1]'))).toBe('json: cannot unmarshal array into Go value of type map[string]interface {}');
     expect(jsonObjectError(Buffer.from(''))).toBe('unexpected end of JSON input');
+    // Syntax errors in encoding/json's scanner words (checked against kube-apiserver v1.32.4).
+    expect(jsonObjectError(Buffer.from('not json'))).toBe("invalid character 'o' in literal null (expecting 'u')");
+    expect(jsonObjectError(Buffer.from('{"a" 1}'))).toBe("invalid character '1' after object key");
   });
 
   it('makes type immutable and honours immutable', () => {

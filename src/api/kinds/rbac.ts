@@ -11,6 +11,7 @@ import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata
 import { isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.ts';
 import { arrField, labelSelectorSchema, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
 import { ageColumn, createdAtColumn, nameColumn, stringColumn } from './table-columns.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -112,7 +113,17 @@ function validateClusterRole(obj: KubeObject): FieldError[] {
     const selectorsPath = 'aggregationRule.clusterRoleSelectors';
     const selectors = arrField(rule, 'clusterRoleSelectors');
     if (selectors.length === 0) errs.push(fieldErr.required(selectorsPath, 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
-    selectors.forEach((sel, i) => errs.push(...validateLabelSelector(sel, fieldPath.index(selectorsPath, i))));
+    selectors.forEach((sel, i) => {
+      const path = fieldPath.index(selectorsPath, i);
+      errs.push(...validateLabelSelector(sel, path));
+      // kube then converts the selector; when that fails it adds one more error whose value is the
+      // nil selector (printed "null").
+      try {
+        labelSelectorFromObject(sel as LabelSelectorObject);
+      } catch {
+        errs.push(fieldErr.invalid(path, goLiteral('"null"'), 'invalid label selector.'));
+      }
+    });
   }
   return errs;
 }

@@ -21,7 +21,7 @@ describe('ConfigMap', () => {
   it('limits the total size to 1 MiB', () => {
     const half = 'x'.repeat(512 * 1024);
     expect(validate({ metadata: meta, data: { a: half, b: half } })).toEqual([]);
-    expect(validate({ metadata: meta, data: { a: half, b: half }, binaryData: { c: b64('z') } })).toEqual(['Too long: may not be more than 1048576 bytes']);
+    expect(validate({ metadata: meta, data: { a: half, b: half }, binaryData: { c: b64('z') } })).toEqual(['[]: Too long: may not be more than 1048576 bytes']);
   });
 
   it('keeps data, binaryData and immutable fixed once immutable is set', () => {

@@ -129,7 +129,11 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View
       // of none left after dropping controller objects) is still a stream.
       const isWatch = docs.every((d) => d !== null && typeof d === 'object' && 'type' in d && 'object' in d);
       if (docs.length === 1 && !isWatch) return { status: res.status, headers, kind: 'json', body: normalizeValue(docs[0], ctx) };
-      return { status: res.status, headers, kind: 'json-stream', body: filterEvents(docs).map((d) => normalizeValue(d, ctx)) };
+      const events = filterEvents(docs);
+      // A stream of nothing but controller objects' events (only kube runs those controllers) is
+      // what a stream without events is on the wire: an empty body.
+      if (isWatch && events.length === 0) return { status: res.status, headers, kind: 'empty', body: '' };
+      return { status: res.status, headers, kind: 'json-stream', body: events.map((d) => normalizeValue(d, ctx)) };
     }
     if (ct === 'application/yaml') {
       return { status: res.status, headers, kind: 'yaml', body: normalizeValue(parseYaml(text), ctx) };
@@ -250,6 +254,9 @@ function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unkno
         const kind = o.kind.slice(0, -4);
         const kept = x.filter((item) => !isControllerObject({ kind, ...(item as object) }));
         out[k] = walkField(k, kept, ctx, [...path, k]);
+      } else if (k === 'goVersion' && typeof x === 'string' && typeof o.gitVersion === 'string') {
+        // /version: the reference is built locally with another Go release than the official build.
+        out[k] = x.startsWith('go') ? '<go>' : x;
       } else if (k === 'object' && isBookmark && x && typeof x === 'object') {
         out[k] = bookmarkObject(x as Record<string, unknown>);
       } else {
@@ -288,8 +295,9 @@ function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonl
     if (key === 'uid' && x !== '') return ctx.uid(x);
     if (key === 'resourceVersion' && /^\d+$/.test(x)) return ctx.rv(x);
     if (key === 'continue' && x !== '') return '<continue>';
-    // Discovery's serverAddressByClientCIDRs names the server's own (random) port.
-    if (key === 'serverAddress') return x.replace(/:\d+$/, ':<port>');
+    // Discovery's serverAddressByClientCIDRs names the server's own (random) port; protobuf trees
+    // have no key names, so any loopback address with a port is masked there.
+    if (key === 'serverAddress' || /^127\.0\.0\.1:\d+$/.test(x)) return x.replace(/:\d+$/, ':<port>');
     if (RFC3339.test(x) && ctx.isNow(x)) return timeShape(x);
     const gen = ctx.knownGenerated(x);
     if (gen) return gen;

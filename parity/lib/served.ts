@@ -30,6 +30,10 @@ export function filterDiscovery(doc: unknown): unknown {
   if (!doc || typeof doc !== 'object') return doc;
   const o = doc as Record<string, unknown>;
   const served = (group: string, resource: string) => SERVED[group]?.includes(resource.split('/')[0]!) ?? false;
+  // The root index (`GET /`): its group paths, like the group list, only for served groups.
+  if (o.kind === undefined && Array.isArray(o.paths)) {
+    return { ...o, paths: o.paths.filter((p) => typeof p !== 'string' || !p.startsWith('/apis/') || p === '/apis/' || p.split('/')[2]! in SERVED) };
+  }
   if (o.kind === 'APIGroupList' && Array.isArray(o.groups)) {
     return { ...o, groups: o.groups.filter((g: { name?: string }) => g.name !== undefined && g.name in SERVED) };
   }

@@ -1,15 +1,140 @@
 /**
- * The authorization gate. The request info and the user decide; RBAC and webhooks plug in here
- * later. For now the server allows everything (as `--authorization-mode=AlwaysAllow`).
+ * The authorization gate: request attributes, authorizer decisions and the chain of modes, as
+ * kube-apiserver's union authorizer. Modes are asked in configured order; the first that allows
+ * or denies decides; when all have no opinion the request is denied. Group `system:masters` is
+ * allowed before any mode is asked (kube's privileged-group authorizer sits in front of the chain).
+ *
+ * Decisions are synchronous: every compiled-in mode decides from memory, and the expression
+ * language's authorizer library (src/cel) needs a synchronous answer.
  */
 import type { RequestInfo } from '../server/request-info.ts';
 import type { RequestUser } from '../server/user.ts';
+import { parseFieldSelector } from '../registry/field-selector.ts';
 
-export type Decision = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
-
-export interface Authorizer {
-  authorize(user: RequestUser, info: RequestInfo): Promise<Decision> | Decision;
+/** kube's authorizer.Attributes: what one decision is about. */
+export interface Attributes {
+  readonly user: RequestUser;
+  /** Resource verb (get, list, watch, create, ...) or, for non-resource requests, the lowercase HTTP method. */
+  readonly verb: string;
+  readonly isResourceRequest: boolean;
+  /** The request path (what non-resource rules match). */
+  readonly path: string;
+  /** `""` is the core group. */
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
 }
 
-/** Allows every request (AlwaysAllow mode). */
-export const alwaysAllow: Authorizer = { authorize: () => ({ allowed: true }) };
+export type DecisionKind = 'allow' | 'deny' | 'noOpinion';
+
+export interface Decision {
+  readonly decision: DecisionKind;
+  /** Why: kube appends it to a denial's message and returns it in access reviews. */
+  readonly reason: string;
+}
+
+export interface Authorizer {
+  authorize(attrs: Attributes): Decision;
+}
+
+export const SYSTEM_MASTERS = 'system:masters';
+
+/**
+ * The attributes of one request, from its request info (parsed once) and its authenticated user.
+ * As kube's RequestInfoFactory, a list or watch whose field selector requires `metadata.name=x`
+ * (among other terms too: fields.RequiresExactMatch) is authorized as about that name.
+ */
+export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSearchParams): Attributes {
+  if (!info.isResourceRequest) return nonResourceAttributes(user, info.verb, info.path);
+  return {
+    user,
+    verb: info.verb,
+    isResourceRequest: true,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name === '' && (info.verb === 'list' || info.verb === 'watch') ? selectedName(query) : info.name,
+  };
+}
+
+/** The name a field selector requires exactly, when it is a valid path segment (else ''). */
+function selectedName(query: URLSearchParams | undefined): string {
+  const text = query?.get('fieldSelector');
+  if (!text) return '';
+  let sel;
+  try {
+    sel = parseFieldSelector(text);
+  } catch {
+    return ''; // kube: a selector that does not parse leaves the name unset.
+  }
+  const req = sel.requirements.find((r) => r.field === 'metadata.name' && r.op === '=');
+  if (!req) return '';
+  const name = req.value;
+  if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) return '';
+  return name;
+}
+
+function nonResourceAttributes(user: RequestUser, verb: string, path: string): Attributes {
+  return { user, verb, isResourceRequest: false, path, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
+}
+
+const noOpinion = (reason = ''): Decision => ({ decision: 'noOpinion', reason });
+
+/** Allows every request (AlwaysAllow mode; testing only). */
+export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }) };
+
+/**
+ * AlwaysDeny mode (testing only). As kube's alwaysDenyAuthorizer it answers no opinion, not deny,
+ * with the reason "Everything is forbidden.": a later mode in the list may still allow.
+ */
+export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
+
+/**
+ * The chain: `system:masters` first, then each authorizer in order. Reasons of authorizers that
+ * had no opinion are joined (kube's union authorizer aggregates them) and returned with the final denial.
+ */
+export class AuthorizerChain implements Authorizer {
+  constructor(private readonly authorizers: readonly Authorizer[]) {}
+
+  authorize(attrs: Attributes): Decision {
+    if (attrs.user.groups.includes(SYSTEM_MASTERS)) return { decision: 'allow', reason: '' };
+    const reasons: string[] = [];
+    for (const a of this.authorizers) {
+      const d = a.authorize(attrs);
+      if (d.decision !== 'noOpinion') return d;
+      if (d.reason !== '') reasons.push(d.reason);
+    }
+    return noOpinion(reasons.join('\n'));
+  }
+}
+
+/**
+ * kube's forbiddenMessage: who cannot do what, where. Subresources are shown as `resource/subresource`.
+ */
+export function forbiddenMessage(attrs: Attributes): string {
+  return sanitize(rawForbiddenMessage(attrs));
+}
+
+/** kube escapes the message's HTML metacharacters (its sanitizer), not the authorizer's reason. */
+function sanitize(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function rawForbiddenMessage(attrs: Attributes): string {
+  const username = attrs.user.username;
+  if (!attrs.isResourceRequest) return `User ${goQuote(username)} cannot ${attrs.verb} path ${goQuote(attrs.path)}`;
+  const resource = attrs.subresource !== '' ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
+  const where = attrs.namespace !== '' ? `in the namespace ${goQuote(attrs.namespace)}` : 'at the cluster scope';
+  return `User ${goQuote(username)} cannot ${attrs.verb} resource ${goQuote(resource)} in API group ${goQuote(attrs.apiGroup)} ${where}`;
+}
+
+/** Go's %q for the strings that reach messages (JSON's escaping agrees for printable text). */
+export function goQuote(s: string): string {
+  return JSON.stringify(s);
+}

@@ -45,17 +45,34 @@ const groupPriority: Readonly<Record<string, number>> = {
 };
 const customGroupPriority = 1000;
 
+/**
+ * A resource served without storage (the access reviews): its own verbs, no storage version hash,
+ * no subresources.
+ */
+export interface VirtualResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+}
+
+type Served = ResourceType | VirtualResource;
+const isVirtual = (r: Served): r is VirtualResource => 'verbs' in r;
+
 interface GroupVersions {
   readonly group: string;
   readonly versions: string[];
-  readonly byVersion: Map<string, ResourceType[]>;
+  readonly byVersion: Map<string, Served[]>;
 }
 
 function byName<T>(key: (x: T) => string): (a: T, b: T) => number {
   return (a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 }
 
-function groupTypes(types: readonly ResourceType[]): GroupVersions[] {
+function groupTypes(types: readonly Served[]): GroupVersions[] {
   const groups = new Map<string, GroupVersions>();
   for (const rt of types) {
     let g = groups.get(rt.group);
@@ -85,12 +102,14 @@ export function storageVersionHash(group: string, version: string, kind: string)
 export class DiscoveryDocuments {
   readonly apiVersions: object;
   readonly apiGroupList: object;
+  /** The discovery paths kube's root index (`GET /`) lists: the roots, each group and group version. */
+  readonly paths: readonly string[];
   private readonly aggregatedBytes = new Map<string, Buffer>();
   private readonly resourceLists = new Map<string, object>();
   private readonly groups = new Map<string, object>();
 
-  constructor(types: readonly ResourceType[], serverAddress: string) {
-    const grouped = groupTypes(types);
+  constructor(types: readonly ResourceType[], serverAddress: string, virtual: readonly VirtualResource[] = []) {
+    const grouped = groupTypes([...types, ...virtual]);
     const core = grouped.find((g) => g.group === '');
     const named = grouped.filter((g) => g.group !== '');
     // The type each storage prefix is kept as: the one served without a storage conversion.
@@ -111,10 +130,17 @@ export class DiscoveryDocuments {
       preferredVersion: { groupVersion: `${g.group}/${g.versions[0]}`, version: g.versions[0] },
     });
     this.apiGroupList = { kind: 'APIGroupList', apiVersion: 'v1', groups: named.map(groupDoc) };
+    this.paths = [
+      '/api',
+      ...(core?.versions ?? []).map((v) => `/api/${v}`),
+      '/apis',
+      '/apis/',
+      ...named.flatMap((g) => [`/apis/${g.group}`, ...g.versions.map((v) => `/apis/${g.group}/${v}`)]),
+    ];
     for (const g of named) this.groups.set(g.group, { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) });
     for (const g of grouped) {
       for (const [v, rts] of g.byVersion) {
-        const resources = rts.flatMap((rt) => legacyResources(rt, hashOf(rt)));
+        const resources = rts.flatMap((rt) => (isVirtual(rt) ? [virtualLegacyResource(rt)] : legacyResources(rt, hashOf(rt))));
         // kube's core group/version list carries no apiVersion (its handler writes the object untyped).
         this.resourceLists.set(
           `${g.group}/${v}`,
@@ -129,7 +155,7 @@ export class DiscoveryDocuments {
         metadata: {},
         items: gs.map((g) => ({
           metadata: g.group ? { name: g.group, creationTimestamp: null } : { creationTimestamp: null },
-          versions: g.versions.map((v) => ({ version: v, resources: g.byVersion.get(v)!.map(aggregatedResource), freshness: 'Current' })),
+          versions: g.versions.map((v) => ({ version: v, resources: g.byVersion.get(v)!.map((r) => (isVirtual(r) ? virtualAggregatedResource(r) : aggregatedResource(r))), freshness: 'Current' })),
         })),
       });
       this.aggregatedBytes.set(`api/${version}`, Buffer.from(JSON.stringify(aggregated(core ? [core] : []))));
@@ -151,6 +177,14 @@ export class DiscoveryDocuments {
   group(group: string): object | undefined {
     return this.groups.get(group);
   }
+}
+
+function virtualLegacyResource(r: VirtualResource): object {
+  return { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+}
+
+function virtualAggregatedResource(r: VirtualResource): object {
+  return { resource: r.resource, responseKind: { group: '', version: '', kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs };
 }
 
 function legacyResources(rt: ResourceType, hash: string): object[] {

@@ -21,7 +21,15 @@ import { decodedWrite } from '../registry/apply-context.ts';
 import { apiVersionOf } from '../api/types.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
 import { createAuthenticator } from '../authn/index.ts';
-import { alwaysAllow, type Authorizer } from '../authz/authorizer.ts';
+import type { Authorizer } from '../authz/authorizer.ts';
+import { buildAuthorizer } from '../authz/index.ts';
+import { ACCESS_REVIEW_RESOURCES } from '../authz/access-review.ts';
+import { DEFAULT_AUTHORIZATION_MODES } from '../authz/modes.ts';
+import { RbacIndex } from '../authz/rbac/index.ts';
+import { feedRbacIndex } from '../authz/rbac/feed.ts';
+import { ensureRbacPolicy } from '../authz/rbac/bootstrap.ts';
+import { ClusterRoleAggregator } from '../authz/rbac/aggregation.ts';
+import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
@@ -219,6 +227,28 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
+  // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
+  const rbacStore = (resource: string) => {
+    const s = catalog.lookup(RBAC_GROUP, 'v1', resource)?.store;
+    if (!s) throw new Error(`the ${resource}.${RBAC_GROUP} resource type is missing`);
+    return s;
+  };
+  const rbacStores = { roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles'), roleBindings: rbacStore('rolebindings'), clusterRoleBindings: rbacStore('clusterrolebindings') };
+  const rbacIndex = new RbacIndex();
+  const stopRbacFeed = feedRbacIndex(rbacIndex, {
+    roles: rbacStores.roles.cache,
+    clusterRoles: rbacStores.clusterRoles.cache,
+    roleBindings: rbacStores.roleBindings.cache,
+    clusterRoleBindings: rbacStores.clusterRoleBindings.cache,
+  });
+  undo.push(stopRbacFeed);
+  for (const err of await ensureRbacPolicy(rbacStores)) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `unable to reconcile the default RBAC policy: ${err.message}` })}\n`);
+  const aggregator = new ClusterRoleAggregator(rbacStores.clusterRoles, (err) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `clusterrole aggregation: ${err.message}` })}\n`),
+  );
+  undo.push(() => aggregator.stop());
+  await aggregator.start();
+  const authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -267,10 +297,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       tokenFile: config.tokenAuthFile,
       anonymous: config.anonymousAuth,
     }),
-    authorizer: opts.authorizer ?? alwaysAllow,
+    authorizer,
     catalog,
     routes: {
-      discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''))),
+      discovery: () => (discovery ??= new DiscoveryDocuments(catalog.types(), url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
       openapi: () => openapi,
       version: kubeVersionInfo(),
     },
@@ -312,6 +342,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
+        stopRbacFeed();
+        aggregator.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

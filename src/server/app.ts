@@ -8,11 +8,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { errors, isApiError } from '../api/status-errors.ts';
 import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
-import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo } from './request-info.ts';
+import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
-import { protobufServed } from './handlers/body.ts';
+import { decodeBody, protobufServed } from './handlers/body.ts';
 
 /** The media types of a built-in resource's routes, in kube's order (installer.go's Produces). */
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
@@ -24,7 +24,9 @@ import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
-import type { Authorizer } from '../authz/authorizer.ts';
+import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
+import { forbiddenError } from '../authz/forbidden.ts';
+import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 
@@ -138,15 +140,11 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     return payload;
   });
 
-  // 3. Authorization of the request info (RBAC arrives later; the gate is already in place).
+  // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
   app.addHook('onRequest', async (req) => {
-    const decision = await opts.authorizer.authorize(req.user, req.requestInfo);
-    if (decision.allowed) return;
-    const info = req.requestInfo;
-    if (info.isResourceRequest) {
-      throw errors.forbidden({ group: info.apiGroup, resource: info.resource }, info.name, decision.reason);
-    }
-    throw errors.forbidden({ group: '', resource: '' }, '', decision.reason);
+    const attrs = attributesOf(req.user, req.requestInfo, req.searchParams);
+    const decision = opts.authorizer.authorize(attrs);
+    if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
   app.setErrorHandler((err, req, reply) => {
@@ -176,6 +174,12 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     return cached.table;
   };
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    // The access reviews are served from the authorizer, not from a stored resource's route table.
+    const info = req.requestInfo;
+    if (info.isResourceRequest && isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
+      await handleAccessReview(req, reply, info, opts.authorizer);
+      return;
+    }
     const gv = groupVersionPath(req.routePath, opts.catalog);
     if (!gv) {
       await handleNonResource(req, reply, req.routePath, opts.routes, opts.health);
@@ -195,6 +199,17 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   return app;
+}
+
+/** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */
+async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, authorizer: Authorizer): Promise<void> {
+  const namespaced = info.resource === 'localsubjectaccessreviews';
+  if (info.subresource !== '' || info.name !== '' || namespaced !== (info.namespace !== '')) throw errors.pathNotFound();
+  // kube's generic answer: these resources register no verb but create.
+  if (info.verb !== 'create') throw errors.methodNotAllowed();
+  // kubectl and client-go send these as protobuf.
+  const body = await decodeBody(req, 'body', undefined, undefined, true);
+  sendValue(req, reply, 201, answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
 }
 
 // Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.

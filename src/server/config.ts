@@ -4,6 +4,7 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
 
@@ -31,6 +32,8 @@ export interface ServerConfig {
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
+  /** --authorization-mode, in priority order; absent means RBAC. */
+  readonly authorizationModes?: readonly AuthorizationMode[];
 }
 
 /** A command line that cannot be parsed; the message names the offending flag or value. */
@@ -53,6 +56,7 @@ interface FlagSpec {
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC.' },
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
   { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
@@ -262,6 +266,10 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const historyMs = nonNegativeDuration('history-duration', 5 * 60_000);
   if (historyMs === 0) throw new FlagError('--history-duration must be greater than 0');
 
+  const authorizationModes = ((raw.get('authorization-mode') as readonly string[] | undefined) ?? DEFAULT_AUTHORIZATION_MODES).map((m) => m.trim());
+  const modeProblems = validateAuthorizationModes(authorizationModes);
+  if (modeProblems.length > 0) throw new FlagError(modeProblems.join('; '));
+
   const config: ServerConfig = {
     securePort,
     bindAddress,
@@ -278,6 +286,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    authorizationModes: Object.freeze(authorizationModes as AuthorizationMode[]),
   };
   return Object.freeze(config);
 }

@@ -8,6 +8,11 @@ export type HealthCheck = { readonly name: string; check(): Promise<void> | void
 export interface HealthResult {
   readonly code: number;
   readonly body: string;
+  /**
+   * Whether the answer carries `X-Content-Type-Options: nosniff`: kube's root handlers and
+   * http.Error set it, but a single check that passes writes its `ok` bare (adaptCheckToHandler).
+   */
+  readonly nosniff: boolean;
 }
 
 /** One health endpoint: a named, ordered set of checks. */
@@ -17,13 +22,18 @@ export class HealthEndpoint {
     private readonly checks: readonly HealthCheck[],
   ) {}
 
+  /** The paths this endpoint serves, as kube's root index lists them: itself and each check. */
+  paths(): string[] {
+    return [`/${this.name}`, ...this.checks.map((c) => `/${this.name}/${c.name}`)];
+  }
+
   /** Runs the checks for `/<name>` (subPath empty) or `/<name>/<check>`; undefined for an unknown check. */
   async run(subPath: string, query: URLSearchParams): Promise<HealthResult | undefined> {
     if (subPath !== '') {
       const one = this.checks.find((c) => c.name === subPath);
       if (!one) return undefined;
       const err = await runCheck(one);
-      return err === null ? { code: 200, body: 'ok' } : { code: 500, body: `internal server error: ${err}\n` };
+      return err === null ? { code: 200, body: 'ok', nosniff: false } : { code: 500, body: `internal server error: ${err}\n`, nosniff: true };
     }
     const excluded = new Set(query.getAll('exclude'));
     const verbose = query.has('verbose') && query.get('verbose') !== 'false';
@@ -43,9 +53,9 @@ export class HealthEndpoint {
       }
     }
     for (const name of excluded) lines.push(`warn: some health checks cannot be excluded: no matches for "${name}"`);
-    if (failed) return { code: 500, body: `${lines.join('\n')}\n${this.name} check failed\n` };
-    if (!verbose) return { code: 200, body: 'ok' };
-    return { code: 200, body: `${lines.join('\n')}\n${this.name} check passed\n` };
+    if (failed) return { code: 500, body: `${lines.join('\n')}\n${this.name} check failed\n`, nosniff: true };
+    if (!verbose) return { code: 200, body: 'ok', nosniff: true };
+    return { code: 200, body: `${lines.join('\n')}\n${this.name} check passed\n`, nosniff: true };
   }
 }
 

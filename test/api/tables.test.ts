@@ -28,6 +28,20 @@ describe('table columns', () => {
     }
   });
 
+  it('carry the full API field documentation as column descriptions, as kube-apiserver v1.32 sends them', () => {
+    const desc = (t: ResourceType, col: string) => t.tableColumns.find((c) => c.name === col)!.description;
+    expect(desc(rt('', 'configmaps'), 'Data')).toBe(
+      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+    );
+    expect(desc(rt('', 'configmaps'), 'Age')).toMatch(/in UTC\.\n\nPopulated by the system\. Read-only\. Null for lists\. More info: https:\/\/git\.k8s\.io\/.*#metadata$/);
+    expect(desc(rt('', 'events'), 'First Seen')).toBe('The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)');
+    expect(desc(rt('coordination.k8s.io', 'leases'), 'Holder')).toMatch(/^holderIdentity contains the identity of the holder of a current lease\. If Coordinated Leader Election/);
+    // The two binding kinds document their roleRef and subjects differently.
+    expect(desc(rt('rbac.authorization.k8s.io', 'clusterrolebindings'), 'Role')).toMatch(/^RoleRef can only reference a ClusterRole in the global namespace\./);
+    expect(desc(rt('rbac.authorization.k8s.io', 'clusterrolebindings'), 'Users')).toBe('Users in the clusterRoleBinding');
+    expect(desc(rt('rbac.authorization.k8s.io', 'rolebindings'), 'Users')).toBe('Users in the roleBinding');
+  });
+
   it('renders namespace, configmap, secret, service account and lease rows', () => {
     const meta = { name: 'x', creationTimestamp: created };
     expect(row(rt('', 'namespaces'), { metadata: meta, status: { phase: 'Active' } })).toEqual(['x', 'Active', '5m10s']);

@@ -21,6 +21,7 @@ describe('parseFlags', () => {
       eventTtlMs: 3_600_000,
       maxRequestsInflight: 400,
       maxMutatingRequestsInflight: 200,
+      authorizationModes: ['RBAC'],
     });
   });
 
@@ -58,6 +59,7 @@ describe('parseFlags', () => {
       eventTtlMs: 1_800_000,
       maxRequestsInflight: 100,
       maxMutatingRequestsInflight: 50,
+      authorizationModes: ['RBAC'],
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

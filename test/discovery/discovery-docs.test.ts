@@ -59,7 +59,7 @@ describe('legacy discovery', () => {
   it('orders groups by kube-aggregator priority', async () => {
     const r = await t.request('GET', '/apis');
     const groups = r.json.groups.map((g: any) => g.name);
-    expect(groups).toEqual(['events.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io']);
+    expect(groups).toEqual(['events.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io']);
   });
 });
 
@@ -88,6 +88,7 @@ describe('aggregated discovery', () => {
     const apis = await t.request('GET', '/apis', { headers: { accept: aggregated } });
     expect(apis.json.items.map((g: any) => g.metadata)).toEqual([
       { name: 'events.k8s.io', creationTimestamp: null },
+      { name: 'authorization.k8s.io', creationTimestamp: null },
       { name: 'rbac.authorization.k8s.io', creationTimestamp: null },
       { name: 'coordination.k8s.io', creationTimestamp: null },
     ]);

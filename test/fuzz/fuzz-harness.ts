@@ -42,7 +42,8 @@ export function useFuzzServer(): FuzzServer {
   const uncaught: string[] = [];
   let spy: ReturnType<typeof vi.spyOn> | undefined;
   beforeAll(async () => {
-    ts = await startTestServer();
+    // inject() carries no client certificate (anonymous): the decoders, not RBAC, are under test.
+    ts = await startTestServer({ config: { authorizationModes: ['AlwaysAllow'] } });
     const original = console.error.bind(console);
     spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
       const text = args.map(String).join(' ');

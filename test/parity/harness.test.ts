@@ -33,6 +33,14 @@ describe('normalizeValue', () => {
     expect(timeShape('2026-11-25T11:00:00.1+01:00')).toBe('<time.f+01:00>');
   });
 
+  it('masks the Go release of /version, which is the local build\'s', () => {
+    expect(normalizeValue({ gitVersion: 'v1.32.4', goVersion: 'go1.26.8' }, new NormalizeContext(NOW))).toEqual({ gitVersion: 'v1.32.4', goVersion: '<go>' });
+  });
+
+  it('masks the server\'s port in discovery, by key in JSON and by shape in protobuf trees', () => {
+    expect(normalizeValue({ serverAddress: '10.0.0.1:6443', '2': '127.0.0.1:39953' }, new NormalizeContext(NOW))).toEqual({ serverAddress: '10.0.0.1:<port>', '2': '127.0.0.1:<port>' });
+  });
+
   it('masks list resourceVersions and continue tokens but keeps their presence', () => {
     const v = normalizeValue({ kind: 'ConfigMapList', metadata: { resourceVersion: '77', continue: 'eyJ2Ijo' }, items: [] }, new NormalizeContext(NOW));
     expect(v).toEqual({ kind: 'ConfigMapList', metadata: { resourceVersion: '<rv>', continue: '<continue>' }, items: [] });
@@ -65,6 +73,18 @@ describe('normalizeResponse', () => {
       { type: 'ADDED', object: { kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '<rv:ConfigMap/a#1>' } } },
       { type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '<rv>' } } },
     ]);
+  });
+
+  it('sees a watch stream of only controller objects as the empty stream ours sends', () => {
+    const body = Buffer.from('{"type":"ADDED","object":{"kind":"ConfigMap","metadata":{"name":"kube-root-ca.crt","resourceVersion":"5"}}}\n');
+    const view = normalizeResponse({ status: 200, headers: { 'content-type': ['application/json'] }, body }, new NormalizeContext(NOW));
+    expect(view).toMatchObject({ kind: 'empty', body: '' });
+  });
+
+  it('keeps only the served groups\' paths of the root index', () => {
+    expect(filterDiscovery({ paths: ['/api', '/apis/', '/apis/apps', '/apis/apps/v1', '/apis/coordination.k8s.io/v1', '/metrics'] })).toEqual({
+      paths: ['/api', '/apis/', '/apis/coordination.k8s.io/v1', '/metrics'],
+    });
   });
 
   it('keeps every Warning header value', () => {

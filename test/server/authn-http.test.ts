@@ -16,6 +16,11 @@ beforeAll(async () => {
   const tokenFile = join(dir, 'tokens.csv');
   await writeFile(tokenFile, 'secret-token-1,alice,uid-1,"devs,ops"\n');
   t = await startTestServer({ config: { tokenAuthFile: tokenFile } });
+  // Authorization is RBAC: alice may do anything, so these tests see authentication alone.
+  const crb = await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    body: { metadata: { name: 'alice-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'User', name: 'alice' }] },
+  });
+  expect(crb.status).toBe(201);
 });
 afterAll(async () => {
   await t?.close();

@@ -367,6 +367,7 @@ describe('routing', () => {
       expect(r.status).toBe(404);
       expect(r.text).toBe('404 page not found\n');
       expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(r.headers['cache-control']).toBe('no-cache, private');
     }
   });
 

@@ -25,6 +25,14 @@ describe('discovery', () => {
     expect(rbac.resources.map((r: any) => r.name)).toEqual(expect.arrayContaining(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']));
   });
 
+  it('lists every served path at the root, sorted, as kube\'s index', async () => {
+    const { paths } = (await t.request('GET', '/')).json as { paths: string[] };
+    expect(paths).toEqual([...paths].sort());
+    expect(paths.slice(0, 4)).toEqual(['/api', '/api/v1', '/apis', '/apis/']);
+    expect(paths).toEqual(expect.arrayContaining(['/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1', '/healthz/ping', '/livez/etcd', '/readyz/shutdown', '/openapi/v3', '/version']));
+    for (const p of paths) expect((await t.request('GET', p)).status).toBe(200);
+  });
+
   it('serves aggregated discovery by Accept', async () => {
     const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
     const r = await t.request('GET', '/apis', { headers: { accept } });
@@ -67,6 +75,10 @@ describe('health', () => {
     const one = await t.request('GET', '/livez/etcd');
     expect(one.status).toBe(200);
     expect(one.text).toBe('ok');
+    // kube writes a passing single check's `ok` bare; the root endpoints set nosniff.
+    expect(one.headers['x-content-type-options']).toBeUndefined();
+    expect((await t.request('GET', '/livez')).headers['x-content-type-options']).toBe('nosniff');
+    expect(one.headers['cache-control']).toBe('no-cache, private');
     expect((await t.request('GET', '/readyz/nonexistent')).status).toBe(404);
   });
 

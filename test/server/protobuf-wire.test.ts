@@ -63,3 +63,34 @@ describe('metadata-only views in protobuf', () => {
     expect(list.body.includes(Buffer.from('PartialObjectMetadataList'))).toBe(true);
   });
 });
+
+describe('discovery in protobuf', () => {
+  const PB = 'application/vnd.kubernetes.protobuf';
+
+  it('serves a group version\'s APIResourceList and its APIGroup byte for byte as kube', async () => {
+    const list = await getBytes('/apis/coordination.k8s.io/v1', PB);
+    expect(list.status).toBe(200);
+    expect(list.type).toBe(PB);
+    // Verbs travel as the message Verbs{items} (field 4); group and version "" are written (8, 9).
+    expect(list.body.toString('hex')).toBe(
+      '6b3873000a150a027631120f4150495265736f757263654c6973741289010a16636f6f7264696e6174696f6e2e6b38732e696f2f7631126f0a066c656173657310011a054c6561736522430a066372656174650a0664656c6574650a1064656c657465636f6c6c656374696f6e0a036765740a046c6973740a0570617463680a067570646174650a05776174636832056c6561736542004a00520c67716b4d4d622f5971464d3d1a002200',
+    );
+    const group = await getBytes('/apis/coordination.k8s.io', PB);
+    expect(group.body.toString('hex')).toBe(
+      '6b3873000a0e0a027631120841504947726f757012510a13636f6f7264696e6174696f6e2e6b38732e696f121c0a16636f6f7264696e6174696f6e2e6b38732e696f2f7631120276311a1c0a16636f6f7264696e6174696f6e2e6b38732e696f2f7631120276311a002200',
+    );
+  });
+
+  it('sends the legacy documents with an empty envelope apiVersion, as their JSON has none', async () => {
+    const api = await getBytes('/api', PB);
+    expect(api.type).toBe(PB);
+    // Envelope TypeMeta {apiVersion "", kind "APIVersions"}, then versions ["v1"] and the 0.0.0.0/0 address.
+    expect(api.body.subarray(0, 21).toString('hex')).toBe('6b3873000a0f0a00120b41504956657273696f6e73');
+    // raw (field 2): versions "v1" (1), then serverAddressByClientCIDRs (2) starting with clientCIDR 0.0.0.0/0.
+    expect(api.body.subarray(23, 40).toString('hex')).toBe('0a02763112' + api.body.subarray(28, 29).toString('hex') + '0a09302e302e302e302f30');
+    const core = await getBytes('/api/v1', PB);
+    expect(core.body.subarray(0, 25).toString('hex')).toBe('6b3873000a130a00120f4150495265736f757263654c697374');
+    const apis = await getBytes('/apis', PB);
+    expect(apis.body.subarray(0, 24).toString('hex')).toBe('6b3873000a120a027631120c41504947726f75704c697374');
+  });
+});

@@ -26,4 +26,18 @@ describe('watch representations', () => {
     expect(events[0]!.object.metadata.labels).toEqual({ a: 'b' });
     expect(events[0]!.object.data).toBeUndefined();
   });
+
+  it('sends a metadata-only watch-list its bookmark and list blueprint as PartialObjectMetadata, as client-go\'s metadata client decodes them', async () => {
+    const path = '/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan';
+    const { events } = await collectWatch(t.server, path, (ev) => ev.some((e) => e.type === 'BOOKMARK'), {
+      headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json' },
+    });
+    const bookmark = events.find((e) => e.type === 'BOOKMARK')!;
+    expect(bookmark.object.kind).toBe('PartialObjectMetadata');
+    expect(bookmark.object.apiVersion).toBe('meta.k8s.io/v1');
+    const annotations = bookmark.object.metadata.annotations;
+    expect(annotations['k8s.io/initial-events-end']).toBe('true');
+    const blueprint = Buffer.from(annotations['kubernetes.io/initial-events-list-blueprint'], 'base64').toString();
+    expect(blueprint).toBe('{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{},"items":null}\n');
+  });
 });

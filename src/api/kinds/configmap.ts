@@ -73,7 +73,7 @@ export const configMapType: ResourceType = {
   nameValidation: 'dns1123-subdomain',
   tableColumns: [
     nameColumn(),
-    stringColumn('Data', 'Data contains the configuration data.', dataCount),
+    stringColumn('Data', 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.', dataCount),
     ageColumn,
   ],
   fieldSelectors: {},

@@ -77,13 +77,13 @@ function eventSource(ev: KubeObject): string {
 /** kube's event printer columns; cells read the core/v1 shape. */
 export const eventTableColumns: readonly TableColumn[] = [
   stringColumn('Last Seen', 'The time at which the most recent occurrence of this event was recorded.', lastSeen),
-  stringColumn('Type', 'Type of this event (Normal, Warning).', (ev) => strField(ev, 'type')),
-  stringColumn('Reason', 'A short, machine-understandable reason for the event.', (ev) => strField(ev, 'reason')),
+  stringColumn('Type', 'Type of this event (Normal, Warning), new types could be added in the future', (ev) => strField(ev, 'type')),
+  stringColumn('Reason', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', (ev) => strField(ev, 'reason')),
   stringColumn('Object', 'The object that this event is about.', eventTarget),
-  stringColumn('Subobject', 'The piece of the object this event is about.', (ev) => strField(ev, 'involvedObject', 'fieldPath'), 1),
-  stringColumn('Source', 'The component reporting this event.', eventSource, 1),
+  stringColumn('Subobject', 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.', (ev) => strField(ev, 'involvedObject', 'fieldPath'), 1),
+  stringColumn('Source', 'The component reporting this event. Should be a short machine understandable string.', eventSource, 1),
   stringColumn('Message', 'A human-readable description of the status of this operation.', (ev) => strField(ev, 'message').trim()),
-  stringColumn('First Seen', 'The time at which the event was first recorded.', firstSeen, 1),
+  stringColumn('First Seen', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', firstSeen, 1),
   stringColumn('Count', 'The number of times this event has occurred.', eventCount, 1),
   nameColumn(1),
 ];

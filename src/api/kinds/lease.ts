@@ -64,7 +64,7 @@ export const leaseType: ResourceType = {
   nameValidation: 'dns1123-subdomain',
   tableColumns: [
     nameColumn(),
-    stringColumn('Holder', 'The identity of the holder of the current lease.', (obj) => strField(obj, 'spec', 'holderIdentity')),
+    stringColumn('Holder', 'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.', (obj) => strField(obj, 'spec', 'holderIdentity')),
     ageColumn,
   ],
   fieldSelectors: {},

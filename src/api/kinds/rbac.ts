@@ -198,16 +198,25 @@ export function subjectStrings(obj: KubeObject): { users: string[]; groups: stri
   return out;
 }
 
-const bindingColumns: readonly TableColumn[] = [
-  nameColumn(),
-  stringColumn('Role', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.', (obj) =>
-    `${strField(obj, 'roleRef', 'kind')}/${strField(obj, 'roleRef', 'name')}`,
-  ),
-  ageColumn,
-  stringColumn('Users', 'Users in the roleBinding', (obj) => subjectStrings(obj).users.join(', '), 1),
-  stringColumn('Groups', 'Groups in the roleBinding', (obj) => subjectStrings(obj).groups.join(', '), 1),
-  stringColumn('ServiceAccounts', 'ServiceAccounts in the roleBinding', (obj) => subjectStrings(obj).serviceAccounts.join(', '), 1),
-];
+// kube's printers take these descriptions from the two kinds' API docs, so they differ only in the
+// RoleRef sentence and in the kind named in the subject columns.
+const ROLE_REF_DESCRIPTION = {
+  RoleBinding:
+    'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+  ClusterRoleBinding: 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+} as const;
+
+function bindingColumns(kind: 'RoleBinding' | 'ClusterRoleBinding'): readonly TableColumn[] {
+  const noun = kind === 'RoleBinding' ? 'roleBinding' : 'clusterRoleBinding';
+  return [
+    nameColumn(),
+    stringColumn('Role', ROLE_REF_DESCRIPTION[kind], (obj) => `${strField(obj, 'roleRef', 'kind')}/${strField(obj, 'roleRef', 'name')}`),
+    ageColumn,
+    stringColumn('Users', `Users in the ${noun}`, (obj) => subjectStrings(obj).users.join(', '), 1),
+    stringColumn('Groups', `Groups in the ${noun}`, (obj) => subjectStrings(obj).groups.join(', '), 1),
+    stringColumn('ServiceAccounts', `ServiceAccounts in the ${noun}`, (obj) => subjectStrings(obj).serviceAccounts.join(', '), 1),
+  ];
+}
 
 const common = {
   group: RBAC_GROUP,
@@ -258,7 +267,7 @@ export const roleBindingType: ResourceType = {
   singular: 'rolebinding',
   namespaced: true,
   schema: kindSchema('Grants the permissions of a Role or ClusterRole within one namespace.', bindingProperties, ['roleRef']),
-  tableColumns: bindingColumns,
+  tableColumns: bindingColumns('RoleBinding'),
   strategy: {
     defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, true),
@@ -275,7 +284,7 @@ export const clusterRoleBindingType: ResourceType = {
   singular: 'clusterrolebinding',
   namespaced: false,
   schema: kindSchema('Grants the permissions of a ClusterRole cluster-wide.', bindingProperties, ['roleRef']),
-  tableColumns: bindingColumns,
+  tableColumns: bindingColumns('ClusterRoleBinding'),
   strategy: {
     defaults: defaultBinding,
     validate: (obj) => validateBinding(obj, false),

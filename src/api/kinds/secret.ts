@@ -138,8 +138,8 @@ export const secretType: ResourceType = {
   nameValidation: 'dns1123-subdomain',
   tableColumns: [
     nameColumn(),
-    stringColumn('Type', 'Used to facilitate programmatic handling of secret data.', (obj) => strField(obj, 'type')),
-    stringColumn('Data', 'Data contains the secret data.', (obj) => Object.keys(objField(obj, 'data') ?? {}).length),
+    stringColumn('Type', 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types', (obj) => strField(obj, 'type')),
+    stringColumn('Data', 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4', (obj) => Object.keys(objField(obj, 'data') ?? {}).length),
     ageColumn,
   ],
   fieldSelectors: { type: (obj) => strField(obj, 'type') },

@@ -37,7 +37,7 @@ export const serviceAccountType: ResourceType = {
   nameValidation: 'dns1123-subdomain',
   tableColumns: [
     nameColumn(),
-    stringColumn('Secrets', 'Secrets pods running as this account may use.', (obj) => arrField(obj, 'secrets').length),
+    stringColumn('Secrets', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret', (obj) => arrField(obj, 'secrets').length),
     ageColumn,
   ],
   fieldSelectors: {},

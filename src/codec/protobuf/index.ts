@@ -67,7 +67,15 @@ function encodeAs(apiVersion: string, kind: string, body: Record<string, unknown
 
 /** Encodes a JSON object (its own apiVersion and kind) with the envelope. Throws ApiError for an unserved kind. */
 export function encodeProtobufObject(obj: Record<string, unknown>): Uint8Array {
-  return encodeAs(String(obj.apiVersion ?? ''), String(obj.kind ?? ''), obj);
+  const kind = String(obj.kind ?? '');
+  return encodeAs(String(obj.apiVersion ?? ''), kind, kind === 'APIResourceList' ? wrapVerbs(obj) : obj);
+}
+
+/** APIResource's `verbs` is a JSON list but the message `Verbs{items}` on the wire (meta/v1 Verbs). */
+function wrapVerbs(list: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(list.resources)) return list;
+  const resources = list.resources.map((r: Record<string, unknown>) => (Array.isArray(r.verbs) ? { ...r, verbs: { items: r.verbs } } : r));
+  return { ...list, resources };
 }
 
 /** Encodes a list (`ConfigMapList` etc.) from its ListMeta and JSON items, with the envelope. */

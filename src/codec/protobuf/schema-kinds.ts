@@ -159,6 +159,55 @@ const RBAC: readonly MessageDef[] = [
   ]),
 ];
 
+/** authorization.k8s.io/v1 access reviews (create-only; no lists). Field numbers from k8s.io/api authorization/v1 generated.proto. */
+const AUTHORIZATION: readonly MessageDef[] = [
+  message('SubjectAccessReview', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'SubjectAccessReviewSpec', 'always'],
+    ['status', 3, 'SubjectAccessReviewStatus', 'always'],
+  ]),
+  message('LocalSubjectAccessReview', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'SubjectAccessReviewSpec', 'always'],
+    ['status', 3, 'SubjectAccessReviewStatus', 'always'],
+  ]),
+  message('SelfSubjectAccessReview', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'SelfSubjectAccessReviewSpec', 'always'],
+    ['status', 3, 'SubjectAccessReviewStatus', 'always'],
+  ]),
+  message('SubjectAccessReviewSpec', [
+    ['resourceAttributes', 1, 'ResourceAttributes', 'pointer'],
+    ['nonResourceAttributes', 2, 'NonResourceAttributes', 'pointer'],
+    ['user', 3, 'string'],
+    ['groups', 4, '[]string'],
+    ['uid', 6, 'string'],
+  ]),
+  message('SelfSubjectAccessReviewSpec', [
+    ['resourceAttributes', 1, 'ResourceAttributes', 'pointer'],
+    ['nonResourceAttributes', 2, 'NonResourceAttributes', 'pointer'],
+  ]),
+  message('ResourceAttributes', [
+    ['namespace', 1, 'string'],
+    ['verb', 2, 'string'],
+    ['group', 3, 'string'],
+    ['version', 4, 'string'],
+    ['resource', 5, 'string'],
+    ['subresource', 6, 'string'],
+    ['name', 7, 'string'],
+  ]),
+  message('NonResourceAttributes', [
+    ['path', 1, 'string'],
+    ['verb', 2, 'string'],
+  ]),
+  message('SubjectAccessReviewStatus', [
+    ['allowed', 1, 'bool', 'always'],
+    ['reason', 2, 'string'],
+    ['evaluationError', 3, 'string'],
+    ['denied', 4, 'bool'],
+  ]),
+];
+
 /** A `<Kind>List` message: ListMeta and the items. */
 function listOf(itemMessage: string, name = `${itemMessage}List`): MessageDef {
   return message(name, [
@@ -186,6 +235,7 @@ export const KIND_MESSAGES: readonly MessageDef[] = [
   ...EVENTS,
   ...COORDINATION,
   ...RBAC,
+  ...AUTHORIZATION,
   ...LIST_ITEMS.map((item) => listOf(item)),
 ];
 
@@ -215,7 +265,16 @@ export const KINDS: readonly KindDef[] = [
     ['RoleBinding', 'RoleBinding'],
     ['ClusterRoleBinding', 'ClusterRoleBinding'],
   ]),
+  { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', message: 'SubjectAccessReview' },
+  { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', message: 'LocalSubjectAccessReview' },
+  { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', message: 'SelfSubjectAccessReview' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
+  // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
+  { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },
+  { apiVersion: '', kind: 'APIResourceList', message: 'APIResourceList' },
+  { apiVersion: 'v1', kind: 'APIResourceList', message: 'APIResourceList' },
+  { apiVersion: 'v1', kind: 'APIGroupList', message: 'APIGroupList' },
+  { apiVersion: 'v1', kind: 'APIGroup', message: 'APIGroup' },
   { apiVersion: 'meta.k8s.io/v1', kind: 'Status', message: 'Status' },
 ];
 

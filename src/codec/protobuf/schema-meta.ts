@@ -101,4 +101,42 @@ export const META_MESSAGES: readonly MessageDef[] = [
     ['object', 2, 'RawExtension', 'always'],
   ]),
   message('RawExtension', [['raw', 1, 'bytes']]),
+  // Discovery documents (/api, /apis, /apis/<group>, a group version's APIResourceList).
+  message('APIVersions', [
+    ['versions', 1, '[]string'],
+    ['serverAddressByClientCIDRs', 2, '[]ServerAddressByClientCIDR'],
+  ]),
+  message('ServerAddressByClientCIDR', [
+    ['clientCIDR', 1, 'string', 'always'],
+    ['serverAddress', 2, 'string', 'always'],
+  ]),
+  message('APIGroupList', [['groups', 1, '[]APIGroup']]),
+  message('APIGroup', [
+    ['name', 1, 'string', 'always'],
+    ['versions', 2, '[]GroupVersionForDiscovery'],
+    ['preferredVersion', 3, 'GroupVersionForDiscovery'],
+    ['serverAddressByClientCIDRs', 4, '[]ServerAddressByClientCIDR'],
+  ]),
+  message('GroupVersionForDiscovery', [
+    ['groupVersion', 1, 'string', 'always'],
+    ['version', 2, 'string', 'always'],
+  ]),
+  message('APIResourceList', [
+    ['groupVersion', 1, 'string', 'always'],
+    ['resources', 2, '[]APIResource'],
+  ]),
+  message('APIResource', [
+    ['name', 1, 'string', 'always'],
+    ['singularName', 6, 'string', 'always'],
+    ['namespaced', 2, 'bool', 'always'],
+    ['group', 8, 'string'],
+    ['version', 9, 'string'],
+    ['kind', 3, 'string', 'always'],
+    // JSON's verbs list is the message Verbs{items} on the wire, written when not nil.
+    ['verbs', 4, 'Verbs', 'pointer'],
+    ['shortNames', 5, '[]string'],
+    ['categories', 7, '[]string'],
+    ['storageVersionHash', 10, 'string'],
+  ]),
+  message('Verbs', [['items', 1, '[]string']]),
 ];

@@ -38,10 +38,10 @@ export function fieldValidationMode(q: URLSearchParams): FieldValidation {
 }
 
 /** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
-export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind): Promise<DecodedBody> {
+export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind, protobuf = false): Promise<DecodedBody> {
   const ct = req.headers['content-type'];
   // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them.
-  const serializers = rt && protobufServed(rt) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
+  const serializers = protobuf || (rt && protobufServed(rt)) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
   const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: true });
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) {

@@ -42,9 +42,17 @@ type Health = { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEn
 /** What discovery web services produce (go-restful's `Produces`). */
 const discoveryMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 
-/** Go's http.NotFound: what kube answers for paths no component serves. */
+/**
+ * Go's http.NotFound: what kube answers for paths no component serves. It still passes kube's
+ * handler chain, whose cache-control filter marks every answer `no-cache, private`.
+ */
 export function sendPageNotFound(reply: FastifyReply): void {
-  reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('404 page not found\n');
+  reply
+    .code(404)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-cache, private')
+    .send('404 page not found\n');
 }
 
 export async function handleNonResource(req: FastifyRequest, reply: FastifyReply, path: string, routes: NonResourceRoutes, health: Health): Promise<void> {
@@ -57,7 +65,8 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   if ((first === 'livez' || first === 'readyz' || first === 'healthz') && below(`/${first}`)) {
     const result = await health[first].run(tokens.slice(1).join('/'), req.searchParams);
     if (!result) return sendPageNotFound(reply);
-    reply.code(result.code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache, private');
+    reply.code(result.code).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-cache, private');
+    if (result.nosniff) reply.header('x-content-type-options', 'nosniff');
     reply.send(method === 'HEAD' ? undefined : result.body);
     return;
   }
@@ -116,7 +125,7 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     const doc = routes.openapi().v3(tokens.slice(2).join('/'));
     // kube's OpenAPI v3 handler answers an unknown document with an empty 404.
     if (!doc) {
-      reply.code(404).send();
+      reply.code(404).header('cache-control', 'no-cache, private').send();
       return;
     }
     // Documents are addressed by content hash (kube-openapi's handler): the current hash is the
@@ -135,7 +144,9 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     return sendBytes(req, reply, 200, doc, 'application/json');
   }
   if (path === '/') {
-    return sendValue(req, reply, 200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+    // kube's index lists every path its mux serves, sorted as Go's sort.Strings (by code unit here, the paths are ASCII).
+    const paths = [...routes.discovery().paths, ...health.healthz.paths(), ...health.livez.paths(), ...health.readyz.paths(), '/openapi/v2', '/openapi/v3', '/version'];
+    return sendValue(req, reply, 200, { paths: paths.sort() });
   }
   return sendPageNotFound(reply);
 }
@@ -150,10 +161,7 @@ function restfulRoute(atRoot: boolean, method: string, accept: string, produces:
   if (!restfulAccepts(accept, produces)) throw errors.restfulNotAcceptable(produces);
 }
 
-/**
- * The encoding of a discovery document: JSON or YAML as asked. Protobuf is not encoded for
- * discovery kinds here, so a client asking for it gets JSON (client-go always also accepts it).
- */
+/** The encoding of a discovery document as asked: JSON, YAML or protobuf (meta/v1's discovery messages). */
 function discoveryFormat(req: FastifyRequest, produces: readonly string[] = discoveryMediaTypes): Negotiated {
   const serializers = produces.map((m) => (m === MEDIA_YAML ? 'yaml' : m === MEDIA_PROTOBUF ? 'protobuf' : 'json') as 'json' | 'yaml' | 'protobuf');
   const fmt = negotiateOutput({
@@ -162,7 +170,7 @@ function discoveryFormat(req: FastifyRequest, produces: readonly string[] = disc
     prettyQuery: req.searchParams.get('pretty'),
     userAgent: String(req.headers['user-agent'] ?? ''),
   });
-  return fmt.serializer === 'protobuf' ? { kind: 'json', serializer: 'json', mediaType: MEDIA_JSON, pretty: false } : fmt;
+  return fmt;
 }
 
 /** `/api` or `/apis`: aggregated discovery when the Accept header picks it, else the legacy list. */

@@ -204,10 +204,15 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   res.on('drain', () => budget.account(self, unsent()));
   // kube 1.32 marks the end of a watch-list's initial events with an empty list of the kind in the
   // response's encoding (base64), from which clients build the list the events stand for.
+  // A metadata-only watch gets its bookmarks and blueprint as PartialObjectMetadata(List), as kube's
+  // watch encoder transforms every object of the stream, bookmarks included.
+  const streamKind = partialVersion ? 'PartialObjectMetadata' : rt.kind;
+  const streamListKind = partialVersion ? 'PartialObjectMetadataList' : rt.listKind;
+  const streamApiVersion = partialVersion ? `meta.k8s.io/${partialVersion}` : apiVersionOf(rt);
   const listBlueprint = (): string => {
     const bytes = isProtobuf
-      ? encodeProtobufList(rt.listKind, apiVersionOf(rt), {}, [])
-      : Buffer.from(`${JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: {}, items: null })}\n`);
+      ? encodeProtobufList(streamListKind, streamApiVersion, {}, [])
+      : Buffer.from(`${JSON.stringify({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })}\n`);
     return Buffer.from(bytes).toString('base64');
   };
   const bookmark = (revision: number, initialEnd: boolean): void => {
@@ -215,8 +220,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
       ? { 'k8s.io/initial-events-end': 'true', ...(q.allowWatchBookmarks ? { 'kubernetes.io/initial-events-list-blueprint': listBlueprint() } : {}) }
       : undefined;
     const object = {
-      kind: rt.kind,
-      apiVersion: apiVersionOf(rt),
+      kind: streamKind,
+      apiVersion: streamApiVersion,
       metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     };
     write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
@@ -335,10 +340,12 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 /**
  * When a bookmark-enabled watcher gets its next bookmark (kube's cacheWatcher.nextBookmarkTime):
  * a minute on, but never later than 2s before the deadline; none once that moment is past.
+ * kube takes the deadline from the request context, set before the watcher asks, so a moment equal
+ * to `now` at millisecond precision is already past in Go's nanoseconds: timeoutSeconds=2 gets none.
  */
 export function nextBookmarkAt(now: number, deadline: number): number | undefined {
   const at = Math.min(now + bookmarkFrequencyMs, deadline - preTimeoutBookmarkMs);
-  return at < now ? undefined : at;
+  return at <= now ? undefined : at;
 }
 
 function watchError(err: unknown): ApiError {

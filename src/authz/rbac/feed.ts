@@ -1,0 +1,78 @@
+/**
+ * Keeps an RbacIndex current from the four RBAC watch caches: their current contents first
+ * (synchronously, so the index is complete before the server answers), then every change.
+ */
+import type { KubeObject } from '../../api/types.ts';
+import type { CachedEntry, WatchCache } from '../../storage/watch-cache.ts';
+import { bindingOf, type RbacIndex } from './index.ts';
+
+export interface RbacCaches {
+  readonly roles: WatchCache<KubeObject>;
+  readonly clusterRoles: WatchCache<KubeObject>;
+  readonly roleBindings: WatchCache<KubeObject>;
+  readonly clusterRoleBindings: WatchCache<KubeObject>;
+}
+
+type Kind = 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
+
+/** Starts feeding `index`; returns a function that stops it. */
+export function feedRbacIndex(index: RbacIndex, caches: RbacCaches): () => void {
+  const handles = [
+    follow(caches.roles, 'Role', index),
+    follow(caches.clusterRoles, 'ClusterRole', index),
+    follow(caches.roleBindings, 'RoleBinding', index),
+    follow(caches.clusterRoleBindings, 'ClusterRoleBinding', index),
+  ];
+  return () => {
+    for (const h of handles) h.close();
+  };
+}
+
+function follow(cache: WatchCache<KubeObject>, kind: Kind, index: RbacIndex): { close(): void } {
+  let handle: { close(): void } | undefined;
+  let closed = false;
+  const start = () => {
+    const listed = cache.list();
+    for (const e of listed.entries) apply(index, kind, 'set', e);
+    handle = cache.watch(
+      { fromRevision: listed.revision },
+      {
+        onEvent: (ev) => apply(index, kind, ev.type === 'DELETED' ? 'delete' : 'set', ev.entry),
+        // The cache restarted or fell behind: relist (a set replaces, so replaying is harmless).
+        onError: () => {
+          handle?.close();
+          if (!closed) setTimeout(start, 100).unref();
+        },
+      },
+    );
+  };
+  start();
+  return {
+    close: () => {
+      closed = true;
+      handle?.close();
+    },
+  };
+}
+
+function apply(index: RbacIndex, kind: Kind, op: 'set' | 'delete', entry: CachedEntry<KubeObject>): void {
+  let obj: KubeObject;
+  try {
+    obj = entry.value;
+  } catch {
+    return; // A corrupt object grants nothing.
+  }
+  const name = obj.metadata?.name ?? '';
+  const namespace = obj.metadata?.namespace ?? '';
+  switch (kind) {
+    case 'ClusterRole':
+      return op === 'set' ? index.setClusterRole(name, obj) : index.deleteClusterRole(name);
+    case 'Role':
+      return op === 'set' ? index.setRole(namespace, name, obj) : index.deleteRole(namespace, name);
+    default: {
+      if (op === 'delete') return index.deleteBinding(kind, kind === 'RoleBinding' ? namespace : '', name);
+      const b = bindingOf(kind, obj);
+      if (b) index.setBinding(b);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * ClusterRole aggregation: the default aggregated roles (admin, edit, view) filled at start from
+ * the system:aggregate-to-* roles, and kept current as labelled roles come, change and go.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../server/harness.ts';
+import { aggregatedRules } from '../../src/authz/rbac/aggregation.ts';
+import type { KubeObject } from '../../src/api/types.ts';
+
+const rbac = '/apis/rbac.authorization.k8s.io/v1';
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function rulesOf(name: string): Promise<unknown[]> {
+  return (await t.request('GET', `${rbac}/clusterroles/${name}`)).json.rules ?? [];
+}
+
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+describe('default aggregated roles', () => {
+  it('view has exactly the rules of system:aggregate-to-view at start', async () => {
+    const view = await rulesOf('view');
+    expect(view.length).toBeGreaterThan(5);
+    expect(view).toEqual(await rulesOf('system:aggregate-to-view'));
+    // view never grants secrets.
+    expect(JSON.stringify(view)).not.toContain('"secrets"');
+  });
+
+  it('edit includes view, and admin includes edit (a chain settled before serving)', async () => {
+    const view = await rulesOf('view');
+    const edit = await rulesOf('edit');
+    const admin = await rulesOf('admin');
+    for (const r of view) expect(edit).toContainEqual(r);
+    for (const r of await rulesOf('system:aggregate-to-edit')) expect(edit).toContainEqual(r);
+    for (const r of edit) expect(admin).toContainEqual(r);
+    for (const r of await rulesOf('system:aggregate-to-admin')) expect(admin).toContainEqual(r);
+  });
+});
+
+describe('aggregation follows changes', () => {
+  it('adds a labelled role\'s rules to view (and so to edit and admin), and removes them when it goes', async () => {
+    const rule = { verbs: ['get'], apiGroups: ['example.com'], resources: ['widgets'] };
+    const cr = { metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }, rules: [rule] };
+    expect((await t.request('POST', `${rbac}/clusterroles`, { body: cr })).status).toBe(201);
+    expect(await eventually(async () => (await rulesOf('admin')).some((r) => JSON.stringify(r) === JSON.stringify(rule)))).toBe(true);
+    expect(await rulesOf('view')).toContainEqual(rule);
+    expect(await rulesOf('edit')).toContainEqual(rule);
+    // Dropping the label takes the rule away again.
+    const patched = await t.request('PATCH', `${rbac}/clusterroles/widgets-view`, {
+      body: { metadata: { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': null } } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(patched.status).toBe(200);
+    expect(await eventually(async () => !(await rulesOf('admin')).some((r) => JSON.stringify(r) === JSON.stringify(rule)))).toBe(true);
+    expect(await rulesOf('view')).not.toContainEqual(rule);
+  });
+
+  it('overwrites an aggregated role\'s own rules', async () => {
+    const cr = { metadata: { name: 'agg-own' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { team: 'x' } }] }, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] };
+    expect((await t.request('POST', `${rbac}/clusterroles`, { body: cr })).status).toBe(201);
+    expect(await eventually(async () => (await rulesOf('agg-own')).length === 0)).toBe(true);
+    const src = { metadata: { name: 'agg-src', labels: { team: 'x' } }, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }] };
+    expect((await t.request('POST', `${rbac}/clusterroles`, { body: src })).status).toBe(201);
+    expect(await eventually(async () => JSON.stringify(await rulesOf('agg-own')) === JSON.stringify(src.rules))).toBe(true);
+    const mf = (await t.request('GET', `${rbac}/clusterroles/agg-own`)).json.metadata.managedFields as { manager: string }[];
+    expect(mf.map((m) => m.manager)).toContain('clusterrole-aggregation-controller');
+  });
+});
+
+describe('aggregatedRules', () => {
+  const role = (name: string, labels: Record<string, string>, rules: object[]): KubeObject => ({ metadata: { name, labels }, rules }) as unknown as KubeObject;
+  it('takes rules per selector, roles by name, without duplicates or itself', () => {
+    const agg = { metadata: { name: 'agg', labels: { a: '1' } }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: '1' } }, { matchExpressions: [{ key: 'b', operator: 'Exists' }] }] }, rules: [{ verbs: ['x'] }] } as unknown as KubeObject;
+    const all = [agg, role('z', { a: '1' }, [{ verbs: ['z'] }]), role('m', { a: '1' }, [{ verbs: ['m'] }, { verbs: ['z'] }]), role('b', { b: '' }, [{ verbs: ['b'] }, { verbs: ['m'] }]), role('n', { a: '2' }, [{ verbs: ['n'] }])];
+    expect(aggregatedRules(agg, all)).toEqual([{ verbs: ['m'] }, { verbs: ['z'] }, { verbs: ['b'] }]);
+  });
+  it('leaves roles without an aggregation rule, or with an invalid selector, alone', () => {
+    expect(aggregatedRules(role('r', {}, []), [])).toBeUndefined();
+    const bad = { metadata: { name: 'bad' }, aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: 'k', operator: 'Near' }] }] } } as unknown as KubeObject;
+    expect(aggregatedRules(bad, [bad])).toBeUndefined();
+  });
+});

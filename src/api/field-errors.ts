@@ -2,6 +2,7 @@
  * Field errors in the shape of Kubernetes' validation `field.Error`, so that Status causes and
  * messages read exactly as kube-apiserver's (`data[x]: Invalid value: "x": detail`).
  */
+import { goQuote } from '../schema/prune.ts';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -35,6 +36,11 @@ export class GoLiteral {
   }
 }
 
+/** `[]string{"a", "b"}`: Go's %#v of a string slice (each element quoted with %q). */
+export function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map(goQuote).join(', ')}}`;
+}
+
 export function goLiteral(text: string): GoLiteral {
   return new GoLiteral(text);
 }
@@ -42,7 +48,8 @@ export function goLiteral(text: string): GoLiteral {
 /** Formats a bad value the way Go's `%q`/`%v` does in field errors. */
 export function formatBadValue(v: unknown): string {
   if (v instanceof GoLiteral) return v.text;
-  if (typeof v === 'string') return JSON.stringify(v);
+  // field.Error prints a string with %q: control bytes as \x01, not JSON's \u0001.
+  if (typeof v === 'string') return goQuote(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return JSON.stringify(v);

@@ -164,13 +164,11 @@ export const errors = {
     new ApiError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {}),
   notAcceptable: (accepted: readonly string[]) =>
     new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`),
-  unsupportedMediaType: (contentType: string, accepted: readonly string[]) =>
-    new ApiError(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-      { causes: [{ reason: 'UnexpectedServerResponse', message: contentType }] },
-    ),
+  /** The serializer negotiation's 415 (a body type no serializer decodes): no details. */
+  unsupportedMediaType: (accepted: readonly string[]) =>
+    new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+  /** go-restful's own 415, before any handler runs: the Content-Type is none the route consumes. */
+  restfulUnsupportedMediaType: () => new ApiError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}),
   requestEntityTooLarge: (limit: number) =>
     new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
   unauthorized: () => new ApiError(401, 'Unauthorized', 'Unauthorized'),

@@ -75,7 +75,7 @@ export const NAMED_FORMATS: ReadonlyMap<string, NamedFormat> = new Map(
     new NamedFormat('dns1123Subdomain', (s) => isDns1123Subdomain(s), 60),
     new NamedFormat('dns1035Label', (s) => isDns1035Label(s), 30),
     // apimachinery v0.32 words the malformed-key case as "a qualified name"; names.ts keeps the later wording.
-    new NamedFormat('qualifiedName', (s) => isQualifiedName(s).map((m) => m.replace(/^a valid label key /, 'a qualified name ')), 60),
+    new NamedFormat('qualifiedName', (s) => isQualifiedName(s), 60),
     new NamedFormat('dns1123LabelPrefix', (s) => isDns1123Label(maskTrailingDash(s)), 30),
     new NamedFormat('dns1123SubdomainPrefix', (s) => isDns1123Subdomain(maskTrailingDash(s)), 60),
     new NamedFormat('dns1035LabelPrefix', (s) => isDns1035Label(maskTrailingDash(s)), 30),

@@ -225,16 +225,18 @@ export function parseContentType(header: string | undefined, ctx: ContentTypeCon
     if (ctx.strategicMergePatch !== false) accepted.push('application/strategic-merge-patch+json');
     accepted.push('application/apply-patch+yaml');
     const kind = PATCH_KINDS[bare];
-    if (!kind || !accepted.includes(bare)) throw unsupported(header ?? '', accepted);
+    // A type no PATCH route consumes is refused by go-restful; a known patch type the kind does not take, by the handler.
+    if (!kind) throw errors.restfulUnsupportedMediaType();
+    if (!accepted.includes(bare)) throw unsupported(accepted);
     return { kind, mediaType: bare };
   }
   const serializers = ctx.serializers ?? DEFAULT_SERIALIZERS;
   const mediaType = bare || MEDIA_OF[serializers[0]!];
   const s = serializers.find((x) => MEDIA_OF[x] === mediaType);
-  if (!s) throw unsupported(header ?? '', serializers.map((x) => MEDIA_OF[x]));
+  if (!s) throw unsupported(serializers.map((x) => MEDIA_OF[x]));
   return { kind: s, mediaType };
 }
 
-function unsupported(contentType: string, accepted: readonly string[]): ApiError {
-  return errors.unsupportedMediaType(contentType, accepted);
+function unsupported(accepted: readonly string[]): ApiError {
+  return errors.unsupportedMediaType(accepted);
 }

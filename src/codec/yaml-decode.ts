@@ -284,7 +284,8 @@ function goYamlSyntaxError(err: YAMLError, lines: LineCounter, text: string): st
   const line = lines.linePos(err.pos[0]).line;
   const own = `line ${line}: ${err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '')}`;
   const scanner = (msg: string, at = line) => (at > 1 ? `line ${at}: ${msg}` : msg);
-  const parser = (msg: string) => (line - 1 > 0 ? `line ${line - 1}: ${msg}` : msg);
+  const at = (n: number, msg: string) => (n > 0 ? `line ${n}: ${msg}` : msg);
+  const parser = (msg: string) => at(line - 1, msg);
   switch (err.code) {
     case 'TAB_AS_INDENT':
       return scanner('found character that cannot start any token');
@@ -302,8 +303,12 @@ function goYamlSyntaxError(err: YAMLError, lines: LineCounter, text: string): st
       if (/^\s*$/.test(text.slice(err.pos[0])) && /[[{,]$/.test(before)) {
         return `line ${lines.linePos(before.length - 1).line}: did not find expected node content`;
       }
-      if (/Flow sequence/.test(err.message)) return parser("did not find expected ',' or ']'");
-      if (/Flow map/.test(err.message)) return parser("did not find expected ',' or '}'");
+      // An unclosed flow collection at the end of the input: go-yaml's problem is the stream
+      // end, whose mark moves to a new line when the last line is not empty.
+      const atEnd = /^\s*$/.test(text.slice(err.pos[0]));
+      const flowEnd = (msg: string) => (atEnd ? at(streamEndLine(text), msg) : parser(msg));
+      if (/Flow sequence/.test(err.message)) return flowEnd("did not find expected ',' or ']'");
+      if (/Flow map/.test(err.message)) return flowEnd("did not find expected ',' or '}'");
       if (/same column/.test(err.message)) return parser('did not find expected key');
       return own;
     }
@@ -312,6 +317,12 @@ function goYamlSyntaxError(err: YAMLError, lines: LineCounter, text: string): st
     default:
       return own;
   }
+}
+
+/** The 0-based line of go-yaml's STREAM-END mark: past the last line break, or one more when the text does not end with one. */
+function streamEndLine(text: string): number {
+  const breaks = text.split('\n').length - 1;
+  return text.length > 0 && !text.endsWith('\n') ? breaks + 1 : breaks;
 }
 
 function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {

@@ -5,7 +5,7 @@
  */
 import { queryBool } from './list-options.ts';
 import { ApiError, errors } from '../api/status-errors.ts';
-import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
+import { fieldErr, goLiteral, goStringSlice, type FieldError } from '../api/field-errors.ts';
 import type { DeleteOptions } from './resource-store.ts';
 
 export interface ParsedDeleteOptions extends DeleteOptions {
@@ -26,10 +26,6 @@ export function dryRunErrors(values: readonly string[]): FieldError[] {
   return [fieldErr.notSupported('dryRun', goLiteral(goStringSlice(values)), allowedDryRunValues)];
 }
 
-/** `[]string{"a", "b"}`: Go's %#v of a string slice. */
-function goStringSlice(values: readonly string[]): string {
-  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
-}
 
 /**
  * The dryRun query parameter of create, update and patch: 422 `<Kind>Options.meta.k8s.io` when a

@@ -267,6 +267,7 @@ export class ResourceStore {
     const meta = metaOf(obj);
     if (this.rt.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
+    const clientRv = meta.resourceVersion;
     resetServerOwnedMetaForCreate(meta, ctx.now, this.rt.tracksGeneration === true);
     // kube's create handler de-duplicates owner references before managed fields are computed.
     this.dedupOwnerReferences(obj, ctx);
@@ -287,7 +288,13 @@ export class ResourceStore {
       // A dry run stops only short of the write: the name must be free as for a real create.
       const { kv } = await this.readLatest(this.key(namespace, finalMeta.name!), finalMeta.name ?? '');
       if (kv) throw errors.alreadyExists(this.gr, finalMeta.name ?? '');
+      // kube's dry-run storage copies the object as given: a client's resourceVersion stays.
+      if (typeof clientRv === 'string' && clientRv !== '') obj.metadata = orderedMeta(finalMeta, { resourceVersion: clientRv });
       return this.served(obj);
+    }
+    if (setsCreateRevision(clientRv)) {
+      // etcd3's store refuses it with a plain error, which kube serves as a reason-less 500.
+      throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
     }
     try {
       const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
@@ -561,4 +568,12 @@ function bumpGeneration(obj: KubeObject, old: KubeObject): void {
   const meta = metaOf(obj);
   const oldGen = old.metadata?.generation ?? 1;
   meta.generation = jsonEqual(strip(obj), strip(old)) ? oldGen : oldGen + 1;
+}
+
+/**
+ * Whether a client's resourceVersion on create makes kube's etcd3 store refuse the write: it
+ * parses as a non-zero uint64 (strconv.ParseUint). "0", "" and unparsable values pass.
+ */
+function setsCreateRevision(rv: unknown): boolean {
+  return typeof rv === 'string' && /^\d{1,20}$/.test(rv) && BigInt(rv) > 0n && BigInt(rv) <= 0xffffffffffffffffn;
 }

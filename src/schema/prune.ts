@@ -139,7 +139,7 @@ export function goQuote(s: string): string {
         continue;
     }
     if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c >= 0x80 && c <= 0x9f) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if ((c >= 0x80 && c <= 0x9f) || c === 0xad || c === 0x2028 || c === 0x2029 || c === 0xfeff) out += `\\u${c.toString(16).padStart(4, '0')}`;
     else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
     else out += ch;
   }

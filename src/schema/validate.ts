@@ -21,6 +21,13 @@ export interface ValidateOptions {
    * duplicate finalizers, conditions and the like, so their markers only steer apply and patch.
    */
   readonly listTypeUniqueness?: boolean;
+  /**
+   * Whether a schema's `required` lists are enforced (default true). Custom resources enforce them;
+   * built-in kinds' Go validation reports missing fields itself, in its own words (an owner
+   * reference's "uid must not be empty", a rule's "verbs must contain at least one value"), so
+   * their lists only document the OpenAPI.
+   */
+  readonly required?: boolean;
 }
 
 interface Ctx {
@@ -28,6 +35,7 @@ interface Ctx {
   readonly rootPath: string;
   readonly brackets: boolean;
   readonly listTypes: boolean;
+  readonly required: boolean;
 }
 
 /** Where a node sits: `field` is the reported field path, `name` the dotted path kube-openapi prints inside messages. */
@@ -41,7 +49,7 @@ const INT32_MAX = 2147483647;
 
 /** Validates a decoded JSON value against a structural schema and returns every field error found (empty when valid). */
 export function validateAgainstSchema(value: unknown, schema: Schema, rootPath = '', options: ValidateOptions = {}): FieldError[] {
-  const ctx: Ctx = { errs: [], rootPath, brackets: (options.mapKeyPaths ?? 'brackets') === 'brackets', listTypes: options.listTypeUniqueness ?? true };
+  const ctx: Ctx = { errs: [], rootPath, brackets: (options.mapKeyPaths ?? 'brackets') === 'brackets', listTypes: options.listTypeUniqueness ?? true, required: options.required ?? true };
   validateNode(value, schema, { field: rootPath, name: rootPath }, ctx);
   return ctx.errs;
 }
@@ -227,7 +235,7 @@ function validateObject(obj: Record<string, unknown>, schema: Schema, at: At, ct
   for (const [k, propSchema] of Object.entries(props)) {
     if (Object.prototype.hasOwnProperty.call(obj, k)) validateNode(obj[k], propSchema, childAt(at, k), ctx);
   }
-  for (const k of schema.required ?? []) {
+  for (const k of ctx.required ? schema.required ?? [] : []) {
     if (!Object.prototype.hasOwnProperty.call(obj, k)) ctx.errs.push(fieldErr.required(childAt(at, k).field));
   }
   if (schema['x-kubernetes-embedded-resource']) validateEmbeddedResource(obj, at, ctx);
@@ -263,7 +271,7 @@ function checkEnum(value: unknown, schema: Schema, at: At, ctx: Ctx): void {
 function validateComposition(value: unknown, schema: Schema, at: At, ctx: Ctx): void {
   const quoted = JSON.stringify(at.name);
   const branch = (s: Schema): FieldError[] => {
-    const sub: Ctx = { errs: [], rootPath: ctx.rootPath, brackets: ctx.brackets, listTypes: ctx.listTypes };
+    const sub: Ctx = { errs: [], rootPath: ctx.rootPath, brackets: ctx.brackets, listTypes: ctx.listTypes, required: ctx.required };
     validateNode(value, s, at, sub);
     return sub.errs;
   };

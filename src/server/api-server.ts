@@ -227,7 +227,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ...(old
         ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
-      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false }),
+      ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
     catalog.add({ rt, store: rs });

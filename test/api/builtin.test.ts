@@ -3,6 +3,7 @@ import { builtinResourceTypes, findResourceType } from '../../src/api/builtin.ts
 import { fieldErrorString } from '../../src/api/field-errors.ts';
 import { leaseType } from '../../src/api/kinds/lease.ts';
 import { namespaceType } from '../../src/api/kinds/namespace.ts';
+import { serviceAccountType } from '../../src/api/kinds/serviceaccount.ts';
 import type { KubeObject } from '../../src/api/types.ts';
 import { apiVersionOf } from '../../src/api/types.ts';
 
@@ -78,6 +79,24 @@ describe('Namespace strategy', () => {
     const errs = namespaceType.strategy.validate?.({ metadata: { name: 'n' }, spec: { finalizers: ['custom', 'kubernetes', 'a.io/b'] } }) ?? [];
     expect(errs.map(fieldErrorString)).toEqual(['spec.finalizers: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified']);
     expect(namespaceType.fieldSelectors['status.phase']!({ status: { phase: 'Active' } })).toBe('Active');
+  });
+});
+
+describe('gated and cleaned fields', () => {
+  it('drops the alpha Lease fields (CoordinatedLeaderElection is off) unless already stored', () => {
+    const lease = (): KubeObject => ({ metadata: { name: 'l' }, spec: { holderIdentity: 'a', strategy: 'OldestEmulationVersion', preferredHolder: 'p' } });
+    const created = lease();
+    leaseType.strategy.prepareForCreate?.(created);
+    expect(created.spec).toEqual({ holderIdentity: 'a' });
+    const updated = lease();
+    leaseType.strategy.prepareForUpdate?.(updated, { metadata: { name: 'l' }, spec: { strategy: 'OldestEmulationVersion' } });
+    expect(updated.spec).toEqual({ holderIdentity: 'a', strategy: 'OldestEmulationVersion' });
+  });
+
+  it('keeps only the name of a ServiceAccount secret reference', () => {
+    const sa: KubeObject = { metadata: { name: 'sa' }, secrets: [{ name: 's', namespace: 'other', uid: 'u' }, { kind: 'Secret' }] };
+    serviceAccountType.strategy.prepareForCreate?.(sa);
+    expect(sa.secrets).toEqual([{ name: 's' }, {}]);
   });
 });
 

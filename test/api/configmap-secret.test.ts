@@ -21,7 +21,7 @@ describe('ConfigMap', () => {
   it('limits the total size to 1 MiB', () => {
     const half = 'x'.repeat(512 * 1024);
     expect(validate({ metadata: meta, data: { a: half, b: half } })).toEqual([]);
-    expect(validate({ metadata: meta, data: { a: half, b: half }, binaryData: { c: b64('z') } })).toEqual(['Too long: may not be more than 1048576 bytes']);
+    expect(validate({ metadata: meta, data: { a: half, b: half }, binaryData: { c: b64('z') } })).toEqual(['[]: Too long: may not be more than 1048576 bytes']);
   });
 
   it('keeps data, binaryData and immutable fixed once immutable is set', () => {
@@ -90,6 +90,9 @@ describe('Secret', () => {
     ]);
     expect(jsonObjectError(Buffer.from('[1]'))).toBe('json: cannot unmarshal array into Go value of type map[string]interface {}');
     expect(jsonObjectError(Buffer.from(''))).toBe('unexpected end of JSON input');
+    // Syntax errors in encoding/json's scanner words (checked against kube-apiserver v1.32.4).
+    expect(jsonObjectError(Buffer.from('not json'))).toBe("invalid character 'o' in literal null (expecting 'u')");
+    expect(jsonObjectError(Buffer.from('{"a" 1}'))).toBe("invalid character '1' after object key");
   });
 
   it('makes type immutable and honours immutable', () => {

@@ -104,6 +104,14 @@ describe('event validation', () => {
     expect(eventType.strategy.validate?.({ metadata: { name: 'e', namespace: 'default' }, involvedObject: { kind: 'Node', name: 'n1' } })).toEqual([]);
   });
 
+  it('names the reporting controller reportingComponent on core/v1 events with an eventTime', () => {
+    const ev: KubeObject = { metadata: { name: 'e', namespace: 'default' }, eventTime: '2024-01-01T00:00:00.000000Z', reportingInstance: 'i', action: 'A', reason: 'R', type: 'Normal' };
+    const errs = (eventType.strategy.validate?.(ev) ?? []).map(fieldErrorString);
+    expect(errs[0]).toBe('reportingComponent: Required value');
+    expect(errs.length).toBeGreaterThan(1);
+    expect(errs.every((e) => e.startsWith('reportingComponent: '))).toBe(true);
+  });
+
   it('makes almost everything immutable on events.k8s.io/v1 updates', () => {
     const old = eventsStorageConversion.toStorage(structuredClone(newStyle));
     const changed = { ...structuredClone(newStyle), note: 'other', action: 'Delete' };

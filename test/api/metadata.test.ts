@@ -35,7 +35,7 @@ describe('validateObjectMeta', () => {
   it('reports bad label keys and values at metadata.labels', () => {
     const errs = msgs(validateObjectMeta({ name: 'a', namespace: 'd', labels: { 'a/b/c': 'ok', good: '-bad-' } }, nsd));
     expect(errs).toHaveLength(2);
-    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a valid label key/);
+    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a qualified name/);
     expect(errs[1]).toMatch(/^metadata\.labels: Invalid value: "-bad-": a valid label must be an empty string/);
   });
 
@@ -64,7 +64,10 @@ describe('validateObjectMeta', () => {
       ),
     );
     expect(errs).toContain('metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty');
-    expect(errs).toContain('metadata.ownerReferences.uid: Invalid value: "": must not be empty');
+    // Each names its field, as apimachinery's validateOwnerReference words it.
+    expect(errs).toContain('metadata.ownerReferences.kind: Invalid value: "": kind must not be empty');
+    expect(errs).toContain('metadata.ownerReferences.name: Invalid value: "": name must not be empty');
+    expect(errs).toContain('metadata.ownerReferences.uid: Invalid value: "": uid must not be empty');
     expect(errs.some((e) => e.includes('/v1, Kind=Event is disallowed from being an owner'))).toBe(true);
     expect(errs.some((e) => e.includes('Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/rs and Event/e'))).toBe(true);
     expect(errs.some((e) => e.endsWith('finalizer orphan and foregroundDeletion cannot be both set'))).toBe(true);

@@ -72,7 +72,7 @@ describe('qualified names and label values', () => {
   it('rejects keys with two slashes as a whole', () => {
     const errs = isQualifiedName('a/b/c');
     expect(errs).toHaveLength(1);
-    expect(errs[0]).toMatch(/^a valid label key must consist of .* with an optional DNS subdomain prefix and '\/' \(e\.g\. 'example\.com\/MyName'\)$/);
+    expect(errs[0]).toMatch(/^a qualified name must consist of .* with an optional DNS subdomain prefix and '\/' \(e\.g\. 'example\.com\/MyName'\)$/);
   });
 
   it('validates label values', () => {

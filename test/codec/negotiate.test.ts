@@ -116,6 +116,13 @@ describe('Content-Type of request bodies', () => {
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     );
     expect(apiError(() => parseContentType(undefined, { verb: 'patch' })).code).toBe(415);
+    // As kube-apiserver v1.32.4 answers: the serializer's 415 has no details.
+    expect(e.toStatus()).not.toHaveProperty('details');
+  });
+
+  it('a type no patch route consumes gets go-restful\'s bare 415', () => {
+    const e = apiError(() => parseContentType('application/json', { verb: 'patch' }));
+    expect(e.toStatus()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: '415: Unsupported Media Type', reason: 'UnsupportedMediaType', details: {}, code: 415 });
   });
 });
 

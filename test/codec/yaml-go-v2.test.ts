@@ -99,6 +99,10 @@ describe('YAML structures only JSON can carry', () => {
     ['metadata:\n\tname: tabs\n', 'yaml: line 2: found character that cannot start any token'],
     ['a: [1\nb: 2\n', "yaml: line 1: did not find expected ',' or ']'"],
     ['a: {b: 1\n', "yaml: line 1: did not find expected ',' or '}'"],
+    // Cut off at the end: the problem is the stream end, on a new line after a non-empty last line.
+    ['data: [unclosed', "yaml: line 1: did not find expected ',' or ']'"],
+    ['a: 1\ndata: {x: 1', "yaml: line 2: did not find expected ',' or '}'"],
+    ['a: 1\ndata: [a, b\n\n\n', "yaml: line 4: did not find expected ',' or ']'"],
     ['a: [', 'yaml: line 1: did not find expected node content'],
     ['a: [1,', 'yaml: line 1: did not find expected node content'],
     ['a: b: c\n', 'yaml: mapping values are not allowed in this context'],

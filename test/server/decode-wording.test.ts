@@ -42,6 +42,27 @@ describe('object bodies', () => {
     expect(r.json.message).toBe('Lease in version "v1" cannot be handled as a Lease: parsing time "yesterday" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "yesterday" as "2006"');
   });
 
+  it('type meta of another kind or version fails in the scheme, for POST and PUT alike', async () => {
+    const scheme = (k: string, v: string) => `no kind "${k}" is registered for version "${v}" in scheme "pkg/runtime/scheme.go:100"`;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ apiVersion: 'v1', kind: 'Secret' }, 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion'],
+      [{ kind: 'Secret' }, 'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion'],
+      [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' }, 'Role in version "v1" cannot be handled as a ConfigMap: converting (v1.Role) to (core.ConfigMap): unknown conversion'],
+      [{ apiVersion: 'apps/v1', kind: 'ConfigMap' }, `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${scheme('ConfigMap', 'apps/v1')}`],
+      [{ apiVersion: 'v2', kind: 'ConfigMap' }, `ConfigMap in version "v2" cannot be handled as a ConfigMap: ${scheme('ConfigMap', 'v2')}`],
+      [{ apiVersion: 'v1', kind: 'Foo' }, `Foo in version "v1" cannot be handled as a ConfigMap: ${scheme('Foo', 'v1')}`],
+    ];
+    for (const [typeMeta, message] of cases) {
+      const body = { ...typeMeta, metadata: { name: 'base' } };
+      for (const r of [await ts.request('POST', `${cms}?dryRun=All`, { body }), await ts.request('PUT', `${cms}/base?dryRun=All`, { body })]) {
+        expect([r.status, r.json.reason, r.json.message]).toEqual([400, 'BadRequest', message]);
+      }
+    }
+    // Empty type meta takes the endpoint's.
+    const ok = await ts.request('POST', `${cms}?dryRun=All`, { body: { apiVersion: '', kind: '', metadata: { name: 'empty-tm' } } });
+    expect([ok.status, ok.json.kind, ok.json.apiVersion]).toEqual([201, 'ConfigMap', 'v1']);
+  });
+
   it('YAML duplicate keys under Strict are one go-yaml error', async () => {
     const r = await ts.request('POST', `${cms}?fieldValidation=Strict`, { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dup}\ndata:\n  a: x1\n  a: x2\n', headers: { 'content-type': 'application/yaml' } });
     expect(r.json.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 6: key "a" already set in map');

@@ -39,8 +39,8 @@ function validateConfigMap(obj: KubeObject): FieldError[] {
     for (const msg of isConfigMapKey(key)) errs.push(fieldErr.invalid(fieldPath.key('binaryData', key), key, msg));
     total += base64ByteLength(value);
   }
-  // An empty path: the error is about the whole object.
-  if (total > MAX_CONFIG_DATA_SIZE) errs.push(fieldErr.tooLong('', '', MAX_CONFIG_DATA_SIZE));
+  // kube's field.NewPath(""), about the whole object: a path element without a name prints as "[]".
+  if (total > MAX_CONFIG_DATA_SIZE) errs.push(fieldErr.tooLong('[]', '', MAX_CONFIG_DATA_SIZE));
   return errs;
 }
 

@@ -28,7 +28,7 @@ function numberField(obj: Record<string, unknown>, key: string): number {
   return typeof v === 'number' ? v : 0;
 }
 
-function validateLegacy(ev: KubeObject): FieldError[] {
+function validateLegacy(ev: KubeObject, api: EventApi): FieldError[] {
   const errs: FieldError[] = [];
   const namespace = ev.metadata?.namespace ?? '';
   const involvedNs = strField(ev, 'involvedObject', 'namespace');
@@ -43,8 +43,10 @@ function validateLegacy(ev: KubeObject): FieldError[] {
   } else {
     if (involvedNs === '' && namespace !== 'default' && namespace !== 'kube-system') errs.push(mismatch());
     const controller = strField(ev, 'reportingComponent');
-    if (controller === '') errs.push(fieldErr.required('reportingController'));
-    for (const msg of isQualifiedName(controller)) errs.push(fieldErr.invalid('reportingController', controller, msg));
+    // kube names the field as the request's version spells it: reportingComponent in core v1.
+    const controllerPath = api === 'core' ? 'reportingComponent' : 'reportingController';
+    if (controller === '') errs.push(fieldErr.required(controllerPath));
+    for (const msg of isQualifiedName(controller)) errs.push(fieldErr.invalid(controllerPath, controller, msg));
     const instance = strField(ev, 'reportingInstance');
     if (instance === '') errs.push(fieldErr.required('reportingInstance'));
     if (byteLength(instance) > REPORTING_INSTANCE_LIMIT) {
@@ -73,7 +75,7 @@ function validateSeries(ev: KubeObject): FieldError[] {
 
 /** Errors in a new event (core/v1 shape); metadata is validated generically. */
 export function validateEventCreate(ev: KubeObject, api: EventApi): FieldError[] {
-  const errs = validateLegacy(ev);
+  const errs = validateLegacy(ev, api);
   if (api === 'core') return errs;
   errs.push(...validateCoreFinalizerNames(ev.metadata));
   errs.push(...validateSeries(ev));
@@ -105,7 +107,7 @@ const IMMUTABLE_EVENT_FIELDS = [
 
 /** Errors in an event update (core/v1 shape): through events.k8s.io/v1 almost every field is immutable. */
 export function validateEventUpdate(ev: KubeObject, old: KubeObject, api: EventApi): FieldError[] {
-  const errs = validateLegacy(ev);
+  const errs = validateLegacy(ev, api);
   if (api === 'core') return errs;
   errs.push(...validateCoreFinalizerNames(ev.metadata));
   if (!semanticEqual(ev.series, old.series)) errs.push(...validateSeries(ev));

@@ -71,8 +71,21 @@ export const leaseType: ResourceType = {
   strategy: {
     // Leases are for leader election: kube insists every update names the version it read.
     allowUnconditionalUpdate: false,
+    // strategy and preferredHolder belong to the alpha CoordinatedLeaderElection gate, off by
+    // default in v1.32: dropped, unless an update finds them already stored.
+    prepareForCreate: (obj) => dropGatedLeaseFields(obj, null),
+    prepareForUpdate: (obj, old) => dropGatedLeaseFields(obj, old),
     validate: validateLease,
     validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateLease(obj)],
   },
   storagePrefix: '/registry/coordination.k8s.io/leases/',
 };
+
+function dropGatedLeaseFields(obj: KubeObject, old: KubeObject | null): void {
+  const spec = objField(obj, 'spec');
+  if (!spec) return;
+  const oldSpec = old ? objField(old, 'spec') : undefined;
+  for (const field of ['strategy', 'preferredHolder']) {
+    if (oldSpec?.[field] === undefined || oldSpec[field] === null) delete spec[field];
+  }
+}

@@ -4,13 +4,14 @@
  */
 import { goWire } from '../../codec/go-zero.ts';
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath, goLiteral, type GoLiteral } from '../field-errors.ts';
+import { fieldErr, fieldPath, goLiteral, goStringSlice, type GoLiteral } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
 import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
 import { isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.ts';
 import { arrField, labelSelectorSchema, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
 import { ageColumn, createdAtColumn, nameColumn, stringColumn } from './table-columns.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -63,9 +64,11 @@ function validatePolicyRule(rule: unknown, namespaced: boolean, path: string): F
   const urls = arrField(rule, 'nonResourceURLs');
   if (urls.length > 0) {
     const urlsPath = fieldPath.child(path, 'nonResourceURLs');
-    if (namespaced) errs.push(fieldErr.invalid(urlsPath, urls, 'namespaced rules cannot apply to non-resource URLs'));
+    // The []string value prints with %#v.
+    const bad = goLiteral(goStringSlice(urls.map(String)));
+    if (namespaced) errs.push(fieldErr.invalid(urlsPath, bad, 'namespaced rules cannot apply to non-resource URLs'));
     if (arrField(rule, 'apiGroups').length > 0 || arrField(rule, 'resources').length > 0 || arrField(rule, 'resourceNames').length > 0) {
-      errs.push(fieldErr.invalid(urlsPath, urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+      errs.push(fieldErr.invalid(urlsPath, bad, 'rules cannot apply to both regular resources and non-resource URLs'));
     }
     return errs;
   }
@@ -110,7 +113,17 @@ function validateClusterRole(obj: KubeObject): FieldError[] {
     const selectorsPath = 'aggregationRule.clusterRoleSelectors';
     const selectors = arrField(rule, 'clusterRoleSelectors');
     if (selectors.length === 0) errs.push(fieldErr.required(selectorsPath, 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
-    selectors.forEach((sel, i) => errs.push(...validateLabelSelector(sel, fieldPath.index(selectorsPath, i))));
+    selectors.forEach((sel, i) => {
+      const path = fieldPath.index(selectorsPath, i);
+      errs.push(...validateLabelSelector(sel, path));
+      // kube then converts the selector; when that fails it adds one more error whose value is the
+      // nil selector (printed "null").
+      try {
+        labelSelectorFromObject(sel as LabelSelectorObject);
+      } catch {
+        errs.push(fieldErr.invalid(path, goLiteral('"null"'), 'invalid label selector.'));
+      }
+    });
   }
   return errs;
 }

@@ -11,6 +11,9 @@ import { isConfigMapKey } from '../validation/names.ts';
 import { IMMUTABLE_WHEN_SET_MSG, MAX_CONFIG_DATA_SIZE, base64ByteLength } from './configmap.ts';
 import { objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
+import { goJsonSyntaxError } from '../../codec/json-syntax.ts';
+
+const GO_JSON_MAX_DEPTH = 10000;
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 
 export const SECRET_TYPE = {
@@ -56,10 +59,8 @@ export function jsonObjectError(bytes: Buffer): string | undefined {
   try {
     parsed = JSON.parse(text);
   } catch {
-    const first = text.trimStart()[0];
-    if (first === undefined) return 'unexpected end of JSON input';
-    if (!/[{["\-0-9tfn]/.test(first)) return `invalid character '${first}' looking for beginning of value`;
-    return 'unexpected end of JSON input';
+    // encoding/json checks the whole text first: its scanner's words (Go nests at most 10000 deep).
+    return goJsonSyntaxError(text, GO_JSON_MAX_DEPTH) ?? 'unexpected end of JSON input';
   }
   if (parsed === null || (typeof parsed === 'object' && !Array.isArray(parsed))) return undefined;
   const kind = Array.isArray(parsed) ? 'array' : typeof parsed === 'number' ? 'number' : typeof parsed === 'boolean' ? 'bool' : 'string';

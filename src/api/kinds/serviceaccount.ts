@@ -1,5 +1,5 @@
 /** core/v1 ServiceAccount: an identity for pods, with the secrets it may mount and pull with. */
-import type { ResourceType } from '../types.ts';
+import type { KubeObject, ResourceType } from '../types.ts';
 import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
 import { arrField, localObjectReferenceSchema, objectReferenceSchema, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -44,8 +44,19 @@ export const serviceAccountType: ResourceType = {
   strategy: {
     // kube's service account registry answers a DELETE with the object (ReturnDeletedObject).
     returnDeletedObject: true,
+    prepareForCreate: cleanSecretReferences,
+    prepareForUpdate: (obj) => cleanSecretReferences(obj),
     validate: (obj) => validateCoreFinalizerNames(obj.metadata),
     validateUpdate: (obj, old) => [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...validateCoreFinalizerNames(obj.metadata)],
   },
   storagePrefix: '/registry/serviceaccounts/',
 };
+
+/** kube keeps only the name of each secret reference (they are always in the account's namespace). */
+function cleanSecretReferences(obj: KubeObject): void {
+  if (!Array.isArray(obj.secrets)) return;
+  obj.secrets = obj.secrets.map((ref: unknown) => {
+    const name = ref !== null && typeof ref === 'object' ? (ref as Record<string, unknown>).name : undefined;
+    return typeof name === 'string' && name !== '' ? { name } : {};
+  });
+}

@@ -3,7 +3,7 @@
  * `api/validation/objectmeta.go` (`metadata.name: Invalid value: "x": ...`).
  */
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath } from '../field-errors.ts';
+import { fieldErr, fieldPath, goStringSlice } from '../field-errors.ts';
 import type { ManagedFieldsEntry, NameValidation, ObjectMeta } from '../types.ts';
 import { semanticEqual } from './equality.ts';
 import { isDns1123Label, isLabelValue, isQualifiedName, nameValidator } from './names.ts';
@@ -171,9 +171,9 @@ export function validateOwnerReferences(refs: readonly Record<string, unknown>[]
     const kind = str(ref.kind);
     const { group, version } = parseApiVersion(apiVersion);
     if (!version) errs.push(fieldErr.invalid(fieldPath.child(path, 'apiVersion'), apiVersion, 'version must not be empty'));
-    if (!kind) errs.push(fieldErr.invalid(fieldPath.child(path, 'kind'), kind, 'must not be empty'));
-    if (!str(ref.name)) errs.push(fieldErr.invalid(fieldPath.child(path, 'name'), str(ref.name), 'must not be empty'));
-    if (!str(ref.uid)) errs.push(fieldErr.invalid(fieldPath.child(path, 'uid'), str(ref.uid), 'must not be empty'));
+    if (!kind) errs.push(fieldErr.invalid(fieldPath.child(path, 'kind'), kind, 'kind must not be empty'));
+    if (!str(ref.name)) errs.push(fieldErr.invalid(fieldPath.child(path, 'name'), str(ref.name), 'name must not be empty'));
+    if (!str(ref.uid)) errs.push(fieldErr.invalid(fieldPath.child(path, 'uid'), str(ref.uid), 'uid must not be empty'));
     // Events may not own anything: their lifetime is too short and they are not garbage collected as owners.
     if (group === '' && version === 'v1' && kind === 'Event') {
       errs.push(fieldErr.invalid(path, ref, `${group}/${version}, Kind=${kind} is disallowed from being an owner`));
@@ -219,7 +219,3 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-// Go's %#v of a []string, as kube prints it in the finalizers message.
-function goStringSlice(items: readonly string[]): string {
-  return `[]string{${items.map((s) => JSON.stringify(s)).join(', ')}}`;
-}

@@ -98,7 +98,7 @@ export function isQualifiedName(value: string): string[] {
     else for (const msg of isDns1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
   } else {
     return [
-      `a valid label key ${regexError(labelKeyMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a qualified name ${regexError(labelKeyMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);

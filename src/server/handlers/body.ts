@@ -5,7 +5,8 @@
 import { goDecodedForm } from '../../codec/go-zero.ts';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import type { KubeObject, ResourceType } from '../../api/types.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
+import { builtinResourceTypes } from '../../api/builtin.ts';
 import { parseContentType, type BodyKind } from '../../codec/negotiate.ts';
 import { decodeJson } from '../../codec/json-decode.ts';
 import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
@@ -211,6 +212,38 @@ export function applyTypeError(err: GoTypeError, obj: KubeObject, rt: ResourceTy
   return new ApiError(500, '', `failed to create typed patch object (${nn}): ${err.smdPath}: ${err.smdMessage}`);
 }
 
+/**
+ * A create or update body is decoded by kube's scheme into the endpoint's internal type: empty
+ * type meta takes the endpoint's; another kind or version fails as the scheme words it (400, after
+ * the decode-error preamble). Kinds are "registered" when this server serves them (kube's scheme
+ * holds a few more, such as option kinds); the conversions between groups sharing an internal
+ * type (core and events.k8s.io Events) are not made.
+ */
+function checkSchemeKind(obj: KubeObject, rt: ResourceType, prefix: string): void {
+  if (obj.apiVersion === '') delete obj.apiVersion;
+  if (obj.kind === '') delete obj.kind;
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : apiVersionOf(rt);
+  const kind = typeof obj.kind === 'string' ? obj.kind : rt.kind;
+  if (apiVersion === apiVersionOf(rt) && kind === rt.kind) return;
+  const slash = apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = apiVersion.slice(slash + 1);
+  const registered = builtinResourceTypes.some((t) => t.group === group && t.version === version && (t.kind === kind || t.listKind === kind));
+  if (!registered) {
+    throw errors.badRequest(`${prefix}no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme "pkg/runtime/scheme.go:100"`);
+  }
+  // Go package names: the versioned one is the version; the internal one is named after the group.
+  throw errors.badRequest(`${prefix}converting (${version}.${kind}) to (${internalPackage(rt)}.${rt.kind}): unknown conversion`);
+}
+
+/** The Go package name of a kind's internal type (k8s.io/kubernetes/pkg/apis/<name>). */
+function internalPackage(rt: ResourceType): string {
+  const group = rt.internalGroup ?? rt.group;
+  if (group === '') return 'core';
+  if (group === 'internal.apiserver.k8s.io') return 'apiserverinternal';
+  return group.split('.')[0]!;
+}
+
 /** Checks apiVersion/kind of a body against the endpoint; fills them when absent. */
 export function checkTypeMeta(obj: KubeObject, rt: ResourceType): void {
   const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
@@ -239,6 +272,7 @@ export function checkObjectBody(
   const obj = body.kind === 'apply-patch' ? asObject(body.value) : typedObjectOf(body, rt);
   if (body.kind !== 'apply-patch') checkDecodedTypes(obj, rt);
   const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(obj, rt);
+  if (body.kind !== 'apply-patch') checkSchemeKind(obj, rt, prefix);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
   if (rt.namespaced && meta.namespace && meta.namespace !== target.namespace) {

@@ -17,6 +17,7 @@ import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
 import { maybeGzip } from '../../codec/compress.ts';
 import { openApiHash } from '../../schema/openapi.ts';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
 
 export interface OpenApiDocuments {
   /** The Swagger 2.0 document, serialized once. */
@@ -35,9 +36,14 @@ export interface NonResourceRoutes {
   readonly discovery: () => DiscoveryDocuments;
   readonly openapi: () => OpenApiDocuments;
   readonly version: object;
+  /** The /metrics answer (text format, maybe gzipped); absent when the server keeps no metrics. */
+  readonly metrics?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
   /** Fixed documents served by path (service-account issuer discovery); undefined when not one. */
   readonly documents?: (path: string) => { readonly body: Buffer; readonly contentType: string; readonly cacheControl: string } | undefined;
 }
+
+/** Fixed documents kube's index lists when they are served (service-account issuer discovery). */
+const INDEXED_DOCUMENTS = [OPENID_CONFIGURATION_PATH, JWKS_PATH];
 
 type Health = { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEndpoint };
 
@@ -145,6 +151,13 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     }
     return sendBytes(req, reply, 200, doc, 'application/json');
   }
+  if (path === '/metrics' && routes.metrics) {
+    // promhttp's handler on kube's mux: any method, no nosniff header.
+    const m = await routes.metrics(req.headers['accept-encoding'] as string | undefined);
+    reply.code(200).headers(m.headers).header('cache-control', 'no-cache, private');
+    reply.send(method === 'HEAD' ? undefined : m.body);
+    return;
+  }
   const doc = routes.documents?.(path);
   if (doc) {
     reply.code(200).header('content-type', doc.contentType).header('cache-control', doc.cacheControl).send(method === 'HEAD' ? undefined : doc.body);
@@ -152,7 +165,19 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   }
   if (path === '/') {
     // kube's index lists every path its mux serves, sorted as Go's sort.Strings (by code unit here, the paths are ASCII).
-    const paths = [...routes.discovery().paths, ...health.healthz.paths(), ...health.livez.paths(), ...health.readyz.paths(), '/openapi/v2', '/openapi/v3', '/version'];
+    const paths = [
+      ...routes.discovery().paths,
+      ...health.healthz.paths(),
+      ...health.livez.paths(),
+      ...health.readyz.paths(),
+      // kube's OpenAPI v3 handler is registered at the path and as a prefix: both are listed.
+      '/openapi/v2',
+      '/openapi/v3',
+      '/openapi/v3/',
+      '/version',
+      ...(routes.metrics ? ['/metrics'] : []),
+      ...INDEXED_DOCUMENTS.filter((p) => routes.documents?.(p) !== undefined),
+    ];
     return sendValue(req, reply, 200, { paths: paths.sort() });
   }
   return sendPageNotFound(reply);

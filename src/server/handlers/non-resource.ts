@@ -16,6 +16,7 @@ import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../disco
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
 import { maybeGzip } from '../../codec/compress.ts';
+import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
 
@@ -26,6 +27,8 @@ export interface OpenApiDocuments {
   v2Protobuf(): Buffer;
   /** Upper-case hex SHA-512 of the JSON form: the ETag of both forms. */
   v2ETag(): string;
+  /** When the documents were last built (Last-Modified). */
+  lastModified(): Date;
   /** The `/openapi/v3` index. */
   v3Index(): object;
   /** One group-version document (`api/v1`, `apis/<group>/<version>`), serialized once; undefined when not served. */
@@ -114,23 +117,24 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     const docs = routes.openapi();
     const form = negotiateOpenApiV2(accept);
     if (!form) {
-      // kube-openapi answers an unservable Accept with a bare 406.
-      reply.code(406).header('vary', 'Accept').header('cache-control', 'no-cache, private').send();
+      // kube-openapi answers an unservable Accept with a bare 406 (inside kube's gzip handler).
+      reply.code(406).header('vary', ['Accept-Encoding', 'Accept']).header('cache-control', 'no-cache, private').send();
       return;
     }
-    const etag = `"${docs.v2ETag()}"`;
-    reply.header('vary', 'Accept').header('etag', etag);
-    const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
-    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
-      reply.code(304).send();
-      return;
-    }
-    if (form === 'protobuf') return sendBytes(req, reply, 200, docs.v2Protobuf(), OPENAPI_V2_PROTOBUF);
-    return sendBytes(req, reply, 200, docs.v2(), 'application/json');
+    // kube-openapi's handler: the ETag, then Go's http.ServeContent, wrapped in kube's gzip handler.
+    const body = form === 'protobuf' ? docs.v2Protobuf() : docs.v2();
+    const contentType = form === 'protobuf' ? OPENAPI_V2_PROTOBUF : 'application/json';
+    return serveContent(req, reply, { body, contentType, etag: `"${docs.v2ETag()}"`, lastModified: docs.lastModified(), vary: ['Accept'], gzip: true });
   }
-  if (path === '/openapi/v3') return sendValue(req, reply, 200, routes.openapi().v3Index());
+  if (path === '/openapi/v3') {
+    // kube's v3 index goes through ServeContent without a content type: Go sniffs it as text, and
+    // the index is rebuilt (so modified) on every request.
+    const body = Buffer.from(JSON.stringify(routes.openapi().v3Index()));
+    return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
+  }
   if (first === 'openapi' && tokens[1] === 'v3' && tokens.length > 2) {
-    const doc = routes.openapi().v3(tokens.slice(2).join('/'));
+    const docs = routes.openapi();
+    const doc = docs.v3(tokens.slice(2).join('/'));
     // kube's OpenAPI v3 handler answers an unknown document with an empty 404.
     if (!doc) {
       reply.code(404).header('cache-control', 'no-cache, private').send();
@@ -139,17 +143,14 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     // Documents are addressed by content hash (kube-openapi's handler): the current hash is the
     // ETag; a stale hash is redirected to the current one; a matching one may be cached for long.
     const hash = openApiHash(doc);
-    reply.header('etag', `"${hash}"`).header('vary', 'Accept');
     const asked = req.searchParams.get('hash');
     if (asked && asked !== hash) {
+      reply.header('etag', `"${hash}"`).header('vary', 'Accept');
       reply.code(301).header('location', `/${tokens.join('/')}?hash=${hash}`).header('content-type', 'application/json').header('cache-control', 'no-cache, private').send();
       return;
     }
-    if (asked) {
-      reply.header('expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC'));
-      return sendBytes(req, reply, 200, doc, 'application/json', 'public, immutable');
-    }
-    return sendBytes(req, reply, 200, doc, 'application/json');
+    const immutable = asked ? { cacheControl: 'public, immutable', headers: { expires: new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC') } } : {};
+    return serveContent(req, reply, { body: doc, contentType: 'application/json', etag: `"${hash}"`, lastModified: docs.lastModified(), vary: ['Accept'], ...immutable });
   }
   if (path === '/metrics' && routes.metrics) {
     // promhttp's handler on kube's mux: any method, no nosniff header.

@@ -53,4 +53,19 @@ describe('update validation causes', () => {
     const binding = [a, 'subjects[0].kind'];
     expect(await causes(`${bindings}/rb`, { metadata: badAnnotation, subjects: [{ kind: 'Bogus', name: 'u' }] })).toEqual([a, a, ...binding, ...binding, a]);
   });
+
+  it('keeps the warnings of a write that fails, as kube\'s recorder does', async () => {
+    const roles = `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`;
+    expect((await t.request('POST', roles, { body: { metadata: { name: 'w' }, rules: [{ apiGroups: [''], resources: ['a'], verbs: ['get'] }] } })).status).toBe(201);
+    // rules has no patch strategy: the list is replaced as written and `$patch` is an unknown field.
+    const smp = await t.request('PATCH', `${roles}/w`, { body: { rules: [{ $patch: 'delete', apiGroups: [''] }] }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+    expect(smp.status).toBe(422);
+    expect(smp.headers.warning).toBe('299 - "unknown field \\"rules[0].$patch\\""');
+    const dup = await t.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' }, bogus: 1 } });
+    expect(dup.status).toBe(409);
+    expect(dup.headers.warning).toBe('299 - "unknown field \\"bogus\\""');
+    const put = await t.request('PUT', `${roles}/w`, { body: { metadata: { name: 'w', resourceVersion: '1' }, bogus: 1, rules: [] } });
+    expect(put.status).toBe(409);
+    expect(put.headers.warning).toBe('299 - "unknown field \\"bogus\\""');
+  });
 });

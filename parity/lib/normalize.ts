@@ -115,12 +115,15 @@ export interface View {
 }
 
 /**
- * Headers whose value varies legitimately, kept in shape only: the process start time, and
+ * Headers whose value varies legitimately, kept in shape only: the process start time, the
+ * OpenAPI documents' build time, and
  * content hashes (ETags of discovery and OpenAPI documents, which hash the served kinds: kube
  * serves more, see served.ts).
  */
-function maskHeader(name: string, value: string): string {
+function maskHeader(name: string, value: string, ctx: NormalizeContext): string {
   if (name === 'process-start-time-unix' && /^\d+$/.test(value)) return '<epoch-seconds>';
+  // When a document was built (OpenAPI Last-Modified): the server's start, not an API property.
+  if (name === 'last-modified' && ctx.isNow(value)) return '<http-date>';
   if (name === 'etag' && /^"[0-9A-F]{128}"$/.test(value)) return '"<sha512>"';
   return value;
 }
@@ -135,7 +138,7 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext, colle
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(res.headers)) {
     if (IGNORED_HEADERS.has(name)) continue;
-    headers[name] = values.map((v) => maskHeader(name, ctx.text(v))).join(' | ');
+    headers[name] = values.map((v) => maskHeader(name, ctx.text(v), ctx)).join(' | ');
   }
   if (res.error && res.status === 0) return { status: 0, headers, kind: 'error', body: res.error };
   const fullCt = (res.headers['content-type']?.[0] ?? '').replace(/\s+/g, '').toLowerCase();

@@ -16,7 +16,7 @@ export interface RunningEndpoint {
 }
 
 const parityDir = resolve(import.meta.dirname, '..');
-const PARITY_CONTROLLERS = 'namespace-controller,garbage-collector-controller';
+const PARITY_CONTROLLERS = 'namespace-controller,garbage-collector-controller,clusterrole-aggregation-controller';
 const repoDir = resolve(parityDir, '..');
 
 /** Finds a free loopback port (there is a small race until the server binds it; fine on a test box). */
@@ -49,7 +49,8 @@ async function waitReady(ep: Endpoint, timeoutMs: number, alive: () => boolean):
  * one already running there: reference.sh start is idempotent.
  */
 export async function startReference(dir: string, opts: { keep: boolean }): Promise<RunningEndpoint> {
-  // Only the controllers kube-gateway implements itself (namespace deletion, garbage collection):
+  // Only the controllers kube-gateway implements itself (namespace deletion, garbage collection,
+  // ClusterRole aggregation):
   // the serviceaccount and root-ca publisher controllers add objects (`default`, kube-root-ca.crt) to
   // every namespace that kube-gateway, which runs no kube-controller-manager, never has. A reused
   // reference keeps the controllers it was started with (served.ts then drops those objects).

@@ -13,6 +13,7 @@ import { MetricsRegistry } from './registry.ts';
 export { MetricsRegistry } from './registry.ts';
 export type { Counter, Gauge, Histogram, Sample } from './registry.ts';
 export { ApiServerMetrics, nonResourceTarget, type RequestTarget, type ResourceTarget } from './apiserver.ts';
+export { createSliMetrics, type SliMetrics } from './slis.ts';
 
 export interface ServerMetrics {
   readonly registry: MetricsRegistry;

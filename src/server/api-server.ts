@@ -58,7 +58,7 @@ import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
-import { createServerMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -298,9 +298,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     },
   };
-  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
-  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
-  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
+  const slis = createSliMetrics();
+  const observeHealth = slis.observeHealthcheck.bind(slis);
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts), observeHealth);
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
   const authn = await buildAuthentication(config, catalog, clientCa);
 
@@ -332,6 +334,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       documents: authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
+      metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
     metrics,
     health: { livez, readyz, healthz },

@@ -30,7 +30,7 @@ describe('discovery', () => {
     expect(paths).toEqual([...paths].sort());
     expect(paths.slice(0, 5)).toEqual(['/.well-known/openid-configuration', '/api', '/api/v1', '/apis', '/apis/']);
     expect(paths).toEqual(
-      expect.arrayContaining(['/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1', '/healthz/ping', '/livez/etcd', '/readyz/shutdown', '/metrics', '/openapi/v3', '/openapi/v3/', '/openid/v1/jwks', '/version']),
+      expect.arrayContaining(['/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1', '/healthz/ping', '/livez/etcd', '/readyz/shutdown', '/metrics', '/metrics/slis', '/openapi/v3', '/openapi/v3/', '/openid/v1/jwks', '/version']),
     );
     // kube lists `/openapi/v3/` (its handler's prefix registration), which answers 404 itself.
     for (const p of paths) expect([p, (await t.request('GET', p)).status]).toEqual([p, p === '/openapi/v3/' ? 404 : 200]);

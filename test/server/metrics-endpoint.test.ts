@@ -84,6 +84,19 @@ describe('/metrics', () => {
     expect(line(m, 'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="apis",verb="GET",version=""} ')).toBeDefined();
   });
 
+  it('serves the health check SLIs at /metrics/slis', async () => {
+    expect((await t.request('GET', '/readyz')).status).toBe(200);
+    expect((await t.request('GET', '/readyz')).status).toBe(200);
+    const res = await t.request('GET', '/metrics/slis');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8; escaping=values');
+    expect(res.text).toContain('# HELP kubernetes_healthcheck [STABLE] This metric records the result of a single healthcheck.\n# TYPE kubernetes_healthcheck gauge\n');
+    expect(line(res.text, 'kubernetes_healthcheck{name="etcd",type="readyz"} ')).toBe('kubernetes_healthcheck{name="etcd",type="readyz"} 1');
+    expect(Number(line(res.text, 'kubernetes_healthchecks_total{name="etcd",status="success",type="readyz"} ')?.split(' ')[1])).toBeGreaterThanOrEqual(2);
+    expect(res.text).toContain('# HELP process_start_time_seconds [ALPHA] Start time of the process since unix epoch in seconds.');
+    expect(res.text).not.toContain('apiserver_request_total');
+  });
+
   it('answers HEAD without a body, gzips when asked, and is forbidden to anonymous', async () => {
     const head = await t.request('HEAD', '/metrics');
     expect(head.status).toBe(200);

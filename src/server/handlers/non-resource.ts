@@ -41,6 +41,8 @@ export interface NonResourceRoutes {
   readonly version: object;
   /** The /metrics answer (text format, maybe gzipped); absent when the server keeps no metrics. */
   readonly metrics?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
+  /** The /metrics/slis answer (health check results), in the same form. */
+  readonly metricsSlis?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
   /** Fixed documents served by path (service-account issuer discovery); undefined when not one. */
   readonly documents?: (path: string) => { readonly body: Buffer; readonly contentType: string; readonly cacheControl: string } | undefined;
 }
@@ -152,9 +154,10 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     const immutable = asked ? { cacheControl: 'public, immutable', headers: { expires: new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC') } } : {};
     return serveContent(req, reply, { body: doc, contentType: 'application/json', etag: `"${hash}"`, lastModified: docs.lastModified(), vary: ['Accept'], ...immutable });
   }
-  if (path === '/metrics' && routes.metrics) {
+  const metricsAnswer = path === '/metrics' ? routes.metrics : path === '/metrics/slis' ? routes.metricsSlis : undefined;
+  if (metricsAnswer) {
     // promhttp's handler on kube's mux: any method, no nosniff header.
-    const m = await routes.metrics(req.headers['accept-encoding'] as string | undefined);
+    const m = await metricsAnswer(req.headers['accept-encoding'] as string | undefined);
     reply.code(200).headers(m.headers).header('cache-control', 'no-cache, private');
     reply.send(method === 'HEAD' ? undefined : m.body);
     return;
@@ -177,6 +180,7 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
       '/openapi/v3/',
       '/version',
       ...(routes.metrics ? ['/metrics'] : []),
+      ...(routes.metricsSlis ? ['/metrics/slis'] : []),
       ...INDEXED_DOCUMENTS.filter((p) => routes.documents?.(p) !== undefined),
     ];
     return sendValue(req, reply, 200, { paths: paths.sort() });

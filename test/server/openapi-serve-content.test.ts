@@ -97,5 +97,10 @@ describe('/openapi/v3', () => {
     expect(doc.headers['last-modified']).toBeDefined();
     expect(varyValues(doc.rawHeaders)).toEqual(['Accept']);
     expect((await raw('GET', '/openapi/v3/api/v1', { 'if-none-match': String(doc.headers.etag) })).status).toBe(304);
+    // The handler's own prefix and unknown documents: an empty 404, no content type.
+    for (const p of ['/openapi/v3/', '/openapi/v3/apis/nope/v1']) {
+      const missing = await raw('GET', p);
+      expect([p, missing.status, missing.body.length, missing.headers['content-type']]).toEqual([p, 404, 0, undefined]);
+    }
   });
 });

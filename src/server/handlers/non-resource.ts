@@ -134,7 +134,8 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     const body = Buffer.from(JSON.stringify(routes.openapi().v3Index()));
     return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
   }
-  if (first === 'openapi' && tokens[1] === 'v3' && tokens.length > 2) {
+  // kube's v3 handler owns everything below `/openapi/v3/` (the prefix itself included).
+  if (path.startsWith('/openapi/v3/')) {
     const docs = routes.openapi();
     const doc = docs.v3(tokens.slice(2).join('/'));
     // kube's OpenAPI v3 handler answers an unknown document with an empty 404.

@@ -10,7 +10,7 @@ import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
-import { apiVersionOf, qualifiedKind, type KubeObject, type ObjectMeta, type ResourceType } from '../api/types.ts';
+import { apiVersionOf, qualifiedKind, type KubeObject, type ManagedFieldsEntry, type ObjectMeta, type ResourceType } from '../api/types.ts';
 import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
 import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
@@ -365,6 +365,7 @@ export class ResourceStore {
       // An update that changes nothing is not written (kube returns the object unchanged).
       delete meta.resourceVersion;
       const { resourceVersion: _rv, ...curMeta } = current.metadata ?? {};
+      keepTimestampsOfNoOp(obj, meta, current, curMeta);
       if (jsonEqual({ ...obj, metadata: meta }, { ...current, metadata: curMeta })) {
         obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
@@ -576,4 +577,24 @@ function bumpGeneration(obj: KubeObject, old: KubeObject): void {
  */
 function setsCreateRevision(rv: unknown): boolean {
   return typeof rv === 'string' && /^\d{1,20}$/.test(rv) && BigInt(rv) > 0n && BigInt(rv) <= 0xffffffffffffffffn;
+}
+
+/**
+ * kube's IgnoreManagedFieldsTimestampsTransformer, which its generic store runs after the
+ * strategy: when the managedFields differ from the live ones only in their times and the rest of
+ * the object is unchanged (a change the strategy reset, like a namespace's spec.finalizers through
+ * the main resource), the live entries are kept, so the update is a no-op and is not written.
+ * Mutates `meta`.
+ */
+function keepTimestampsOfNoOp(obj: KubeObject, meta: ObjectMeta, current: KubeObject, curMeta: ObjectMeta): void {
+  const mine = meta.managedFields;
+  const live = curMeta.managedFields;
+  if (!Array.isArray(mine) || !Array.isArray(live) || mine.length !== live.length) return;
+  const untimed = (e: ManagedFieldsEntry) => ({ ...e, time: undefined });
+  if (!mine.every((e, i) => jsonEqual(untimed(e), untimed(live[i]!)))) return;
+  if (mine.every((e, i) => e.time === live[i]!.time)) return;
+  const { managedFields: _m, ...restMeta } = meta;
+  const { managedFields: _l, ...restLive } = curMeta;
+  if (!jsonEqual({ ...obj, metadata: restMeta }, { ...current, metadata: restLive })) return;
+  meta.managedFields = live;
 }

@@ -91,7 +91,8 @@ export function varintLength(n: number): number {
   return len;
 }
 
-function writeVarint(out: Uint8Array, at: number, n: number): number {
+/** Writes a varint of a non-negative `n` at `at`; returns the position after it. */
+export function writeVarintAt(out: Uint8Array, at: number, n: number): number {
   while (n >= 0x80) {
     out[at++] = (n & 0x7f) | 0x80;
     n = Math.floor(n / 128);
@@ -102,8 +103,8 @@ function writeVarint(out: Uint8Array, at: number, n: number): number {
 
 /** Writes a length-delimited field (tag, length, bytes) at `at`; returns the position after it. */
 export function writeLengthDelimited(out: Uint8Array, at: number, tag: number, bytes: Uint8Array): number {
-  at = writeVarint(out, at, tag);
-  at = writeVarint(out, at, bytes.length);
+  at = writeVarintAt(out, at, tag);
+  at = writeVarintAt(out, at, bytes.length);
   out.set(bytes, at);
   return at + bytes.length;
 }
@@ -118,8 +119,8 @@ export function writeEnvelopeAround(apiVersion: string, kind: string, rawLength:
   const out = Buffer.allocUnsafe(size);
   out.set(PROTOBUF_MAGIC, 0);
   let at = writeLengthDelimited(out, PROTOBUF_MAGIC.length, (1 << 3) | 2, typeMeta);
-  at = writeVarint(out, at, (2 << 3) | 2);
-  at = writeVarint(out, at, rawLength);
+  at = writeVarintAt(out, at, (2 << 3) | 2);
+  at = writeVarintAt(out, at, rawLength);
   const end = writeRaw(out, at);
   if (end !== at + rawLength) throw new Error(`protobuf envelope: raw message wrote ${end - at} bytes, expected ${rawLength}`);
   at = end;

@@ -3,7 +3,7 @@
  * by kubectl and client-go, encoding responses, lists, Status errors and watch events.
  */
 import { errors, type StatusObject } from '../../api/status-errors.ts';
-import { hasProtobufMagic, lengthDelimitedFrame, readEnvelope, splitFrames, varintLength, writeEnvelope, writeEnvelopeAround, writeLengthDelimited, PROTOBUF_MAGIC } from './envelope.ts';
+import { hasProtobufMagic, lengthDelimitedFrame, readEnvelope, splitFrames, varintLength, writeEnvelope, writeEnvelopeAround, writeLengthDelimited, writeVarintAt, PROTOBUF_MAGIC } from './envelope.ts';
 import { decodeMessageBytes, MalformedMessageError } from './message-decode.ts';
 import { encodeMessageBytes, UnencodableValueError } from './message-encode.ts';
 import { messageForKind } from './schema.ts';
@@ -132,7 +132,17 @@ export function encodeProtobufStatus(status: StatusObject | Record<string, unkno
  * envelope: kube encodes watch events with its raw protobuf serializer.
  */
 export function encodeProtobufWatchEventMessage(type: string, objectBytes: Uint8Array): Uint8Array {
-  return encodeMessageBytes({ type, object: { raw: Buffer.from(objectBytes).toString('base64') } }, 'WatchEvent');
+  // WatchEvent {type=1 string, object=2 RawExtension {raw=1 bytes}}, written around the object's
+  // bytes without copying them through the message encoder.
+  const typeBytes = Buffer.from(type, 'utf8');
+  const rawLength = 1 + varintLength(objectBytes.length) + objectBytes.length;
+  const size = 1 + varintLength(typeBytes.length) + typeBytes.length + 1 + varintLength(rawLength) + rawLength;
+  const out = new Uint8Array(size);
+  let at = writeLengthDelimited(out, 0, (1 << 3) | 2, typeBytes);
+  at = writeVarintAt(out, at, (2 << 3) | 2);
+  at = writeVarintAt(out, at, rawLength);
+  writeLengthDelimited(out, at, (1 << 3) | 2, objectBytes);
+  return out;
 }
 
 /** One frame of a protobuf watch stream (4-byte big-endian length, then the WatchEvent), ready to write. */

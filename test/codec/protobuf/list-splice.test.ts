@@ -3,7 +3,8 @@
  * lists the message encoder writes, for every length class of varint the splice computes.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufObject, encodeProtobufItemMessage, encodeProtobufList, encodeProtobufListOfMessages } from '../../../src/codec/protobuf/index.ts';
+import { decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufItemMessage, encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, encodeProtobufWatchEventMessage } from '../../../src/codec/protobuf/index.ts';
+import { encodeMessageBytes } from '../../../src/codec/protobuf/message-encode.ts';
 
 function configMap(i: number, valueBytes: number): Record<string, unknown> {
   return {
@@ -32,5 +33,15 @@ describe('protobuf lists spliced from item messages', () => {
 
   it('refuses a kind without a protobuf encoding as the encoder does', () => {
     expect(() => encodeProtobufListOfMessages('NopeList', 'v1', {}, [])).toThrow(/no protobuf encoding/);
+  });
+
+  it('watch events are written around the object bytes exactly as the message encoder writes them', () => {
+    for (const size of [0, 100, 20_000]) {
+      const obj = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', ...configMap(1, size) });
+      const spliced = Buffer.from(encodeProtobufWatchEventMessage('MODIFIED', obj));
+      const expected = Buffer.from(encodeMessageBytes({ type: 'MODIFIED', object: { raw: Buffer.from(obj).toString('base64') } }, 'WatchEvent'));
+      expect(spliced.equals(expected)).toBe(true);
+      expect(decodeProtobufWatchEvent(spliced).object.object.metadata).toMatchObject({ name: 'cm-1' });
+    }
   });
 });

@@ -30,6 +30,7 @@ import { forbiddenError } from '../authz/forbidden.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -47,6 +48,8 @@ export interface FrontDoorOptions {
   readonly logger?: boolean;
   /** In-flight limits and the large-body budget (kube's defaults when absent). */
   readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
+  /** kube's request metrics are recorded here when given. */
+  readonly metrics?: ServerMetrics;
 }
 
 declare module 'fastify' {
@@ -59,6 +62,8 @@ declare module 'fastify' {
     searchParams: URLSearchParams;
     /** The URL path as Go's net/url decodes it (escapes decoded, dot segments kept). */
     routePath: string;
+    /** What the request metrics record this request as; set once it reaches a route kube instruments. */
+    metricsTarget?: RequestTarget;
   }
 }
 
@@ -154,6 +159,17 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
+  // 3b. kube's request metrics, recorded when the response is done (watches: when they end).
+  const metrics = opts.metrics?.apiserver;
+  if (metrics) {
+    app.addHook('onResponse', async (req, reply) => {
+      const target = req.metricsTarget;
+      if (target === undefined) return;
+      const contentType = req.headers['content-type'];
+      metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
   app.setErrorHandler((err, req, reply) => {
     // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers
     // 405 on its web services' paths and Go's plain 404 elsewhere.
@@ -183,13 +199,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // Computed, never stored resources (TokenReview, serviceaccounts/NAME/token) have their own handler.
     const info = req.requestInfo;
+    req.metricsTarget = info.isResourceRequest ? undefined : nonResourceTarget(req.routePath);
     const createOnly = info.isResourceRequest ? opts.createOnly?.find(info, req.routePath) : undefined;
     if (createOnly && info.isResourceRequest) {
+      req.metricsTarget = info;
       await handleCreateOnly(req, reply, info, createOnly, req.user);
       return;
     }
     // The access reviews are served from the authorizer, not from a stored resource's route table.
     if (info.isResourceRequest && isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
+      req.metricsTarget = info;
       await handleAccessReview(req, reply, info, opts.authorizer);
       return;
     }
@@ -291,6 +310,7 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     query: req.searchParams,
     user: req.user,
   };
+  req.metricsTarget = c.info;
   switch (route.action) {
     case 'get':
       return handleGet(c);

@@ -23,7 +23,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 
 /** Answers one review; `namespace` is the path's (LocalSubjectAccessReview). Throws ApiError for bad input. */
-export function answerAccessReview(resource: string, body: unknown, caller: RequestUser, namespace: string, authorizer: Authorizer): Obj {
+export async function answerAccessReview(resource: string, body: unknown, caller: RequestUser, namespace: string, authorizer: Authorizer): Promise<Obj> {
   const kind = ACCESS_REVIEW_KINDS[resource]!;
   const review = obj(body) ?? {};
   const spec = obj(review.spec) ?? {};
@@ -63,7 +63,7 @@ export function answerAccessReview(resource: string, body: unknown, caller: Requ
         name: str(ra.name),
       }
     : { user, verb: str(nra!.verb), isResourceRequest: false, path: str(nra!.path), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
-  const d = authorizer.authorize(attrs);
+  const d = await authorizer.authorize(attrs);
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status.denied = true;
   if (d.reason !== '') status.reason = d.reason;

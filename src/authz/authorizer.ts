@@ -4,8 +4,11 @@
  * or denies decides; when all have no opinion the request is denied. Group `system:masters` is
  * allowed before any mode is asked (kube's privileged-group authorizer sits in front of the chain).
  *
- * Decisions are synchronous: every compiled-in mode decides from memory, and the expression
- * language's authorizer library (src/cel) needs a synchronous answer.
+ * Decisions are synchronous where they can be: RBAC, ABAC and the testing modes decide from
+ * memory and return a Decision; a mode that must call out (Webhook, on a cache miss) returns a
+ * Promise. The chain stays synchronous until the first mode that answers with a promise, so an
+ * RBAC-only gate allocates no promise; `authorizeSync` is for callers that cannot wait (the
+ * expression language's authorizer library), where a mode that would need I/O counts as an error.
  */
 import type { RequestInfo } from '../server/request-info.ts';
 import type { RequestUser } from '../server/user.ts';
@@ -36,8 +39,15 @@ export interface Decision {
   readonly reason: string;
 }
 
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface Authorizer {
-  authorize(attrs: Attributes): Decision;
+  authorize(attrs: Attributes): MaybePromise<Decision>;
+}
+
+/** A promise is recognised by its then (every async mode returns a native Promise). */
+export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown }).then === 'function';
 }
 
 export const SYSTEM_MASTERS = 'system:masters';
@@ -102,16 +112,43 @@ export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion
 export class AuthorizerChain implements Authorizer {
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
-  authorize(attrs: Attributes): Decision {
-    if (attrs.user.groups.includes(SYSTEM_MASTERS)) return { decision: 'allow', reason: '' };
-    const reasons: string[] = [];
-    for (const a of this.authorizers) {
-      const d = a.authorize(attrs);
+  authorize(attrs: Attributes): MaybePromise<Decision> {
+    if (attrs.user.groups.includes(SYSTEM_MASTERS)) return ALLOW_MASTERS;
+    let reasons: string[] | undefined;
+    for (let i = 0; i < this.authorizers.length; i++) {
+      const d = this.authorizers[i]!.authorize(attrs);
+      // The first mode that must wait turns the rest of the walk asynchronous.
+      if (isPromise(d)) return this.continueAsync(attrs, i, d, reasons);
+      if (d.decision !== 'noOpinion') return d;
+      if (d.reason !== '') (reasons ??= []).push(d.reason);
+    }
+    return reasons === undefined ? NO_OPINION : noOpinion(reasons.join('\n'));
+  }
+
+  private async continueAsync(attrs: Attributes, from: number, pending: Promise<Decision>, reasons: string[] = []): Promise<Decision> {
+    let d = await pending;
+    for (let i = from; ; ) {
       if (d.decision !== 'noOpinion') return d;
       if (d.reason !== '') reasons.push(d.reason);
+      if (++i >= this.authorizers.length) break;
+      d = await this.authorizers[i]!.authorize(attrs);
     }
     return noOpinion(reasons.join('\n'));
   }
+}
+
+const ALLOW_MASTERS: Decision = Object.freeze({ decision: 'allow', reason: '' });
+const NO_OPINION: Decision = Object.freeze({ decision: 'noOpinion', reason: '' });
+
+/**
+ * A decision now, for callers that cannot wait: a mode that would have to call out is reported
+ * as an error (the caller treats it as not allowed), as kube's CEL library treats a failed check.
+ */
+export function authorizeSync(authorizer: Authorizer, attrs: Attributes): Decision | { error: string } {
+  const d = authorizer.authorize(attrs);
+  if (!isPromise(d)) return d;
+  d.catch(() => undefined); // the answer arrives later and is only cached
+  return { error: 'the authorizer needs a remote call that cannot be made synchronously' };
 }
 
 /**

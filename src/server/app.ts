@@ -25,7 +25,7 @@ import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './h
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
-import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
+import { attributesOf, isPromise, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
@@ -146,7 +146,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
   app.addHook('onRequest', async (req) => {
     const attrs = attributesOf(req.user, req.requestInfo, req.searchParams);
-    const decision = opts.authorizer.authorize(attrs);
+    let decision = opts.authorizer.authorize(attrs);
+    // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
+    if (isPromise(decision)) decision = await decision;
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
@@ -218,7 +220,7 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   if (info.verb !== 'create') throw errors.methodNotAllowed();
   // kubectl and client-go send these as protobuf.
   const body = await decodeBody(req, 'body', undefined, undefined, true);
-  sendValue(req, reply, 201, answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
+  sendValue(req, reply, 201, await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
 }
 
 // Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.

@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { RbacIndex, bindingOf } from '../../src/authz/rbac/index.ts';
 import { RbacAuthorizer } from '../../src/authz/rbac/authorizer.ts';
-import { AuthorizerChain, alwaysAllow, alwaysDeny, type Attributes } from '../../src/authz/authorizer.ts';
+import { AuthorizerChain, alwaysAllow, alwaysDeny, isPromise, type Attributes, type Authorizer, type Decision } from '../../src/authz/authorizer.ts';
+
+/** A decision of in-memory modes, which must never need to wait. */
+function decide(a: Authorizer, at: Attributes): Decision {
+  const d = a.authorize(at);
+  if (isPromise(d)) throw new Error('an in-memory chain answered asynchronously');
+  return d;
+}
 import { nonResourceURLMatches, resourceMatches, type PolicyRule } from '../../src/authz/rbac/rules.ts';
 
 type Who = { username: string; groups?: string[] };
@@ -193,7 +200,7 @@ describe('RBAC decision table', () => {
   it.each(cases.map(([who, verb, spec, name, allowed]) => ({ who: who.username, groups: who.groups, verb, spec, name, allowed, w: who })))(
     '$who $verb $spec "$name" -> $allowed',
     ({ w, verb, spec, name, allowed }) => {
-      const d = authz.authorize(attrs(w, verb, spec, name));
+      const d = decide(authz, attrs(w, verb, spec, name));
       expect(d.decision).toBe(allowed ? 'allow' : 'noOpinion');
     },
   );
@@ -202,24 +209,24 @@ describe('RBAC decision table', () => {
 describe('RBAC reasons', () => {
   const authz = new RbacAuthorizer(fixture());
   it('names the cluster binding, role and subject that allowed', () => {
-    expect(authz.authorize(attrs(alice, 'get', 'ns1:|pods', 'p')).reason).toBe('RBAC: allowed by ClusterRoleBinding "alice-pods" of ClusterRole "pod-reader" to User "alice"');
-    expect(authz.authorize(attrs(op, 'get', 'ns1:|pods/status', 'p')).reason).toBe('RBAC: allowed by ClusterRoleBinding "ops-status" of ClusterRole "status-any" to Group "ops"');
-    expect(authz.authorize(attrs(robot, 'create', '|leases', '')).reason).toBe(
+    expect(decide(authz, attrs(alice, 'get', 'ns1:|pods', 'p')).reason).toBe('RBAC: allowed by ClusterRoleBinding "alice-pods" of ClusterRole "pod-reader" to User "alice"');
+    expect(decide(authz, attrs(op, 'get', 'ns1:|pods/status', 'p')).reason).toBe('RBAC: allowed by ClusterRoleBinding "ops-status" of ClusterRole "status-any" to Group "ops"');
+    expect(decide(authz, attrs(robot, 'create', '|leases', '')).reason).toBe(
       'RBAC: allowed by ClusterRoleBinding "sa-leases" of ClusterRole "any-group-leases" to ServiceAccount "robot/kube-system"',
     );
   });
   it('names a role binding as name/namespace and defaults a service account to its namespace', () => {
-    expect(authz.authorize(attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('RBAC: allowed by RoleBinding "bob-cm/ns1" of Role "cm-writer" to User "bob"');
-    expect(authz.authorize(attrs(builder, 'get', 'ns1:|pods', 'p')).reason).toBe('RBAC: allowed by RoleBinding "sa-local/ns1" of ClusterRole "pod-reader" to ServiceAccount "builder/ns1"');
+    expect(decide(authz, attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('RBAC: allowed by RoleBinding "bob-cm/ns1" of Role "cm-writer" to User "bob"');
+    expect(decide(authz, attrs(builder, 'get', 'ns1:|pods', 'p')).reason).toBe('RBAC: allowed by RoleBinding "sa-local/ns1" of ClusterRole "pod-reader" to ServiceAccount "builder/ns1"');
   });
   it('lists the missing roles of bindings that apply, else says nothing', () => {
-    expect(authz.authorize(attrs({ username: 'mallory' }, 'get', '|pods', 'p')).reason).toBe('RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found');
-    expect(authz.authorize(attrs({ username: 'mallory' }, 'get', 'ns1:|pods', 'p')).reason).toBe(
+    expect(decide(authz, attrs({ username: 'mallory' }, 'get', '|pods', 'p')).reason).toBe('RBAC: clusterrole.rbac.authorization.k8s.io "does-not-exist" not found');
+    expect(decide(authz, attrs({ username: 'mallory' }, 'get', 'ns1:|pods', 'p')).reason).toBe(
       'RBAC: [clusterrole.rbac.authorization.k8s.io "does-not-exist" not found, role.rbac.authorization.k8s.io "nope" not found]',
     );
-    expect(authz.authorize(attrs({ username: 'trudy' }, 'get', 'ns1:|pods', 'p')).reason).toBe('RBAC: unsupported role reference kind: "Thing"');
-    expect(authz.authorize(attrs(carol, 'create', 'ns3:|configmaps', '')).reason).toBe('RBAC: role.rbac.authorization.k8s.io "cm-writer" not found');
-    expect(authz.authorize(attrs(nobody, 'get', 'ns1:|pods', 'p')).reason).toBe('');
+    expect(decide(authz, attrs({ username: 'trudy' }, 'get', 'ns1:|pods', 'p')).reason).toBe('RBAC: unsupported role reference kind: "Thing"');
+    expect(decide(authz, attrs(carol, 'create', 'ns3:|configmaps', '')).reason).toBe('RBAC: role.rbac.authorization.k8s.io "cm-writer" not found');
+    expect(decide(authz, attrs(nobody, 'get', 'ns1:|pods', 'p')).reason).toBe('');
   });
 });
 
@@ -228,23 +235,23 @@ describe('RBAC index updates', () => {
     const ix = fixture();
     const authz = new RbacAuthorizer(ix);
     const a = attrs(alice, 'create', 'ns1:|pods', '');
-    expect(authz.authorize(a).decision).toBe('noOpinion');
+    expect(decide(authz, a).decision).toBe('noOpinion');
     ix.setClusterRole('pod-reader', clusterRole('pod-reader', [{ verbs: ['create'], apiGroups: [''], resources: ['pods'] }]));
-    expect(authz.authorize(a).decision).toBe('allow');
-    expect(authz.authorize(attrs(alice, 'get', 'ns1:|pods', 'p')).decision).toBe('noOpinion');
+    expect(decide(authz, a).decision).toBe('allow');
+    expect(decide(authz, attrs(alice, 'get', 'ns1:|pods', 'p')).decision).toBe('noOpinion');
     // The binding now names someone else: alice loses it.
     ix.setBinding(crb('alice-pods', 'pod-reader', [{ kind: 'User', name: 'dave' }]));
-    expect(authz.authorize(a).decision).toBe('noOpinion');
-    expect(authz.authorize(attrs({ username: 'dave' }, 'create', 'ns1:|pods', '')).decision).toBe('allow');
+    expect(decide(authz, a).decision).toBe('noOpinion');
+    expect(decide(authz, attrs({ username: 'dave' }, 'create', 'ns1:|pods', '')).decision).toBe('allow');
     ix.deleteBinding('ClusterRoleBinding', '', 'alice-pods');
-    expect(authz.authorize(attrs({ username: 'dave' }, 'create', 'ns1:|pods', '')).decision).toBe('noOpinion');
+    expect(decide(authz, attrs({ username: 'dave' }, 'create', 'ns1:|pods', '')).decision).toBe('noOpinion');
     ix.deleteRole('ns1', 'cm-writer');
-    expect(authz.authorize(attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('RBAC: role.rbac.authorization.k8s.io "cm-writer" not found');
+    expect(decide(authz, attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('RBAC: role.rbac.authorization.k8s.io "cm-writer" not found');
     ix.deleteBinding('RoleBinding', 'ns1', 'bob-cm');
     ix.deleteBinding('RoleBinding', 'ns1', 'bob-named');
-    expect(authz.authorize(attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('');
+    expect(decide(authz, attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('');
     ix.deleteClusterRole('all');
-    expect(authz.authorize(attrs(root, 'get', '/', '')).reason).toBe('RBAC: clusterrole.rbac.authorization.k8s.io "all" not found');
+    expect(decide(authz, attrs(root, 'get', '/', '')).reason).toBe('RBAC: clusterrole.rbac.authorization.k8s.io "all" not found');
   });
 
   it('ignores malformed stored objects instead of throwing', () => {
@@ -295,20 +302,20 @@ describe('the chain', () => {
   const base = { verb: 'get', isResourceRequest: false, path: '/x', apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
   const silent = { authorize: () => ({ decision: 'noOpinion' as const, reason: 'no idea' }) };
   it('allows system:masters before asking any mode', () => {
-    expect(new AuthorizerChain([alwaysDeny]).authorize({ ...base, user: masters }).decision).toBe('allow');
-    expect(new AuthorizerChain([]).authorize({ ...base, user: masters }).decision).toBe('allow');
+    expect(decide(new AuthorizerChain([alwaysDeny]), { ...base, user: masters }).decision).toBe('allow');
+    expect(decide(new AuthorizerChain([]), { ...base, user: masters }).decision).toBe('allow');
   });
   it('lets the first mode with an opinion decide, in order', () => {
     const denier = { authorize: () => ({ decision: 'deny' as const, reason: 'no' }) };
-    expect(new AuthorizerChain([denier, alwaysAllow]).authorize({ ...base, user: someone })).toEqual({ decision: 'deny', reason: 'no' });
-    expect(new AuthorizerChain([alwaysAllow, denier]).authorize({ ...base, user: someone }).decision).toBe('allow');
+    expect(decide(new AuthorizerChain([denier, alwaysAllow]), { ...base, user: someone })).toEqual({ decision: 'deny', reason: 'no' });
+    expect(decide(new AuthorizerChain([alwaysAllow, denier]), { ...base, user: someone }).decision).toBe('allow');
     // kube's AlwaysDeny has no opinion: a later mode may allow.
-    expect(new AuthorizerChain([alwaysDeny, alwaysAllow]).authorize({ ...base, user: someone }).decision).toBe('allow');
-    expect(new AuthorizerChain([alwaysDeny]).authorize({ ...base, user: someone })).toEqual({ decision: 'noOpinion', reason: 'Everything is forbidden.' });
-    expect(new AuthorizerChain([silent, alwaysAllow]).authorize({ ...base, user: someone }).decision).toBe('allow');
+    expect(decide(new AuthorizerChain([alwaysDeny, alwaysAllow]), { ...base, user: someone }).decision).toBe('allow');
+    expect(decide(new AuthorizerChain([alwaysDeny]), { ...base, user: someone })).toEqual({ decision: 'noOpinion', reason: 'Everything is forbidden.' });
+    expect(decide(new AuthorizerChain([silent, alwaysAllow]), { ...base, user: someone }).decision).toBe('allow');
   });
   it('has no opinion (a denial) when no mode has one, joining reasons by newline', () => {
-    expect(new AuthorizerChain([silent, silent]).authorize({ ...base, user: someone })).toEqual({ decision: 'noOpinion', reason: 'no idea\nno idea' });
-    expect(new AuthorizerChain([]).authorize({ ...base, user: someone }).decision).toBe('noOpinion');
+    expect(decide(new AuthorizerChain([silent, silent]), { ...base, user: someone })).toEqual({ decision: 'noOpinion', reason: 'no idea\nno idea' });
+    expect(decide(new AuthorizerChain([]), { ...base, user: someone }).decision).toBe('noOpinion');
   });
 });

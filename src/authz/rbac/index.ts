@@ -215,6 +215,21 @@ export class RbacIndex {
     this.bindingsByNamespace.get(namespace)?.forEachCandidate(keys, each);
   }
 
+  /**
+   * kube's RulesFor: every rule the caller holds at cluster scope and, for a namespace, in it,
+   * with the errors of bindings whose role is missing (the rules found are still returned).
+   */
+  rulesFor(caller: Caller, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    this.visitRulesFor(caller, namespace, (_b, _s, rule, err) => {
+      if (rule) rules.push(rule);
+      if (err !== undefined) errors.push(err);
+      return true;
+    });
+    return { rules, errors };
+  }
+
   /** Visits the rules of one binding if it applies to the caller; false when the visitor stopped. */
   private visitBinding(b: Binding, caller: Caller, visit: RuleVisitor): boolean {
     let subject: Subject | undefined;

@@ -43,7 +43,34 @@ export type MaybePromise<T> = T | Promise<T>;
 
 export interface Authorizer {
   authorize(attrs: Attributes): MaybePromise<Decision>;
+  /** kube's RuleResolver (SelfSubjectRulesReview): what the user may do in `namespace`, as far as this mode can tell. */
+  rulesFor?(user: RequestUser, namespace: string): RulesResult;
 }
+
+/** authorization.k8s.io/v1 ResourceRule. */
+export interface ResourceRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+
+/** authorization.k8s.io/v1 NonResourceRule. */
+export interface NonResourceRule {
+  readonly verbs: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+}
+
+export interface RulesResult {
+  readonly resourceRules: readonly ResourceRule[];
+  readonly nonResourceRules: readonly NonResourceRule[];
+  /** True when the mode cannot list everything it would allow (a webhook). */
+  readonly incomplete: boolean;
+  /** An evaluation problem; the rules found are still returned. */
+  readonly error?: string;
+}
+
+const NO_RULES: RulesResult = Object.freeze({ resourceRules: [], nonResourceRules: [], incomplete: false });
 
 /** A promise is recognised by its then (every async mode returns a native Promise). */
 export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
@@ -97,13 +124,16 @@ function nonResourceAttributes(user: RequestUser, verb: string, path: string): A
 const noOpinion = (reason = ''): Decision => ({ decision: 'noOpinion', reason });
 
 /** Allows every request (AlwaysAllow mode; testing only). */
-export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }) };
+export const alwaysAllow: Authorizer = {
+  authorize: () => ({ decision: 'allow', reason: '' }),
+  rulesFor: () => ({ resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false }),
+};
 
 /**
  * AlwaysDeny mode (testing only). As kube's alwaysDenyAuthorizer it answers no opinion, not deny,
  * with the reason "Everything is forbidden.": a later mode in the list may still allow.
  */
-export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
+export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }), rulesFor: () => NO_RULES };
 
 /**
  * The chain: `system:masters` first, then each authorizer in order. Reasons of authorizers that
@@ -123,6 +153,27 @@ export class AuthorizerChain implements Authorizer {
       if (d.reason !== '') (reasons ??= []).push(d.reason);
     }
     return reasons === undefined ? NO_OPINION : noOpinion(reasons.join('\n'));
+  }
+
+  /**
+   * kube's union rule resolver: every mode's rules together, incomplete when any is, errors
+   * aggregated. (system:masters is not a mode here, as in kube: its rules come from its bindings.)
+   */
+  rulesFor(user: RequestUser, namespace: string): RulesResult {
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    const errs: string[] = [];
+    let incomplete = false;
+    for (const a of this.authorizers) {
+      const r = a.rulesFor?.(user, namespace);
+      if (!r) continue;
+      resourceRules.push(...r.resourceRules);
+      nonResourceRules.push(...r.nonResourceRules);
+      incomplete ||= r.incomplete;
+      if (r.error !== undefined) errs.push(r.error);
+    }
+    const error = errs.length === 0 ? undefined : errs.length === 1 ? errs[0]! : `[${[...new Set(errs)].join(', ')}]`;
+    return { resourceRules, nonResourceRules, incomplete, ...(error !== undefined ? { error } : {}) };
   }
 
   private async continueAsync(attrs: Attributes, from: number, pending: Promise<Decision>, reasons: string[] = []): Promise<Decision> {

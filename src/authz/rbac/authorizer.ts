@@ -3,7 +3,8 @@
  * (RBAC never denies), with kube's reasons: which binding and role allowed, or the roles that
  * bindings of the caller name but that do not exist.
  */
-import type { Attributes, Authorizer, Decision } from '../authorizer.ts';
+import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, RulesResult } from '../authorizer.ts';
+import type { RequestUser } from '../../server/user.ts';
 import { goQuote } from '../authorizer.ts';
 import { ruleAllows } from './rules.ts';
 import type { Binding, RbacIndex, Subject } from './index.ts';
@@ -24,6 +25,18 @@ export class RbacAuthorizer implements Authorizer {
     });
     if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
     return { decision: 'noOpinion', reason: errors.length > 0 ? `RBAC: ${aggregateMessage(errors)}` : '' };
+  }
+
+  /** kube's RBACAuthorizer.RulesFor: never incomplete; missing roles are the error. */
+  rulesFor(user: RequestUser, namespace: string): RulesResult {
+    const { rules, errors } = this.index.rulesFor(user, namespace);
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    for (const r of rules) {
+      if ((r.resources ?? []).length > 0) resourceRules.push({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], resourceNames: r.resourceNames ?? [] });
+      if ((r.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs ?? [] });
+    }
+    return { resourceRules, nonResourceRules, incomplete: false, ...(errors.length > 0 ? { error: aggregateMessage(errors) } : {}) };
   }
 }
 

@@ -69,6 +69,7 @@ export async function answerAccessReview(resource: string, body: unknown, caller
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status.denied = true;
   if (d.reason !== '') status.reason = d.reason;
+  if (d.error !== undefined) status.evaluationError = d.error;
   const metadata = { ...(obj(review.metadata) ?? {}), creationTimestamp: null };
   return { kind, apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata, spec, status };
 }

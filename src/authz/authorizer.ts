@@ -29,6 +29,9 @@ export interface Attributes {
   readonly subresource: string;
   readonly namespace: string;
   readonly name: string;
+  /** The raw selectors of a list, watch or deletecollection (parsed only by a mode that sends them: Webhook). */
+  readonly fieldSelector?: string;
+  readonly labelSelector?: string;
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'noOpinion';
@@ -37,6 +40,11 @@ export interface Decision {
   readonly decision: DecisionKind;
   /** Why: kube appends it to a denial's message and returns it in access reviews. */
   readonly reason: string;
+  /**
+   * An evaluation error (a webhook that could not be asked). kube's gate answers a request that
+   * was not allowed and carries one with a 500, not a 403; access reviews report it.
+   */
+  readonly error?: string;
 }
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -97,7 +105,15 @@ export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSe
     subresource: info.subresource,
     namespace: info.namespace,
     name: info.name === '' && (info.verb === 'list' || info.verb === 'watch') ? selectedName(query) : info.name,
+    ...(query && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection') ? selectorsOf(query) : undefined),
   };
+}
+
+function selectorsOf(query: URLSearchParams): { fieldSelector?: string; labelSelector?: string } | undefined {
+  const fieldSelector = query.get('fieldSelector');
+  const labelSelector = query.get('labelSelector');
+  if (!fieldSelector && !labelSelector) return undefined;
+  return { ...(fieldSelector ? { fieldSelector } : {}), ...(labelSelector ? { labelSelector } : {}) };
 }
 
 /** The name a field selector requires exactly, when it is a valid path segment (else ''). */
@@ -144,15 +160,26 @@ export class AuthorizerChain implements Authorizer {
 
   authorize(attrs: Attributes): MaybePromise<Decision> {
     if (attrs.user.groups.includes(SYSTEM_MASTERS)) return ALLOW_MASTERS;
-    let reasons: string[] | undefined;
+    let acc: Accumulated | undefined;
     for (let i = 0; i < this.authorizers.length; i++) {
       const d = this.authorizers[i]!.authorize(attrs);
       // The first mode that must wait turns the rest of the walk asynchronous.
-      if (isPromise(d)) return this.continueAsync(attrs, i, d, reasons);
+      if (isPromise(d)) return this.continueAsync(attrs, i, d, acc ?? { reasons: [], errors: [] });
       if (d.decision !== 'noOpinion') return d;
-      if (d.reason !== '') (reasons ??= []).push(d.reason);
+      if (d.reason !== '' || d.error !== undefined) acc = accumulate(acc ?? { reasons: [], errors: [] }, d);
     }
-    return reasons === undefined ? NO_OPINION : noOpinion(reasons.join('\n'));
+    return acc === undefined ? NO_OPINION : finalNoOpinion(acc);
+  }
+
+  private async continueAsync(attrs: Attributes, from: number, pending: Promise<Decision>, acc: Accumulated): Promise<Decision> {
+    let d = await pending;
+    for (let i = from; ; ) {
+      if (d.decision !== 'noOpinion') return d;
+      accumulate(acc, d);
+      if (++i >= this.authorizers.length) break;
+      d = await this.authorizers[i]!.authorize(attrs);
+    }
+    return finalNoOpinion(acc);
   }
 
   /**
@@ -175,17 +202,25 @@ export class AuthorizerChain implements Authorizer {
     const error = errs.length === 0 ? undefined : errs.length === 1 ? errs[0]! : `[${[...new Set(errs)].join(', ')}]`;
     return { resourceRules, nonResourceRules, incomplete, ...(error !== undefined ? { error } : {}) };
   }
+}
 
-  private async continueAsync(attrs: Attributes, from: number, pending: Promise<Decision>, reasons: string[] = []): Promise<Decision> {
-    let d = await pending;
-    for (let i = from; ; ) {
-      if (d.decision !== 'noOpinion') return d;
-      if (d.reason !== '') reasons.push(d.reason);
-      if (++i >= this.authorizers.length) break;
-      d = await this.authorizers[i]!.authorize(attrs);
-    }
-    return noOpinion(reasons.join('\n'));
-  }
+interface Accumulated {
+  readonly reasons: string[];
+  readonly errors: string[];
+}
+
+function accumulate(acc: Accumulated, d: Decision): Accumulated {
+  if (d.reason !== '') acc.reasons.push(d.reason);
+  if (d.error !== undefined) acc.errors.push(d.error);
+  return acc;
+}
+
+/** kube's union: reasons joined by newline, errors as one aggregate. */
+function finalNoOpinion(acc: Accumulated): Decision {
+  const reason = acc.reasons.join('\n');
+  if (acc.errors.length === 0) return noOpinion(reason);
+  const error = acc.errors.length === 1 ? acc.errors[0]! : `[${[...new Set(acc.errors)].join(', ')}]`;
+  return { decision: 'noOpinion', reason, error };
 }
 
 const ALLOW_MASTERS: Decision = Object.freeze({ decision: 'allow', reason: '' });

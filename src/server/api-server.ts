@@ -213,6 +213,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
   const rbacIndex = new RbacIndex();
   let authorizer: Authorizer | undefined;
+  let closeAuthorizer = (): void => undefined;
   const escalation = new EscalationGuard(rbacIndex, () => authorizer);
   for (const rt of types) {
     let cache = caches.get(rt.storagePrefix);
@@ -267,7 +268,24 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
-  authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
+  if (!opts.authorizer) {
+    const built = buildAuthorizer(
+      {
+        modes: config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES,
+        policyFile: config.authorizationPolicyFile,
+        webhookConfigFile: config.authorizationWebhookConfigFile,
+        webhookVersion: config.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
+        configFile: config.authorizationConfigFile,
+      },
+      rbacIndex,
+      (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    );
+    undo.push(() => built.close());
+    closeAuthorizer = () => built.close();
+    authorizer = built.authorizer;
+  } else authorizer = opts.authorizer;
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -365,6 +383,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         eventTtl?.stop();
         stopRbacFeed();
         aggregator.stop();
+        closeAuthorizer();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

@@ -144,11 +144,13 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   });
 
   // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     const attrs = attributesOf(req.user, req.requestInfo, req.searchParams);
     let decision = opts.authorizer.authorize(attrs);
     // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
     if (isPromise(decision)) decision = await decision;
+    // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
+    if (decision.decision !== 'allow' && decision.error !== undefined) return sendAuthorizationError(req, reply, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
@@ -210,6 +212,12 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   return app;
+}
+
+/** kube's responsewriters.InternalError, as its authorization filter sends it. */
+function sendAuthorizationError(req: FastifyRequest, reply: FastifyReply, error: string): FastifyReply {
+  const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${error}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
 }
 
 /** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */

@@ -278,8 +278,10 @@ describe('rule matchers', () => {
     [['*/lo'], 'pods/log', 'log', false],
     [['*/*'], 'pods/log', 'log', false],
     [['pods/*'], 'pods/log', 'log', false],
+    [['pods/logx'], 'pods/log', 'log', false],
+    [['podsxlog'], 'pods/log', 'log', false],
   ] as const)('resources %j match %s: %s', (resources, combined, sub, want) => {
-    expect(resourceMatches({ verbs: [], resources }, combined, sub)).toBe(want);
+    expect(resourceMatches({ verbs: [], resources }, combined.split('/')[0]!, sub)).toBe(want);
   });
   it.each([
     [['*'], '/x', true],

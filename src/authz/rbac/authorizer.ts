@@ -13,18 +13,10 @@ export class RbacAuthorizer implements Authorizer {
   constructor(private readonly index: RbacIndex) {}
 
   authorize(attrs: Attributes): Decision {
-    let allowedBy: string | undefined;
-    const errors: string[] = [];
-    this.index.visitRulesFor(attrs.user, attrs.namespace, (binding, subject, rule, err) => {
-      if (rule && ruleAllows(attrs, rule)) {
-        allowedBy = describeSource(binding!, subject!);
-        return false;
-      }
-      if (err !== undefined) errors.push(err);
-      return true;
-    });
-    if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
-    return { decision: 'noOpinion', reason: errors.length > 0 ? `RBAC: ${aggregateMessage(errors)}` : '' };
+    const found = this.index.findAllowing(attrs.user, attrs.namespace, attrs, ruleAllows);
+    if (found === undefined) return NO_OPINION;
+    if ('missing' in found) return { decision: 'noOpinion', reason: `RBAC: ${aggregateMessage(found.missing)}` };
+    return allowedDecision(found.binding, found.subject);
   }
 
   /** kube's RBACAuthorizer.RulesFor: never incomplete; missing roles are the error. */
@@ -38,6 +30,16 @@ export class RbacAuthorizer implements Authorizer {
     }
     return { resourceRules, nonResourceRules, incomplete: false, ...(errors.length > 0 ? { error: aggregateMessage(errors) } : {}) };
   }
+}
+
+const NO_OPINION: Decision = Object.freeze({ decision: 'noOpinion', reason: '' });
+
+/** One allow decision per (binding, subject): its reason names them, and an allow then allocates nothing. */
+const allowed = new WeakMap<Subject, Decision>();
+function allowedDecision(b: Binding, s: Subject): Decision {
+  let d = allowed.get(s);
+  if (!d) allowed.set(s, (d = Object.freeze({ decision: 'allow' as const, reason: `RBAC: allowed by ${describeSource(b, s)}` })));
+  return d;
 }
 
 /** kube's clusterRoleBindingDescriber / roleBindingDescriber. */

@@ -67,6 +67,25 @@ function fixture(): RbacIndex {
   ix.setBinding(rb('ns1', 'wrong-kind', 'Thing', 'x', [{ kind: 'User', name: 'trudy' }]));
   ix.setBinding(rb('ns3', 'cm-writer-elsewhere', 'Role', 'cm-writer', [{ kind: 'User', name: 'carol' }]));
   ix.setBinding(rb('ns3', 'unknown-subject-kind', 'ClusterRole', 'all', [{ kind: 'Robot', name: 'carol' }]));
+  // More shapes: several subjects on one binding, groups of service accounts, verb and group wildcards
+  // with resourceNames, a ClusterRole filled by aggregation (its rules as the aggregator writes them).
+  ix.setClusterRole('multi', clusterRole('multi', [{ verbs: ['get', 'watch'], apiGroups: ['batch'], resources: ['jobs', 'cronjobs'] }]));
+  ix.setBinding(rb('ns4', 'multi', 'ClusterRole', 'multi', [{ kind: 'User', name: 'dave' }, { kind: 'Group', name: 'batchers' }, { kind: 'ServiceAccount', name: 'cron', namespace: 'ns9' }]));
+  ix.setClusterRole('sa-readers', clusterRole('sa-readers', [{ verbs: ['list'], apiGroups: [''], resources: ['serviceaccounts'] }]));
+  ix.setBinding(crb('all-sas-in-ns5', 'sa-readers', [{ kind: 'Group', name: 'system:serviceaccounts:ns5' }]));
+  ix.setClusterRole('star-named', clusterRole('star-named', [{ verbs: ['*'], apiGroups: ['*'], resources: ['leases'], resourceNames: ['leader'] }]));
+  ix.setBinding(crb('electors', 'star-named', [{ kind: 'Group', name: 'electors' }]));
+  ix.setClusterRole('aggregated', {
+    metadata: { name: 'aggregated' },
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-aggregated': 'true' } }] },
+    rules: [
+      { verbs: ['get'], apiGroups: ['example.com'], resources: ['widgets'] },
+      { verbs: ['list'], apiGroups: ['example.com'], resources: ['gadgets'] },
+    ],
+  });
+  ix.setBinding(crb('agg', 'aggregated', [{ kind: 'User', name: 'erin' }]));
+  ix.setClusterRole('nonres-verbs', clusterRole('nonres-verbs', [{ verbs: ['get', 'post'], nonResourceURLs: ['/apis/*', '/version'] }]));
+  ix.setBinding(crb('nonres', 'nonres-verbs', [{ kind: 'User', name: 'frank' }]));
   return ix;
 }
 
@@ -83,6 +102,14 @@ const builder = { username: 'system:serviceaccount:ns1:builder' };
 const builder2 = { username: 'system:serviceaccount:ns2:builder' };
 const ghost = { username: 'system:serviceaccount:default:ghost' };
 const nobody = { username: 'nobody' };
+const dave = { username: 'dave' };
+const batcher = { username: 'bea', groups: ['batchers'] };
+const daveInBatchers = { username: 'dave', groups: ['batchers'] };
+const cron = { username: 'system:serviceaccount:ns9:cron' };
+const saInNs5 = { username: 'system:serviceaccount:ns5:a', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns5'] };
+const elector = { username: 'el', groups: ['electors'] };
+const erin = { username: 'erin' };
+const frank = { username: 'frank' };
 
 // [who, verb, spec, name, allowed]
 const cases: Array<[Who, string, string, string, boolean]> = [
@@ -193,6 +220,54 @@ const cases: Array<[Who, string, string, string, boolean]> = [
   [{ username: 'x', groups: ['alice'] }, 'get', 'ns1:|pods', 'p', false],
   [{ username: 'x', groups: ['ops'] }, 'get', 'ns1:|pods/status', 'p', true],
   [{ username: 'x', groups: ['system:serviceaccounts:kube-system'] }, 'create', 'ns1:|leases', '', false],
+  // one binding, several subjects
+  [dave, 'get', 'ns4:batch|jobs', 'j', true],
+  [dave, 'watch', 'ns4:batch|cronjobs', '', true],
+  [dave, 'list', 'ns4:batch|jobs', '', false],
+  [dave, 'get', 'ns5:batch|jobs', 'j', false],
+  [dave, 'get', 'batch|jobs', 'j', false],
+  [batcher, 'get', 'ns4:batch|jobs', 'j', true],
+  [batcher, 'get', 'ns4:batch|jobs/status', 'j', false],
+  [batcher, 'get', 'ns4:apps|jobs', 'j', false],
+  [cron, 'watch', 'ns4:batch|jobs', '', true],
+  [{ username: 'system:serviceaccount:ns4:cron' }, 'watch', 'ns4:batch|jobs', '', false],
+  [daveInBatchers, 'get', 'ns4:batch|cronjobs', 'c', true],
+  [daveInBatchers, 'delete', 'ns4:batch|cronjobs', 'c', false],
+  // groups of service accounts
+  [saInNs5, 'list', 'ns5:|serviceaccounts', '', true],
+  [saInNs5, 'list', '|serviceaccounts', '', true],
+  [saInNs5, 'get', 'ns5:|serviceaccounts', 'x', false],
+  [{ username: 'system:serviceaccount:ns5:a' }, 'list', 'ns5:|serviceaccounts', '', false],
+  [{ username: 'system:serviceaccount:ns6:a', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns6'] }, 'list', 'ns5:|serviceaccounts', '', false],
+  // every verb and group, one name
+  [elector, 'update', 'ns1:coordination.k8s.io|leases', 'leader', true],
+  [elector, 'delete', 'kube-system:coordination.k8s.io|leases', 'leader', true],
+  [elector, 'get', 'ns1:x.io|leases', 'leader', true],
+  [elector, 'get', 'ns1:coordination.k8s.io|leases', 'other', false],
+  [elector, 'list', 'ns1:coordination.k8s.io|leases', '', false],
+  [elector, 'create', 'ns1:coordination.k8s.io|leases', '', false],
+  [elector, 'watch', 'ns1:coordination.k8s.io|leases', 'leader', true],
+  [elector, 'update', 'ns1:coordination.k8s.io|leases/status', 'leader', false],
+  // an aggregated ClusterRole grants the rules it was filled with
+  [erin, 'get', 'ns1:example.com|widgets', 'w', true],
+  [erin, 'get', 'example.com|widgets', 'w', true],
+  [erin, 'list', 'ns1:example.com|gadgets', '', true],
+  [erin, 'list', 'ns1:example.com|widgets', '', false],
+  [erin, 'get', 'ns1:example.com|gadgets', 'g', false],
+  [erin, 'get', 'ns1:example.org|widgets', 'w', false],
+  // non-resource URLs with several verbs
+  [frank, 'get', '/apis/apps', '', true],
+  [frank, 'post', '/apis/apps/v1', '', true],
+  [frank, 'get', '/apis', '', false],
+  [frank, 'get', '/apis/', '', true],
+  [frank, 'put', '/apis/apps', '', false],
+  [frank, 'get', '/version', '', true],
+  [frank, 'post', '/version', '', true],
+  [frank, 'get', '/version/', '', false],
+  [frank, 'get', 'apps|deployments', '', false],
+  // a caller listing the same group twice is still one caller
+  [{ username: 'x', groups: ['ops', 'ops'] }, 'update', 'ns1:apps|deployments/status', 'd', true],
+  [{ username: 'x', groups: ['ops', 'ops'] }, 'delete', 'ns1:apps|deployments/status', 'd', false],
 ];
 
 describe('RBAC decision table', () => {
@@ -264,6 +339,27 @@ describe('RBAC index updates', () => {
     expect(b.subjects).toEqual([{ kind: 'User', name: 'u' }]);
     ix.setBinding(b);
     expect(new RbacAuthorizer(ix).authorize(attrs({ username: 'u' }, 'get', '|pods', 'p')).decision).toBe('noOpinion');
+  });
+});
+
+describe('rules of a caller', () => {
+  it('visits each binding once, whichever subjects match', () => {
+    const ix = fixture();
+    const { rules } = ix.rulesFor({ username: 'dave', groups: ['batchers', 'batchers'] }, 'ns4');
+    expect(rules).toEqual([{ verbs: ['get', 'watch'], apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], resourceNames: [], nonResourceURLs: [] }]);
+    expect(ix.rulesFor({ username: 'bea', groups: ['batchers', 'batchers'] }, 'ns4').rules).toHaveLength(1);
+  });
+
+  it('answers the same after bindings are replaced and deleted', () => {
+    const ix = fixture();
+    const authz = new RbacAuthorizer(ix);
+    ix.setBinding(rb('ns4', 'multi', 'ClusterRole', 'multi', [{ kind: 'Group', name: 'batchers' }]));
+    expect(decide(authz, attrs(dave, 'get', 'ns4:batch|jobs', 'j')).decision).toBe('noOpinion');
+    expect(decide(authz, attrs(batcher, 'get', 'ns4:batch|jobs', 'j')).decision).toBe('allow');
+    ix.deleteBinding('RoleBinding', 'ns4', 'multi');
+    expect(decide(authz, attrs(batcher, 'get', 'ns4:batch|jobs', 'j')).decision).toBe('noOpinion');
+    ix.deleteRole('ns1', 'cm-writer');
+    expect(decide(authz, attrs(bob, 'create', 'ns1:|configmaps', '')).reason).toBe('RBAC: role.rbac.authorization.k8s.io "cm-writer" not found');
   });
 });
 

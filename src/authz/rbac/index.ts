@@ -131,7 +131,8 @@ class BindingsBySubject {
     const groups = caller.groups;
     for (let i = 0; i < groups.length; i++) {
       const set = this.byGroup.get(groups[i]!);
-      if (!set) continue;
+      // A group listed twice is walked once.
+      if (!set || groups.indexOf(groups[i]!) !== i) continue;
       for (const b of set) {
         const s = firstApplicableSubject(b, caller)!;
         // Visit under the slot of the first applicable subject only.

@@ -187,6 +187,12 @@ describe('bindings', () => {
     expect(crb.json.message).toBe('clusterrolebindings.rbac.authorization.k8s.io "nope" not found');
   });
 
+  it('answers a role reference without a name as kube\'s role lookup does, before validation', async () => {
+    const r = await t.request('POST', `${NS}/rolebindings`, { ...as('token-u1'), body: binding('b6', 'Role', '') });
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ message: 'Name parameter required.', reason: 'BadRequest' });
+  });
+
   it('exempts system:masters', async () => {
     const r = await t.request('POST', `${RBAC}/clusterrolebindings`, { body: binding('admin-made', 'ClusterRole', 'nope') });
     expect(r.status).toBe(201);

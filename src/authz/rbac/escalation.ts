@@ -75,6 +75,8 @@ export class EscalationGuard {
    * missing one is reported as a NotFound of the binding resource under the role's name.
    */
   private referencedRules(ref: RoleRef, namespace: string, gr: { group: string; resource: string }): readonly PolicyRule[] {
+    // kube's storage Get of the role, whose answer to an empty name is this 400.
+    if ((ref.kind === 'ClusterRole' || ref.kind === 'Role') && ref.name === '') throw errors.badRequest('Name parameter required.');
     const found = this.index.roleRules(ref, namespace);
     if ('rules' in found) return found.rules;
     if (ref.kind === 'ClusterRole' || ref.kind === 'Role') throw errors.notFound(gr, ref.name);

@@ -60,6 +60,7 @@ export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
     manager: managerFor(c),
     subresource: c.info.subresource,
     operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
+    user: c.req.user,
   };
 }
 

@@ -42,6 +42,7 @@ import { RbacIndex } from '../authz/rbac/index.ts';
 import { feedRbacIndex } from '../authz/rbac/feed.ts';
 import { ensureRbacPolicy } from '../authz/rbac/bootstrap.ts';
 import { ClusterRoleAggregator } from '../authz/rbac/aggregation.ts';
+import { EscalationGuard, type RbacResource } from '../authz/rbac/escalation.ts';
 import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -213,14 +214,21 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
   let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
+  const rbacIndex = new RbacIndex();
+  let authorizer: Authorizer | undefined;
+  let closeAuthorizer = (): void => undefined;
+  const escalation = new EscalationGuard(rbacIndex, () => authorizer);
   for (const rt of types) {
     let cache = caches.get(rt.storagePrefix);
     if (!cache) {
       cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
       caches.set(rt.storagePrefix, cache);
     }
+    const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
+      // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
+      ...(rbacResource ? { mutate: async (_op, obj, old, ctx) => ctx.user && escalation.check(rbacResource, obj, old, ctx.user) } : {}),
       validate: async (op, obj) => {
         if (admitNamespace) await admitNamespace(op, rt, obj);
       },
@@ -250,7 +258,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return s;
   };
   const rbacStores = { roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles'), roleBindings: rbacStore('rolebindings'), clusterRoleBindings: rbacStore('clusterrolebindings') };
-  const rbacIndex = new RbacIndex();
   const stopRbacFeed = feedRbacIndex(rbacIndex, {
     roles: rbacStores.roles.cache,
     clusterRoles: rbacStores.clusterRoles.cache,
@@ -264,7 +271,24 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
-  const authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
+  if (!opts.authorizer) {
+    const built = buildAuthorizer(
+      {
+        modes: config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES,
+        policyFile: config.authorizationPolicyFile,
+        webhookConfigFile: config.authorizationWebhookConfigFile,
+        webhookVersion: config.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
+        configFile: config.authorizationConfigFile,
+      },
+      rbacIndex,
+      (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    );
+    undo.push(() => built.close());
+    closeAuthorizer = () => built.close();
+    authorizer = built.authorizer;
+  } else authorizer = opts.authorizer;
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -379,6 +403,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         eventTtl?.stop();
         stopRbacFeed();
         aggregator.stop();
+        closeAuthorizer();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

@@ -79,6 +79,8 @@ export class NormalizeContext {
   /** Rewrites uids, known resourceVersions and generated names inside free text (messages). */
   text(s: string): string {
     let out = s.replace(UUID, (u) => this.uid(u));
+    // A client certificate's fingerprint (SelfSubjectReview credential-id): each server made its own admin certificate.
+    out = out.replace(/X509SHA256=[0-9a-f]{64}/g, 'X509SHA256=<sha256>');
     // Go's %#v prints pointer fields as heap addresses (`Controller:(*bool)(0xc000a1c0a8)`).
     out = out.replace(/\((\*[\w.]+)\)\(0x[0-9a-f]+\)/g, '($1)(<ptr>)');
     // Objects quoted inside messages ("patch: Invalid value: \"{...}\"") carry their timestamps.
@@ -302,6 +304,8 @@ function registerRefusedGeneratedName(o: Record<string, unknown>, ctx: Normalize
 }
 
 function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unknown {
+  // A client certificate's fingerprint inside a list (SelfSubjectReview's credential-id).
+  if (typeof v === 'string' && v.startsWith('X509SHA256=')) return ctx.text(v);
   if (Array.isArray(v)) {
     return v.map((x, i) => walk(x, ctx, [...path, String(i)]));
   }
@@ -371,7 +375,7 @@ function walkField(key: string, x: unknown, ctx: NormalizeContext, path: readonl
     const gen = ctx.knownGenerated(x);
     if (gen) return gen;
     if (key === 'message' || key === 'reason' || key === 'note' || key === 'causes') return ctx.text(x);
-    if (HAS_UUID.test(x)) return ctx.text(x);
+    if (HAS_UUID.test(x) || x.startsWith('X509SHA256=')) return ctx.text(x);
     // A resourceVersion already seen (protobuf trees have no key names to go by); never a label or
     // annotation value, which are the user's strings ("1").
     if (/^\d+$/.test(x) && !path.some((p) => p === 'labels' || p === 'annotations')) return ctx.knownRv(x) ?? x;

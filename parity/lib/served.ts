@@ -10,6 +10,9 @@ const SERVED: Readonly<Record<string, readonly string[]>> = {
   'events.k8s.io': ['events'],
   'coordination.k8s.io': ['leases'],
   'rbac.authorization.k8s.io': ['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'],
+  // Create-only kinds, computed and never stored.
+  'authentication.k8s.io': ['tokenreviews', 'selfsubjectreviews'],
+  'authorization.k8s.io': ['localsubjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'subjectaccessreviews'],
 };
 
 /** Objects kube-controller-manager creates in every namespace (kube-gateway runs no such controllers). */

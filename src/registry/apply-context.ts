@@ -6,7 +6,7 @@
 import type { ApplyContext } from '../apply/index.ts';
 import { trackUpdate } from '../apply/index.ts';
 import { goTrackedForm, goWireForm } from '../codec/go-zero.ts';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.ts';
+import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type ResourceType } from '../api/types.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import type { Schema } from '../schema/types.ts';
 import { nowRfc3339 } from './object-meta.ts';
@@ -128,4 +128,14 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
     for (const k of Object.keys(obj)) delete obj[k];
     Object.assign(obj, stored);
   }
+}
+
+/**
+ * The managedFields kube's create handler records for a request body that is answered, not
+ * stored (TokenReview, SubjectAccessReview, serviceaccounts/NAME/token): one Update entry for the
+ * fields the body sets, as its field manager stamps any create before the REST create runs.
+ */
+export function createOnlyManagedFields(rt: ResourceType, body: KubeObject, manager: string, subresource: string, now: Date): ManagedFieldsEntry[] | undefined {
+  const tracked = trackUpdate(null, { ...goTrackedForm(body, rt.schema), metadata: body.metadata ?? {} }, applyContextFor(rt, manager, subresource, now));
+  return tracked.metadata?.managedFields;
 }

@@ -27,6 +27,8 @@ const boundObjectReferenceSchema = s.object('A reference to an object that a tok
   uid: s.string('UID of the referent.'),
 });
 
+// spec and status are Go non-pointer structs in these kinds (kube's OpenAPI `default: {}`): a
+// create does not take ownership of the struct itself, only of what the body sets inside it.
 function virtualType(resource: string, kind: string, namespaced: boolean, description: string, properties: Parameters<typeof kindSchema>[1]): ResourceType {
   return {
     group: GROUP,
@@ -55,28 +57,28 @@ export const tokenRequestType = virtualType('tokenrequests', 'TokenRequest', tru
     audiences: s.atomicStrings('Intended audiences of the token.'),
     expirationSeconds: s.int64('Requested duration of validity of the token.'),
     boundObjectRef: boundObjectReferenceSchema,
-  }),
+  }, { default: {} }),
   status: s.object('The issued token.', {
     token: s.string('The opaque bearer token.'),
     expirationTimestamp: s.dateTime('The time of expiration of the returned token.'),
-  }),
+  }, { default: {} }),
 });
 
 export const tokenReviewType = virtualType('tokenreviews', 'TokenReview', false, 'TokenReview attempts to authenticate a token to a known user.', {
   spec: s.object('The token to review.', {
     token: s.string('The opaque bearer token.'),
     audiences: s.atomicStrings('Identifiers that the resource server presented with the token identifies as.'),
-  }),
+  }, { default: {} }),
   status: s.object('The result of the review.', {
     authenticated: s.boolean('Whether the token is associated with a known user.'),
     user: userInfoSchema,
     audiences: s.atomicStrings('The audiences the token is valid for.'),
     error: s.string('Why the token could not be checked.'),
-  }),
+  }, { default: {} }),
 });
 
 export const selfSubjectReviewType = virtualType('selfsubjectreviews', 'SelfSubjectReview', false, 'SelfSubjectReview contains the user information the server has about the caller.', {
-  status: s.object('Filled in by the server with the user attributes.', { userInfo: userInfoSchema }),
+  status: s.object('Filled in by the server with the user attributes.', { userInfo: userInfoSchema }, { default: {} }),
 });
 
 /** The kinds discovery lists under authentication.k8s.io/v1 (TokenRequest is a subresource of serviceaccounts). */

@@ -13,6 +13,8 @@ import { splitPath, type ResourceRequestInfo } from '../request-info.ts';
 import { addWarnings, sendValue } from '../respond.ts';
 import type { RequestUser } from '../user.ts';
 import { fieldValidationMode, readObjectBody } from './body.ts';
+import { managerFor } from './field-manager.ts';
+import { createOnlyManagedFields } from '../../registry/apply-context.ts';
 
 export interface CreateOnlyRequest {
   /** The decoded, type-checked body (apiVersion and kind set). */
@@ -70,8 +72,13 @@ export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply,
   const dryRun = dryRunFromQuery(req.searchParams, 'CreateOptions');
   const warnings: string[] = [];
   // The URL's name belongs to the parent (serviceaccounts/NAME/token); the body's is not compared to it.
+  const manager = managerFor({ query: req.searchParams, req });
   const body = await readObjectBody(req, { rt: endpoint.rt, namespace: info.namespace, name: '' }, fieldValidationMode(req.searchParams), warnings);
+  // Ownership of what the body sets, stamped before the answer is computed (kube's create handler).
+  const managedFields = createOnlyManagedFields(endpoint.rt, body, manager, info.subresource, new Date());
   const result = await endpoint.create({ body, namespace: info.namespace, name: info.name, user, dryRun });
+  const meta = (result as { metadata?: { managedFields?: unknown } }).metadata;
+  if (meta && Array.isArray(managedFields) && managedFields.length > 0) meta.managedFields = managedFields;
   addWarnings(reply, warnings);
   sendValue(req, reply, 201, result, fmt);
 }

@@ -31,6 +31,10 @@ import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.t
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
+import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
+import { createOnlyManagedFields } from '../registry/apply-context.ts';
+import { managerFor } from './handlers/field-manager.ts';
+import type { KubeObject } from '../api/types.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -251,7 +255,13 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   if (info.verb !== 'create') throw errors.methodNotAllowed();
   // kubectl and client-go send these as protobuf.
   const body = await decodeBody(req, 'body', undefined, undefined, true);
-  sendValue(req, reply, 201, await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
+  // Ownership of what the body sets, as kube's create handler stamps it before the authorizer answers.
+  const rt = accessReviewTypes[info.resource];
+  const managedFields = rt && body.value && typeof body.value === 'object' ? createOnlyManagedFields(rt, body.value as KubeObject, managerFor({ query: req.searchParams, req }), '', new Date()) : undefined;
+  const answer = await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer);
+  const meta = (answer as { metadata?: { managedFields?: unknown } } | undefined)?.metadata;
+  if (meta && managedFields && managedFields.length > 0) meta.managedFields = managedFields;
+  sendValue(req, reply, 201, answer);
 }
 
 // Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.

@@ -50,4 +50,23 @@ describe('managedFields of create-only kinds', () => {
     expect(r.status).toBe(201);
     expect(r.json.metadata.managedFields).toBeUndefined();
   });
+
+  it('access reviews: pointer structs (resourceAttributes) are owned themselves, spec is not', async () => {
+    const r = await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'nobody', groups: ['g'], resourceAttributes: { namespace: 'default', verb: 'get', resource: 'configmaps' } } },
+      headers: { 'user-agent': 'probe/v1.0' },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.managedFields).toEqual([
+      {
+        manager: 'probe',
+        operation: 'Update',
+        apiVersion: 'authorization.k8s.io/v1',
+        time: expect.any(String),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:groups': {}, 'f:resourceAttributes': { '.': {}, 'f:namespace': {}, 'f:resource': {}, 'f:verb': {} }, 'f:user': {} } },
+      },
+    ]);
+    expect(r.json.status).toMatchObject({ allowed: false });
+  });
 });

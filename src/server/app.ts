@@ -27,6 +27,7 @@ import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
 import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
+import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
@@ -116,9 +117,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);
     const infoError = requestInfoError(req.routePath, req.url);
     if (infoError !== undefined) {
-      // kube's request-info filter answers with responsewriters.InternalError: plain text, HTML-escaped.
-      const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${infoError}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+      return sendInternalErrorText(reply, req.url, infoError);
     }
     // kube's request-deadline filter runs before authentication.
     checkRequestTimeout(req.requestInfo, req.searchParams);
@@ -131,6 +130,15 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
     if (!result.ok) throw result.error;
     req.user = result.user;
+  });
+
+  // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hasImpersonationHeaders(req.headers)) return;
+    const outcome = impersonate(req.user, req.raw.rawHeaders, opts.authorizer);
+    if (outcome.kind === 'impersonated') req.user = outcome.user;
+    else if (outcome.kind === 'forbidden') throw outcome.error;
+    else if (outcome.kind === 'invalid') return sendInternalErrorText(reply, req.url, outcome.message);
   });
 
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
@@ -208,6 +216,12 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/', handler });
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   return app;
+}
+
+/** kube's responsewriters.InternalError: plain text naming the request URI, HTML-escaped. */
+function sendInternalErrorText(reply: FastifyReply, url: string, message: string): FastifyReply {
+  const text = `Internal Server Error: ${JSON.stringify(url)}: ${message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
 }
 
 /** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */

@@ -57,6 +57,7 @@ import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
+import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 
 export interface RunningServer {
@@ -300,6 +301,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
 
   const authn = await buildAuthentication(config, catalog, clientCa);
+  undo.push(() => authn.close());
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -359,6 +361,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         eventTtl?.stop();
         stopRbacFeed();
         aggregator.stop();
+        authn.close();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();
@@ -389,6 +392,14 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   };
   const getter: ServiceAccountGetter = { serviceAccount: (ns, name) => live('serviceaccounts', ns, name), secret: (ns, name) => live('secrets', ns, name) };
   const requestheaderCa = config.requestheaderClientCaFile ? await readRequestheaderCa(config.requestheaderClientCaFile) : undefined;
+  // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
+  let extra;
+  try {
+    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, objects));
+  } catch (err) {
+    if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const authenticator = createAuthenticator({
     ...(requestheaderCa
       ? {
@@ -403,7 +414,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
       : {}),
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
-    anonymous: config.anonymousAuth,
+    anonymous: extra.anonymous,
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,
@@ -411,6 +422,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      ...extra.tokenAuthenticators,
     ],
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
@@ -421,7 +433,19 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // The jwks_uri names this server's URL, known once it listens.
   let externalUrl = '';
   const documents = issuerDiscoveryDocuments(issuers[0]!, keys.verificationKeys, () => externalUrl);
-  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u) };
+  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+}
+
+/** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */
+function authnSetupOptions(config: ServerConfig, issuers: readonly string[], apiAudiences: readonly string[], objects: ObjectReader): AuthnSetupOptions {
+  void objects;
+  return {
+    flags: config.authn,
+    serviceAccountIssuers: issuers,
+    apiAudiences,
+    anonymousAuth: config.anonymousAuth,
+    log: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  };
 }
 
 async function readRequestheaderCa(path: string): Promise<string> {

@@ -4,6 +4,7 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
@@ -45,6 +46,8 @@ export interface ServerConfig {
   readonly requestheaderUsernameHeaders?: readonly string[];
   readonly requestheaderGroupHeaders?: readonly string[];
   readonly requestheaderExtraHeadersPrefix?: readonly string[];
+  /** Further authentication methods (src/authn/flags.ts reads and checks them). */
+  readonly authn?: AuthnFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -78,6 +81,7 @@ interface FlagSpec {
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  ...AUTHN_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC.' },
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
@@ -350,6 +354,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     serviceAccountLookup: (raw.get('service-account-lookup') as boolean | undefined) ?? true,
     serviceAccountMaxTokenExpirationSeconds: Math.floor(maxTokenMs / 1000),
     authorizationModes: Object.freeze(authorizationModes as AuthorizationMode[]),
+    ...authnFlagsOf(raw, FlagError),
   };
   return Object.freeze(config);
 }

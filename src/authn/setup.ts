@@ -9,6 +9,8 @@ import { AuthenticationConfigError, jwtSpecFromOidcFlags, parseAuthenticationCon
 import type { AuthnFlags } from './flags.ts';
 import { createJwtSet, watchAuthenticationConfig, type ConfigFileWatcher, type JwtSet } from './jwt-set.ts';
 import type { TokenAuthenticator } from './types.ts';
+import { createTokenWebhookAuthenticator, type TokenWebhookAuthenticator } from './token-webhook.ts';
+import { loadWebhookKubeconfig, WebhookConfigError } from './webhook-client.ts';
 
 export interface AuthnSetupOptions {
   readonly flags: AuthnFlags | undefined;
@@ -18,8 +20,6 @@ export interface AuthnSetupOptions {
   readonly anonymousAuth: boolean;
   /** The bootstrap-token step, built by the caller when the flag is on (it needs the Secrets). */
   readonly bootstrap?: () => TokenAuthenticator;
-  /** The webhook step, built from its file (see token-webhook.ts). */
-  readonly webhook?: (flags: NonNullable<AuthnFlags['webhook']>) => Promise<TokenAuthenticator>;
   readonly reloadIntervalMs?: number;
   readonly log?: (message: string) => void;
 }
@@ -86,7 +86,19 @@ export async function setupTokenAuthenticators(opts: AuthnSetupOptions): Promise
   }
   if (jwt) steps.push(jwt);
 
-  if (flags?.webhook && opts.webhook) steps.push(await opts.webhook(flags.webhook));
+  let webhook: TokenWebhookAuthenticator | undefined;
+  if (flags?.webhook) {
+    const w = flags.webhook;
+    let connection;
+    try {
+      connection = await loadWebhookKubeconfig(w.configFile);
+    } catch (err) {
+      if (err instanceof WebhookConfigError) throw new AuthnSetupError(`invalid --authentication-token-webhook-config-file: ${err.message}`, { cause: err });
+      throw err;
+    }
+    webhook = createTokenWebhookAuthenticator({ connection, version: w.version, cacheTtlMs: w.cacheTtlMs, apiAudiences: opts.apiAudiences });
+    steps.push(webhook);
+  }
 
   return {
     tokenAuthenticators: steps,
@@ -96,6 +108,7 @@ export async function setupTokenAuthenticators(opts: AuthnSetupOptions): Promise
     close() {
       watcher?.close();
       jwt?.close();
+      webhook?.close();
     },
   };
 }

@@ -58,6 +58,8 @@ import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
 import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
+import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
+import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 
 export interface RunningServer {
@@ -283,6 +285,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
   undo.push(() => eventTtl?.stop());
+  // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
+  const bootstrapControllers = bootstrapTokenControllers(config, catalog);
+  for (const c of bootstrapControllers) c.start();
+  undo.push(() => bootstrapControllers.forEach((c) => c.stop()));
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -359,6 +365,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
+        for (const c of bootstrapControllers) c.stop();
         stopRbacFeed();
         aggregator.stop();
         authn.close();
@@ -395,7 +402,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
   let extra;
   try {
-    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, objects));
+    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
   } catch (err) {
     if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
     throw err;
@@ -437,14 +444,16 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
 }
 
 /** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */
-function authnSetupOptions(config: ServerConfig, issuers: readonly string[], apiAudiences: readonly string[], objects: ObjectReader): AuthnSetupOptions {
-  void objects;
+function authnSetupOptions(config: ServerConfig, issuers: readonly string[], apiAudiences: readonly string[], catalog: ResourceCatalog): AuthnSetupOptions {
+  const log = (msg: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
   return {
+    // Bootstrap tokens are looked up in the watch cache only, as kube's informer lister: an unknown token costs no store read.
+    bootstrap: () => createBootstrapTokenAuthenticator({ getSecret: (name) => cachedObject(catalog, 'secrets', BOOTSTRAP_NAMESPACE, name), log }),
     flags: config.authn,
     serviceAccountIssuers: issuers,
     apiAudiences,
     anonymousAuth: config.anonymousAuth,
-    log: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    log,
   };
 }
 
@@ -453,6 +462,25 @@ async function readRequestheaderCa(path: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (err) {
     throw new StartupError(`cannot read --requestheader-client-ca-file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function bootstrapTokenControllers(config: ServerConfig, catalog: ResourceCatalog): Array<{ start(): void; stop(): void }> {
+  const secrets = catalog.lookup('', 'v1', 'secrets')?.store;
+  const configMaps = catalog.lookup('', 'v1', 'configmaps')?.store;
+  if (!config.authn?.enableBootstrapTokenAuth || !secrets || !configMaps) return [];
+  return [new TokenCleaner(secrets), new BootstrapSigner(secrets, configMaps)];
+}
+
+/** An object from the watch cache only (undefined when absent). */
+async function cachedObject(catalog: ResourceCatalog, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const store = catalog.lookup('', 'v1', resource)?.store;
+  if (!store) return undefined;
+  try {
+    return (await store.get(namespace, name, '0')).value;
+  } catch (err) {
+    if (isApiError(err) && err.code === 404) return undefined;
+    throw err;
   }
 }
 

@@ -60,6 +60,7 @@ import { StartupError } from './startup-error.ts';
 import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
 import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
 import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
+import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 
 export interface RunningServer {
@@ -308,6 +309,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   const authn = await buildAuthentication(config, catalog, clientCa);
   undo.push(() => authn.close());
+  const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
+  const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
+  trustController?.start();
+  undo.push(() => trustController?.stop());
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -366,6 +371,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         garbageCollector.stop();
         eventTtl?.stop();
         for (const c of bootstrapControllers) c.stop();
+        trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
         authn.close();
@@ -440,7 +446,20 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // The jwks_uri names this server's URL, known once it listens.
   let externalUrl = '';
   const documents = issuerDiscoveryDocuments(issuers[0]!, keys.verificationKeys, () => externalUrl);
-  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+  // What extension API servers are told to trust (the extension-apiserver-authentication ConfigMap).
+  const trust: ClusterAuthenticationInfo = {
+    clientCa,
+    ...(requestheaderCa
+      ? {
+          requestHeaderCa: requestheaderCa,
+          requestHeaderUsernameHeaders: config.requestheaderUsernameHeaders ?? [],
+          requestHeaderGroupHeaders: config.requestheaderGroupHeaders ?? [],
+          requestHeaderExtraHeaderPrefixes: config.requestheaderExtraHeadersPrefix ?? [],
+          requestHeaderAllowedNames: config.requestheaderAllowedNames ?? [],
+        }
+      : {}),
+  };
+  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
 }
 
 /** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */

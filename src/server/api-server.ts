@@ -60,6 +60,7 @@ import { StartupError } from './startup-error.ts';
 import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
 import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
 import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
+import { NamespacePublishers } from '../authn/namespace-publishers.ts';
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 
@@ -286,6 +287,13 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
   undo.push(() => eventTtl?.stop());
+  // kube-controller-manager's service-account controller and root-CA publisher: `default` and `kube-root-ca.crt` in every namespace.
+  const publishers = new NamespacePublishers(
+    { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
+    certs.caCert,
+  );
+  if (config.namespacePublishers !== false) publishers.start();
+  undo.push(() => publishers.stop());
   // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
   const bootstrapControllers = bootstrapTokenControllers(config, catalog);
   for (const c of bootstrapControllers) c.start();
@@ -371,6 +379,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         garbageCollector.stop();
         eventTtl?.stop();
         for (const c of bootstrapControllers) c.stop();
+        publishers.stop();
         trustController?.stop();
         stopRbacFeed();
         aggregator.stop();

@@ -46,6 +46,11 @@ export interface ServerConfig {
   readonly requestheaderUsernameHeaders?: readonly string[];
   readonly requestheaderGroupHeaders?: readonly string[];
   readonly requestheaderExtraHeadersPrefix?: readonly string[];
+  /**
+   * kube-controller-manager's service-account controller and root-CA publisher (a `default`
+   * ServiceAccount and `kube-root-ca.crt` in every namespace); default true.
+   */
+  readonly namespacePublishers?: boolean;
   /** Further authentication methods (src/authn/flags.ts reads and checks them). */
   readonly authn?: AuthnFlags;
   /** --api-audiences; absent or empty: the issuers. */

@@ -6,6 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify } from 'jose';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { createSecretKey } from 'node:crypto';
 import { startTestServer, type TestServer } from '../server/harness.ts';
 import { detachedSignature } from '../../src/authn/bootstrap-controllers.ts';
@@ -62,6 +65,14 @@ describe('bootstrap token authentication', () => {
     });
   });
 
+  it('the example under config/ (stringData) authenticates', async () => {
+    // Its token id is renamed, as abcdef is taken by the test above.
+    const text = (await readFile(join(__dirname, '../../config/bootstrap-token.example.yaml'), 'utf8')).replace('bootstrap-token-abcdef', 'bootstrap-token-exmple').replace('token-id: abcdef', 'token-id: exmple');
+    await create(parseYaml(text));
+    const r = await eventually(() => whoami('exmple.0123456789abcdef'), (x) => x.status === 201);
+    expect(r.json.status.userInfo).toEqual({ username: 'system:bootstrap:exmple', groups: ['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:authenticated'] });
+  });
+
   it('rejects a wrong secret, an unmarked, expired or badly grouped token, and a Secret of another type with 401', async () => {
     await create(tokenSecret('noauth', '0123456789abcdef', { 'usage-bootstrap-authentication': 'false' }));
     await create(tokenSecret('expird', '0123456789abcdef', { expiration: '2001-01-01T00:00:00Z' }));
@@ -91,7 +102,7 @@ describe('bootstrap controllers', () => {
     const signed = await eventually(() => t.request('GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info'), (x) => x.json?.data?.['jws-kubeconfig-abcdef'] !== undefined);
     const detached = signed.json.data['jws-kubeconfig-abcdef'] as string;
     // Expired tokens and Secrets of another type are not used; signing ignores the authentication fields.
-    expect(Object.keys(signed.json.data).filter((k) => k.startsWith('jws-')).sort()).toEqual(['jws-kubeconfig-abcdef', 'jws-kubeconfig-badgrp', 'jws-kubeconfig-noauth']);
+    expect(Object.keys(signed.json.data).filter((k) => k.startsWith('jws-')).sort()).toEqual(['jws-kubeconfig-abcdef', 'jws-kubeconfig-badgrp', 'jws-kubeconfig-exmple', 'jws-kubeconfig-noauth']);
     // kubeadm: put the payload back between the dots and verify HS256 with the token secret.
     const [header, , sig] = detached.split('.');
     const full = `${header}.${Buffer.from(signed.json.data.kubeconfig).toString('base64url')}.${sig}`;

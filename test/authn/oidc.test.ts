@@ -5,7 +5,7 @@
  * kind (each a 401 or not this authenticator's, never a crash).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecretKey } from 'node:crypto';
@@ -182,6 +182,13 @@ describe('AuthenticationConfiguration', () => {
     // A missing claim the expressions read is an evaluation error: 401, not a crash.
     expect((await a.authenticateToken(await issuer.sign(claims({ hd: 'example.com' })))).kind).toBe('rejected');
     a.close();
+  });
+
+  it('the example under config/ validates', async () => {
+    const text = await readFile(join(__dirname, '../../config/authentication-config.example.yaml'), 'utf8');
+    const config = parseAuthenticationConfig(text, ctx);
+    expect(config.jwt[0]!.issuer.audiences).toEqual(['kubernetes', 'kubectl']);
+    expect(config.anonymous).toEqual({ enabled: true, conditions: [{ path: '/livez' }, { path: '/readyz' }, { path: '/healthz' }] });
   });
 
   it('invalid files name every bad field', () => {

@@ -12,6 +12,7 @@ const benches = [
   'apply.ts',
   'cel.ts',
   'authz.ts',
+  'authn.ts',
   'codec.ts',
   'protobuf-list.ts',
   'robustness.ts',

@@ -144,7 +144,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
   app.addHook('onRequest', async (req, reply) => {
     if (!hasImpersonationHeaders(req.headers)) return;
-    const outcome = impersonate(req.user, req.raw.rawHeaders, opts.authorizer);
+    const outcome = await impersonate(req.user, req.raw.rawHeaders, opts.authorizer);
     if (outcome.kind === 'impersonated') req.user = outcome.user;
     else if (outcome.kind === 'forbidden') throw outcome.error;
     else if (outcome.kind === 'invalid') return sendInternalErrorText(reply, req.url, outcome.message);

@@ -214,10 +214,27 @@ function registerNullEquality(env: Environment): void {
   }
 }
 
+/**
+ * cel-go's checker keeps the legacy rule that null is assignable to timestamps and durations, so
+ * ordering null against null, a timestamp, a duration or dyn type-checks (as bool) and fails only
+ * when evaluated, where no overload accepts a null operand.
+ */
+function registerNullOrdering(env: Environment): void {
+  const noOverload = () => fail('no such overload');
+  for (const op of ['<', '<=', '>', '>=']) {
+    env.registerOperator(`null ${op} null`, noOverload);
+    for (const t of ['google.protobuf.Timestamp', 'google.protobuf.Duration']) {
+      env.registerOperator(`null ${op} ${t}`, noOverload);
+      env.registerOperator(`${t} ${op} null`, noOverload);
+    }
+  }
+}
+
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
 export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
   const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true });
   registerNullEquality(env);
+  registerNullOrdering(env);
   registerCoreOverloads(env);
   registerLists(env);
   registerRegex(env);

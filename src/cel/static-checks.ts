@@ -1,6 +1,6 @@
 // Compile-time rejections kube-apiserver's cel-go makes that the engine's parser and checker do not:
 // literal ranges, what kube 1.32's environment lacks (cel.bind), duplicate comprehension variables,
-// equality of optionals of different types, ordering against null, and format strings with constant
+// equality of optionals of different types, and format strings with constant
 // arguments (cel-go's strings extension validates them at compile time).
 import { TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { allNodes, type EngineNode } from './engine-ast.ts';
@@ -51,20 +51,16 @@ function concrete(t: CheckedType | undefined): boolean {
   return t !== undefined && t.hasDynType !== true && t.kind !== 'param' && !/\b[A-Z]\b/.test(t.name ?? '');
 }
 
-const ORDERING: ReadonlySet<string> = new Set(['<', '<=', '>', '>=']);
-
 /** Checks on the type-checked program. */
 export function checkTyped(root: EngineNode): void {
   for (const n of allNodes(root) as Node[]) {
-    if (n.op === '==' || n.op === '!=' || ORDERING.has(n.op)) {
+    if (n.op === '==' || n.op === '!=') {
       const [l, r] = n.args as [Node, Node];
       const lt = l.checkedType;
       const rt = r.checkedType;
       if (lt === undefined || rt === undefined || lt.hasDynType === true || rt.hasDynType === true) continue;
       const fn = `_${n.op}_`;
-      const mismatch = (n.op === '==' || n.op === '!=')
-        ? lt.kind === 'optional' && rt.kind === 'optional' && lt.name !== rt.name && concrete(lt.valueType) && concrete(rt.valueType)
-        : lt.name === 'null' || rt.name === 'null';
+      const mismatch = lt.kind === 'optional' && rt.kind === 'optional' && lt.name !== rt.name && concrete(lt.valueType) && concrete(rt.valueType);
       if (mismatch) reject(n, `found no matching overload for '${fn}' applied to '(${celTypeText(lt)}, ${celTypeText(rt)})'`, 'no_matching_overload');
     } else if (n.op === 'rcall') {
       const [name, receiver, args] = n.args as [string, Node, Node[]];

@@ -205,12 +205,28 @@ function wrapHandle(node: EngineNode, wrap: (inner: Handle) => Handle): boolean 
   return true;
 }
 
-function chargeAround(node: EngineNode, cost: number): void {
-  if (cost === 0) return;
+/**
+ * Charges a node's cost after its operands, as cel-go's observer does (it sees a node when its
+ * value is known, also when that value is an error), so a budget is crossed at the same step.
+ */
+function chargeAround(node: EngineNode, cost: number, before = 0, then = 0): void {
+  if (cost === 0 && before === 0 && then === 0) return;
   const inner = currentEvaluate(node);
   node.evaluate = function charged(ev, ast, ctx) {
+    if (before !== 0) charge(before);
+    let r: unknown;
+    try {
+      r = inner.call(node, ev, ast, ctx);
+    } catch (error) {
+      if (!(error instanceof CostLimitExceeded)) {
+        charge(cost);
+        charge(then);
+      }
+      throw error;
+    }
     charge(cost);
-    return inner.call(node, ev, ast, ctx);
+    charge(then);
+    return r;
   };
 }
 
@@ -327,7 +343,8 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
     } else if (op === 'accuInc') {
       chargeAround(node, 2);
     } else if (op === 'accuPush') {
-      chargeAround(node, 2 + (p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST));
+      // cel-go's `accu + [item]`: the accumulator first, then the item, its list and the `+` call.
+      chargeAround(node, p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST, 1, 1);
     } else if (op === '!_' || op === '-_') {
       chargeAround(node, p.unary.get(node) ?? 1);
     } else if (BINARY.has(op)) {

@@ -231,11 +231,48 @@ function chargeAround(node: EngineNode, cost: number, before = 0, then = 0): voi
 }
 
 /**
- * Charges a call node's cost from its argument values and result (also when the call fails). cel-go
- * charges a call even when an argument failed (the error is its argument value, of size 1), so a
- * failure before the call is reached is charged as such a call.
+ * Stands for an argument whose evaluation failed: cel-go passes the error value on to the call,
+ * whose cost functions size it as 1 (an error is not a Sizer).
  */
-function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[]): void {
+class FailedArgument {}
+const FAILED = new FailedArgument();
+
+/**
+ * After an argument failed, cel-go still evaluates the call's remaining arguments (an error is a
+ * value, not an exception) and then observes the call itself. Replays that: the arguments before
+ * the failed one (already evaluated and charged) are re-evaluated without charge (CEL is pure, so
+ * this gives the values they had), the ones after it are evaluated and charged, and the call is
+ * charged with the error standing in.
+ */
+function chargeAfterFailedArgument(name: string, receiverStyle: boolean, argNodes: readonly EngineNode[], ev: unknown, ctx: unknown): void {
+  const values: unknown[] = [];
+  let failed = false;
+  for (const arg of argNodes) {
+    const run = currentEvaluate(arg);
+    if (!failed) {
+      try {
+        values.push(withoutCharging(() => run.call(arg, ev, arg, ctx)));
+      } catch {
+        failed = true;
+        values.push(FAILED);
+      }
+      continue;
+    }
+    try {
+      values.push(run.call(arg, ev, arg, ctx));
+    } catch (error) {
+      if (error instanceof CostLimitExceeded) throw error;
+      values.push(FAILED);
+    }
+  }
+  charge(callCost(name, receiverStyle, values, FAILED));
+}
+
+/**
+ * Charges a call node's cost from its argument values and result (also when the call fails). cel-go
+ * charges a call even when an argument failed (see chargeAfterFailedArgument).
+ */
+function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[], argNodes: readonly EngineNode[]): void {
   let reached = false;
   const ok = wrapHandle(node, (inner) => function costed(this: unknown, ...a: unknown[]) {
     reached = true;
@@ -260,7 +297,7 @@ function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, 
     try {
       return evaluate.call(node, ev, ast, ctx);
     } catch (error) {
-      if (!reached && !(error instanceof CostLimitExceeded)) charge(callCost(name, receiverStyle, [], undefined));
+      if (!reached && !(error instanceof CostLimitExceeded)) chargeAfterFailedArgument(name, receiverStyle, argNodes, ev, ctx);
       throw error;
     } finally {
       reached = outer;
@@ -349,7 +386,7 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
       chargeAround(node, p.unary.get(node) ?? 1);
     } else if (BINARY.has(op)) {
       if (p.setMembership.has(node)) continue;
-      instrumentCall(node, op, false, (a) => [a[0], a[1]]);
+      instrumentCall(node, op, false, (a) => [a[0], a[1]], node.args as EngineNode[]);
     } else if (op === 'call') {
       if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
         // has() on a select from something other than a variable: the relative attribute's step.
@@ -358,18 +395,18 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
         if (name === 'has' && sel !== undefined && SELECTS.has(sel.op) && !isAttribute(sel)) chargeAround(node, 1);
         continue;
       }
-      const [name] = node.args as [string];
-      instrumentCall(node, name, false, (a) => a[0] as unknown[]);
+      const [name, args] = node.args as [string, EngineNode[]];
+      instrumentCall(node, name, false, (a) => a[0] as unknown[], args);
     } else if (op === 'rcall') {
-      const [name, receiver] = node.args as [string, EngineNode];
+      const [name, receiver, args] = node.args as [string, EngineNode, EngineNode[]];
       if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
         instrumentComprehension(node, name);
         continue;
       }
       if (receiver.op === 'id' && NAMESPACES.has(receiver.args as string)) {
-        instrumentCall(node, `${receiver.args as string}.${name}`, false, (a) => (a[0] as unknown[]).slice(1));
+        instrumentCall(node, `${receiver.args as string}.${name}`, false, (a) => (a[0] as unknown[]).slice(1), args);
       } else {
-        instrumentCall(node, name, true, (a) => a[0] as unknown[]);
+        instrumentCall(node, name, true, (a) => a[0] as unknown[], [receiver, ...args]);
       }
     }
   }

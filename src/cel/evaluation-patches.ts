@@ -327,9 +327,35 @@ function patchGlobalMatches(node: Node): void {
 }
 
 /** Applies the evaluation patches; call after type-checking (handlers are chosen by the checker). */
+/** Evaluates argument or element nodes first to last, as cel-go does (the engine goes last to first). */
+function leftToRight(ev: Evaluator, nodes: readonly unknown[], ctx: unknown): unknown[] {
+  const out = new Array<unknown>(nodes.length);
+  for (let i = 0; i < nodes.length; i++) out[i] = ev.run(nodes[i], ctx);
+  return out;
+}
+
+const IN_ORDER: Readonly<Record<string, (ev: Evaluator, node: EngineNode, ctx: unknown) => unknown>> = {
+  call: (ev, node, ctx) => (node.handle as Handle)(leftToRight(ev, (node.args as [string, unknown[]])[1], ctx), node, ev),
+  rcall: (ev, node, ctx) => (node.handle as Handle)(leftToRight(ev, (node as unknown as { receiverWithArgs: unknown[] }).receiverWithArgs, ctx), ev, node),
+  list: (ev, node, ctx) => leftToRight(ev, node.args as unknown[], ctx),
+};
+
+/**
+ * cel-go evaluates a call's arguments and a list's elements in order, so the first failing one
+ * decides the error and a cost budget is crossed at the same step; the engine's own evaluation
+ * (still in place for macros and specialised nodes) goes last to first.
+ */
+function evaluateInOrder(node: Node): void {
+  const inOrder = IN_ORDER[node.op];
+  const meta = node.meta as EngineNode['meta'] & { async?: boolean };
+  if (inOrder === undefined || meta.macro !== undefined || meta.alternate !== undefined || meta.evaluate.name !== 'evaluate' || meta.async === true) return;
+  node.setMeta('evaluate', inOrder);
+}
+
 export function patchChecked(root: EngineNode): void {
   for (const node of allNodes(root)) {
     const op = node.op;
+    evaluateInOrder(node);
     if (op === 'map' && Array.isArray(node.args) && node.args.length > 0) {
       node.setMeta('evaluate', literalMapEvaluate);
     } else if (op === '==' || op === '!=') {

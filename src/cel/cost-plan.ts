@@ -19,12 +19,12 @@ const CONVERSIONS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'stri
 const OPTIONAL_LITERAL_HELPERS: ReadonlySet<string> = new Set(['__optList__', '__optMap__']);
 
 /** How cel-go's comprehension expansion of each single-variable macro is charged beyond its own sub-expressions. */
-const MACRO_STEPS: Readonly<Record<string, { perStep: number; brokenCondition: number; result: number }>> = {
-  all: { perStep: 3, brokenCondition: 2, result: 1 },
-  exists: { perStep: 4, brokenCondition: 3, result: 1 },
-  exists_one: { perStep: 0, brokenCondition: 0, result: 2 },
-  map: { perStep: 0, brokenCondition: 0, result: 1 },
-  filter: { perStep: 0, brokenCondition: 0, result: 1 },
+const MACRO_STEPS: Readonly<Record<string, { perStep: number; brokenCondition: number; result: number; continuesAfterError: boolean }>> = {
+  all: { perStep: 3, brokenCondition: 2, result: 1, continuesAfterError: false },
+  exists: { perStep: 4, brokenCondition: 3, result: 1, continuesAfterError: false },
+  exists_one: { perStep: 0, brokenCondition: 0, result: 2, continuesAfterError: true },
+  map: { perStep: 0, brokenCondition: 0, result: 1, continuesAfterError: true },
+  filter: { perStep: 0, brokenCondition: 0, result: 1, continuesAfterError: true },
 };
 
 function isVariable(n: EngineNode): boolean {
@@ -346,7 +346,15 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
     const outer = count;
     count = 0;
     try {
-      const result = inner.call(this, items, ...rest);
+      let result: unknown;
+      try {
+        result = inner.call(this, items, ...rest);
+      } catch (error) {
+        if (error instanceof CostLimitExceeded) throw error;
+        if (step !== undefined && steps.continuesAfterError) finishAfterError(items, count, rest as [ComprehensionArgs, LoopEvaluator, unknown], step);
+        charge(steps.result);
+        throw error;
+      }
       const size = Array.isArray(items) ? items.length : items instanceof Map ? items.size : items !== null && typeof items === 'object' ? Object.keys(items).length : 0;
       if (count < size) charge(steps.brokenCondition, true);
       charge(steps.result);
@@ -355,6 +363,38 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
       count = outer;
     }
   });
+}
+
+// The engine's comprehension arguments, evaluator and iteration context, as far as finishAfterError uses them.
+interface ComprehensionArgs {
+  readonly init: EngineNode;
+  readonly iterCtx: { reuse(ctx: unknown): LoopContext };
+}
+interface LoopContext {
+  accuValue: unknown;
+  setIterValue(v: unknown, ev: LoopEvaluator): LoopContext;
+}
+interface LoopEvaluator {
+  run(node: EngineNode, ctx: unknown): unknown;
+}
+
+/**
+ * In cel-go a failed step makes the error the accumulator, and map, filter and exists_one loop on
+ * (their condition is constant true): the remaining elements' steps are evaluated and charged. The
+ * engine stops at the first error, so the remaining steps are run here for their cost only, on a
+ * fresh accumulator; their values and errors are discarded (the first error is the result).
+ */
+function finishAfterError(items: unknown, done: number, [args, ev, ctx]: [ComprehensionArgs, LoopEvaluator, unknown], step: EngineNode): void {
+  const elements = Array.isArray(items) ? items : items instanceof Map ? [...items.keys()] : items !== null && typeof items === 'object' ? Object.keys(items) : [];
+  const loop = args.iterCtx.reuse(ctx);
+  loop.accuValue = withoutCharging(() => ev.run(args.init, loop));
+  for (let i = done; i < elements.length; i++) {
+    try {
+      ev.run(step, loop.setIterValue(elements[i], ev));
+    } catch (error) {
+      if (error instanceof CostLimitExceeded) throw error;
+    }
+  }
 }
 
 /** Wraps every node of a checked program so evaluation charges the active tracker as cel-go would. */

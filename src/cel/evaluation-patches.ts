@@ -7,6 +7,7 @@
 import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
+import { addDuration, compareTimestamps, durationFromNanos, timestampDifference } from './timestamps.ts';
 import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
 import { goParseInt, goParseUint, goParseFloat, goParseTimestamp, goParseDuration, uintFromDouble } from './go-conversions.ts';
@@ -167,6 +168,32 @@ function checkTemporal(v: unknown): unknown {
     if (s > MAX_DURATION_SECONDS) fail('duration out of range');
   }
   return v;
+}
+
+const ORDER_HOLDS: Readonly<Record<string, (c: number) => boolean>> = {
+  '<': (c) => c < 0, '<=': (c) => c <= 0, '>': (c) => c > 0, '>=': (c) => c >= 0,
+};
+
+const durationNanos = (d: Duration): bigint => d.seconds * 1_000_000_000n + BigInt(d.nanos);
+
+/**
+ * Timestamp and duration `+`/`-` at nanosecond precision (the engine's work in milliseconds);
+ * durations are Go's int64 nanoseconds, so their sums overflow as integers do. Undefined for
+ * operands that are not temporal.
+ */
+function temporalArithmetic(l: unknown, r: unknown, sign: 1n | -1n): unknown {
+  if (r instanceof Duration) {
+    if (l instanceof Date) return addDuration(l, r, sign);
+    if (l instanceof Duration) return durationFromNanos(checkIntOverflow(durationNanos(l) + sign * durationNanos(r)));
+  } else if (r instanceof Date) {
+    if (l instanceof Duration && sign === 1n) return addDuration(r, l);
+    if (l instanceof Date && sign === -1n) return timestampDifference(l, r);
+  }
+  return undefined;
+}
+
+function checkIntOverflow(v: bigint): bigint {
+  return v < INT64_MIN || v > INT64_MAX ? fail('integer overflow') : v;
 }
 
 const isNumber = (v: unknown): boolean => typeof v === 'bigint' || typeof v === 'number' || v instanceof UnsignedInt;
@@ -366,6 +393,7 @@ export function patchChecked(root: EngineNode): void {
         // Values of different runtime types (only reachable through dyn: the checker rejects them
         // otherwise) compare by CEL's heterogeneous equality: numbers by value, anything else unequal.
         if (isNumber(l) && isNumber(r)) return celEquals(l, r) !== negate;
+        if (l instanceof Date && r instanceof Date) return (compareTimestamps(l, r) === 0) !== negate;
         try {
           return inner(l, r, ...rest);
         } catch (error) {
@@ -388,19 +416,24 @@ export function patchChecked(root: EngineNode): void {
       });
     } else if (op === '+') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
+        const temporal = temporalArithmetic(l, r, 1n);
+        if (temporal !== undefined) return checkTemporal(temporal);
         const merged = Array.isArray(r) ? listTypeConcat(l, r) : undefined;
         return merged ?? checkTemporal(checkInt(inner(l, r, ...rest)));
       });
     } else if (op === '<' || op === '<=' || op === '>' || op === '>=') {
+      const holds = ORDER_HOLDS[op] as (c: number) => boolean;
       // CEL compares an int or uint with a double as doubles (cel-go compareIntDouble).
       wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if (l instanceof Date && r instanceof Date) return holds(compareTimestamps(l, r));
         if (typeof r === 'number' && typeof l !== 'number' && isNumber(l)) return inner(Number(l instanceof UnsignedInt ? l.value : l), r, ...rest);
         if (typeof l === 'number' && typeof r !== 'number' && isNumber(r)) return inner(l, Number(r instanceof UnsignedInt ? r.value : r), ...rest);
         return inner(l, r, ...rest);
       });
     } else if (op === '-') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
-        const v = checkTemporal(checkInt(inner(l, r, ...rest)));
+        const temporal = temporalArithmetic(l, r, -1n);
+        const v = checkTemporal(temporal ?? checkInt(inner(l, r, ...rest)));
         // A timestamp difference is a Go time.Duration in cel-go: int64 nanoseconds.
         if (l instanceof Date && v instanceof Duration && (v.seconds > MAX_TIME_DIFF_SECONDS || v.seconds < -MAX_TIME_DIFF_SECONDS)) fail('duration out of range');
         return v;

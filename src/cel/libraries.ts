@@ -7,6 +7,7 @@ import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
 import { KubeUrl, parseKubeUrl, parseKubeUrlValue } from './url.ts';
 import { celEquals } from './values.ts';
+import { compareTimestamps } from './timestamps.ts';
 import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
 import { registerCoreOverloads } from './core-overloads.ts';
@@ -29,7 +30,7 @@ function compareValues(a: unknown, b: unknown): number {
   if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
   if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
   if (x instanceof Uint8Array && y instanceof Uint8Array) return Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength));
-  if (x instanceof Date && y instanceof Date) return Math.sign(x.getTime() - y.getTime());
+  if (x instanceof Date && y instanceof Date) return compareTimestamps(x, y);
   if (x instanceof Duration && y instanceof Duration) return x.seconds < y.seconds ? -1 : x.seconds > y.seconds ? 1 : Math.sign(x.nanos - y.nanos);
   if (x instanceof Quantity && y instanceof Quantity) return x.compare(y);
   return fail('no such overload');

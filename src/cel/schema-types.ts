@@ -1,5 +1,6 @@
 // From OpenAPI schemas to CEL: property-name escaping, the CEL type of a schema, and the conversion
 // of a JSON value to the engine's values (int64 as bigint, formats to bytes/timestamp/duration).
+import { goParseTimestamp } from './go-conversions.ts';
 import type { Schema } from '../schema/types.ts';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { setList, mapList } from './list-types.ts';
@@ -142,6 +143,15 @@ function dynValue(v: unknown): unknown {
   return v;
 }
 
+/** An RFC 3339 date-time at nanosecond precision (Go's parse); other spellings strfmt accepts through Date. */
+function parseDateTime(s: string): Date {
+  try {
+    return goParseTimestamp(s);
+  } catch {
+    return new Date(s);
+  }
+}
+
 /** Converts a JSON value to the engine's representation; objects with properties get escaped field names. */
 export function toCelValue(value: unknown, type: CelType = { kind: 'dyn' }): unknown {
   if (value === null || value === undefined) return null;
@@ -155,7 +165,7 @@ export function toCelValue(value: unknown, type: CelType = { kind: 'dyn' }): unk
     case 'bytes':
       return typeof value === 'string' ? new Uint8Array(Buffer.from(value, 'base64')) : value;
     case 'timestamp':
-      return typeof value === 'string' ? new Date(value) : value;
+      return typeof value === 'string' ? parseDateTime(value) : value;
     case 'object': {
       if (typeof value !== 'object' || Array.isArray(value)) return value;
       const out: Record<string, unknown> = {};

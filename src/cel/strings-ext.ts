@@ -2,6 +2,9 @@
 // %e %b %o %x %X with optional precision, %% for a literal percent) and `strings.quote(string)`.
 // Error texts follow cel-go's ext/formatting so callers see the same messages as kube-apiserver.
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
+import { formatTimestamp } from './timestamps.ts';
+
+export { formatTimestamp };
 
 function fail(message: string): never {
   throw new Error(message);
@@ -59,10 +62,6 @@ export function goFormatG(d: number): string {
   return String(d);
 }
 
-/** RFC 3339 in UTC with the fractional second only when non-zero, as CEL's string(timestamp). */
-export function formatTimestamp(t: Date): string {
-  return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
-}
 
 function mapEntries(v: object): Array<[unknown, unknown]> {
   return v instanceof Map ? [...v.entries()] : Object.entries(v);

@@ -8,6 +8,7 @@ import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
+import { checkDeclaredTypes } from './schema-check.ts';
 import { rewriteSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
@@ -135,6 +136,7 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     const checked = program.check();
     if (!checked.valid) throw checked.error;
     checkTyped(program.ast as unknown as EngineNode);
+    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables);
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };

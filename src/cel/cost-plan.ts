@@ -51,7 +51,7 @@ interface Plan {
   readonly free: Set<EngineNode>;
   /** Qualifiers above an optional qualifier in the same chain. */
   readonly afterOptional: Set<EngineNode>;
-  /** The cost of each `!`/`-` node after cel-go's parser folds runs of them (see unaryRuns). */
+  /** The cost of each `!`/`-` node after cel-go's parser folds runs of them (see unaryRunCosts). */
   readonly unary: Map<EngineNode, number>;
 }
 
@@ -110,7 +110,7 @@ function plan(nodes: readonly EngineNode[]): Plan {
       x = (x.args as [EngineNode])[0];
     }
   }
-  unaryRuns(nodes, p);
+  for (const [n, c] of unaryRunCosts(nodes)) p.unary.set(n, c);
   typeNameChains(nodes, p);
   // Embedding reaches down a qualifier chain to its root.
   for (const top of [...p.embedded]) {
@@ -130,7 +130,8 @@ type Positioned = EngineNode & { readonly start?: number };
  * odd run; a single `-` before a number literal is part of the literal. Runs are recognised by
  * source positions, so `-(-1)` (parenthesised) stays two operations.
  */
-function unaryRuns(nodes: readonly EngineNode[], p: Plan): void {
+export function unaryRunCosts(nodes: readonly EngineNode[]): Map<EngineNode, number> {
+  const costs = new Map<EngineNode, number>();
   const inner = new Set<EngineNode>();
   for (const n of nodes as Positioned[]) {
     if (n.op !== '!_' && n.op !== '-_') continue;
@@ -148,9 +149,12 @@ function unaryRuns(nodes: readonly EngineNode[], p: Plan): void {
       x = x.args as Positioned;
     }
     const numeric = x.op === 'value' && (typeof x.args === 'bigint' || typeof x.args === 'number');
-    const cost = length % 2 === 0 || (numeric && length === 1) ? 0 : 1;
-    run.forEach((r, i) => p.unary.set(r, i === 0 ? cost : 0));
+    // A single minus written right before a number is part of the literal (not `-(1)`).
+    const literal = numeric && length === 1 && (x as Positioned).start === (n.start ?? -2) + 1;
+    const cost = length % 2 === 0 || literal ? 0 : 1;
+    run.forEach((r, i) => costs.set(r, i === 0 ? cost : 0));
   }
+  return costs;
 }
 
 /** Type names spelled as qualified identifiers (google.protobuf.Duration): constants to cel-go. */

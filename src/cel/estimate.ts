@@ -5,7 +5,8 @@
 // expansions; unlike the runtime, nothing is folded. Arithmetic saturates at 2^64-1 as Go's does.
 import type { CelType } from './schema-types.ts';
 import type { EngineNode } from './engine-ast.ts';
-import { TYPE_NAMES, NAMESPACES } from './cost-plan.ts';
+import { TYPE_NAMES, NAMESPACES, unaryRunCosts } from './cost-plan.ts';
+import { allNodes } from './engine-ast.ts';
 
 export interface CostEstimate {
   readonly kind: 'estimate';
@@ -181,9 +182,13 @@ const NO_TARGET: Est = { cost: ZERO, type: DYN };
 const MACRO_NAMES: ReadonlySet<string> = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
 class Coster {
+  /** The cost of each `!`/`-` after cel-go's parser folds runs of them, as the runtime charges. */
+  private unary = new Map<EngineNode, number>();
+
   constructor(private readonly roots: ReadonlyMap<string, CelType>) {}
 
   run(root: Node): Range {
+    this.unary = unaryRunCosts(allNodes(root));
     return this.cost(root, { roots: this.roots, iter: new Map() }).cost;
   }
 
@@ -237,10 +242,11 @@ class Coster {
         return { cost: add(c.cost, union(t.cost, f.cost)), type: this.typeOf(n), size: union(sizeOf(t, scope), sizeOf(f, scope)) };
       }
       case '!_': case '-_': {
+        const own = r(this.unary.get(n) ?? 1);
         const negated = negativeLiteral(n);
-        if (negated !== undefined) return { cost: ZERO, type: literalType(negated), size: ONE, literal: negated };
+        if (negated !== undefined) return { cost: own, type: literalType(negated), size: ONE, literal: negated };
         const x = this.cost(a as Node, scope);
-        return { cost: add(x.cost, ONE), type: this.typeOf(n) };
+        return { cost: add(x.cost, own), type: this.typeOf(n) };
       }
       case 'call':
         return this.call(n, scope);

@@ -438,6 +438,9 @@ export function patchChecked(root: EngineNode): void {
         if (l instanceof Date && v instanceof Duration && (v.seconds > MAX_TIME_DIFF_SECONDS || v.seconds < -MAX_TIME_DIFF_SECONDS)) fail('duration out of range');
         return v;
       });
+    } else if (op === '%') {
+      // Go's MinInt64 % -1 overflows in cel-go's modulus (the quotient does not fit).
+      wrapHandle(node, (inner) => (l, r, ...rest) => (l === INT64_MIN && r === -1n ? fail('integer overflow') : inner(l, r, ...rest)));
     } else if (op === '*' || op === '/' || op === '-_') {
       wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
     } else if (op === 'call') {

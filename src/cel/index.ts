@@ -9,7 +9,7 @@ import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
 import { checkDeclaredTypes } from './schema-check.ts';
-import { rewriteSource } from './source-rewrite.ts';
+import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
@@ -129,6 +129,7 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
 function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
   try {
     const engine = engineFor(env);
+    checkSource(expression);
     const source = rewriteSource(expression);
     const program = engine.parse(source);
     checkParsed(program.ast as unknown as EngineNode);

@@ -233,7 +233,9 @@ function registerNullOrdering(env: Environment): void {
 
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
 export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  // cel-go puts no limit on the elements of a list or map literal (the expression's size bounds them).
+  const limits = { maxListElements: Number.MAX_SAFE_INTEGER, maxMapEntries: Number.MAX_SAFE_INTEGER };
+  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true, limits });
   registerNullEquality(env);
   registerNullOrdering(env);
   registerCoreOverloads(env);

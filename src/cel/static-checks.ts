@@ -3,7 +3,7 @@
 // equality of optionals of different types, and format strings with constant
 // arguments (cel-go's strings extension validates them at compile time).
 import { TypeError as CelTypeError } from '@marcbachmann/cel-js';
-import { allNodes, type EngineNode } from './engine-ast.ts';
+import { allNodes, childNodes, type EngineNode } from './engine-ast.ts';
 import { formatString } from './strings-ext.ts';
 
 const INT64_MAX = (1n << 63n) - 1n;
@@ -27,8 +27,31 @@ function celTypeText(t: CheckedType | undefined): string {
   return name.replace(/^optional<(.*)>$/, 'optional_type($1)').replace(/</g, '(').replace(/>/g, ')').replace(/^google\.protobuf\.Timestamp$/, 'google.protobuf.Timestamp');
 }
 
+const BINARY_OPERATORS: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%', '<', '<=', '>', '>=', '==', '!=', 'in']);
+/** cel-go's parser visitor depth limit (its default MaxRecursionDepth, which kube keeps). */
+const MAX_OPERATOR_DEPTH = 250;
+
+/**
+ * cel-go's grammar makes a chain of binary operators a left-deep parse tree that its visitor
+ * descends recursively, failing past 250 levels; the engine parses chains iteratively.
+ */
+function checkOperatorDepth(root: EngineNode): void {
+  const depth = new Map<EngineNode, number>();
+  const nodes = allNodes(root);
+  // Children before parents: allNodes lists parents first.
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const n = nodes[i] as EngineNode;
+    let d = 0;
+    for (const c of childNodes(n)) d = Math.max(d, depth.get(c) ?? 0);
+    if (BINARY_OPERATORS.has(n.op)) d++;
+    if (d > MAX_OPERATOR_DEPTH) reject(root, 'max recursion depth exceeded', 'recursion_limit');
+    depth.set(n, d);
+  }
+}
+
 /** Checks on the parsed program, before type-checking. */
 export function checkParsed(root: EngineNode): void {
+  checkOperatorDepth(root);
   const nodes = allNodes(root);
   const negated = new Set<EngineNode>();
   for (const n of nodes) if (n.op === '-_') negated.add(n.args as EngineNode);

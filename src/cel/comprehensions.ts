@@ -265,13 +265,27 @@ function typeCheckOptMap(chk: Checker, m: OptMapMacro, ctx: Ctx): CelType {
   return chk.getType('optional<dyn>');
 }
 
+/**
+ * optMap/optFlatMap, charged as cel-go's expansion of them:
+ * `t.hasValue() ? optional.of(cel.bind(v, t.value(), body)) : optional.none()` (no optional.of for
+ * optFlatMap), in which the target `t` is evaluated a second time when it has a value.
+ */
 function evaluateOptMap(ev: Evaluator, m: OptMapMacro, ctx: Ctx): unknown {
   const [receiver, body] = m.args as [AstNode, AstNode];
   const opt = ev.run(receiver, ctx);
   if (!(opt instanceof Optional)) return fail('optMap receiver must be optional');
-  if (!opt.hasValue()) return Optional.none();
+  charge(1);
+  if (!opt.hasValue()) {
+    charge(1);
+    return Optional.none();
+  }
+  ev.run(receiver, ctx);
+  charge(1);
   const r = ev.run(body, ctx.forkWithVariable(m.name, m.valueType as CelType).setIterValue(opt.value(), ev));
-  if (!m.flat) return Optional.of(r);
+  if (!m.flat) {
+    charge(1);
+    return Optional.of(r);
+  }
   return r instanceof Optional ? r : fail('optFlatMap function must return optional');
 }
 

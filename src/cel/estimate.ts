@@ -338,6 +338,21 @@ class Coster {
     if (n.meta.alternate !== undefined && MACRO_NAMES.has(name)) return this.macro(n, name, receiver, argNodes, scope);
     const macro = n.meta.macro as { kind?: string; first?: string; second?: string; args?: Node[]; hasFilter?: boolean } | undefined;
     if (macro?.kind !== undefined && macro.first !== undefined && macro.second !== undefined) return this.twoVariableMacro(n, macro as Required<typeof macro>, scope);
+    if (macro !== undefined && (name === 'or' || name === 'orValue') && argNodes.length === 1) {
+      // The engine evaluates these lazily as macros; cel-go estimates them as calls: both operands and the call.
+      const operands = add(this.cost(receiver, scope).cost, this.cost(argNodes[0] as Node, scope).cost);
+      return { cost: add(operands, ONE), type: this.typeOf(n) };
+    }
+    const optMap = n.meta.macro as { flat?: boolean; name?: string; args?: Node[] } | undefined;
+    if ((name === 'optMap' || name === 'optFlatMap') && optMap?.name !== undefined && optMap.args?.length === 2) {
+      // cel-go's expansion: t.hasValue() ? [optional.of(]cel.bind(v, t.value(), body)[)] : optional.none(),
+      // the bind a comprehension over an empty list literal.
+      const target = this.cost(optMap.args[0] as Node, scope);
+      const elem = target.type.kind === 'optional' ? (target.type.elem ?? DYN) : DYN;
+      const body = this.cost(optMap.args[1] as Node, this.scoped(scope, [[optMap.name, false, elem]], target)).cost;
+      const present = add(add(add(target.cost, ONE), r(10)), add(body, optMap.flat === true ? ZERO : ONE));
+      return { cost: add(add(target.cost, ONE), union(present, ONE)), type: this.typeOf(n) };
+    }
     if (macro !== undefined) return { cost: ONE, type: this.typeOf(n) };
     const target = this.cost(receiver, scope);
     const args = argNodes.map((x) => this.cost(x, scope));

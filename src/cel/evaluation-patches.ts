@@ -252,6 +252,15 @@ function indexOfOffset(s: string, sub: string, offset: bigint, last: boolean): b
   return -1n;
 }
 
+/** Go's strings.SplitN(s, "", n): one piece per code point, the last n-th piece keeping the rest. */
+function explode(s: string, n: bigint | undefined): string[] {
+  const runes = [...s];
+  if (n === 0n) return [];
+  if (n === undefined || n < 0n || n >= BigInt(runes.length)) return runes;
+  const k = Number(n);
+  return [...runes.slice(0, k - 1), runes.slice(k - 1).join('')];
+}
+
 /** ext/strings substring, in code points, with cel-go's errors. */
 function substring(s: string, start: bigint, end: bigint | undefined): string {
   const runes = [...s];
@@ -269,7 +278,7 @@ const STRING_SEARCH: Readonly<Record<string, (s: string, sub: string, offset: bi
     if (offset !== undefined) return indexOfOffset(s, sub, offset, true);
     const length = BigInt([...s].length);
     if (sub === '') return length;
-    return length === 0n ? -1n : indexOfOffset(s, sub, length - 1n, true);
+    return indexOfOffset(s, sub, length - 1n, true);
   },
 };
 
@@ -478,7 +487,12 @@ export function patchChecked(root: EngineNode): void {
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
       const search = STRING_SEARCH[name];
-      if (name === 'substring') {
+      if (name === 'split') {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, sep, n] = a as unknown[];
+          return typeof s === 'string' && sep === '' && (n === undefined || typeof n === 'bigint') ? explode(s, n) : inner(a, ...rest);
+        });
+      } else if (name === 'substring') {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [s, start, end] = a as unknown[];
           if (typeof s !== 'string' || typeof start !== 'bigint' || (end !== undefined && typeof end !== 'bigint')) return inner(a, ...rest);

@@ -4,10 +4,13 @@
  */
 import { registerAdmissionPlugin } from '../chain.ts';
 import { alwaysAdmit, alwaysDeny } from './always.ts';
+import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from '../webhook/dispatcher.ts';
 import { namespaceAutoProvision, namespaceExists, namespaceLifecycle } from './namespace.ts';
 
 registerAdmissionPlugin('AlwaysAdmit', alwaysAdmit);
 registerAdmissionPlugin('NamespaceAutoProvision', namespaceAutoProvision);
 registerAdmissionPlugin('NamespaceLifecycle', namespaceLifecycle);
 registerAdmissionPlugin('NamespaceExists', namespaceExists);
+registerAdmissionPlugin('MutatingAdmissionWebhook', mutatingAdmissionWebhook);
+registerAdmissionPlugin('ValidatingAdmissionWebhook', validatingAdmissionWebhook);
 registerAdmissionPlugin('AlwaysDeny', alwaysDeny);

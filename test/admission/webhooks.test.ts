@@ -110,9 +110,11 @@ describe('validating webhooks', () => {
   });
 
   it('deny with a message, over HTTP and through kubectl', async () => {
-    await configure(VWC, 'deny', [hook('deny.example.com', '/deny')]);
-    const res = await until(() => create('deny.example.com'), (r) => r.status === 403);
+    await configure(VWC, 'deny', [hook('deny.example.com', '/deny'), hook('warns-too.example.com', '/warn', { objectSelector: { matchLabels: { test: 'deny.example.com' } } })]);
+    const res = await until(() => create('deny.example.com'), (r) => r.status === 403 && r.headers.warning !== undefined);
     expect(res.status).toBe(403);
+    // The warnings of the other webhooks come with the refusal.
+    expect(String(res.headers.warning)).toContain('careful: this is only a test');
     expect(res.json).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'admission webhook "deny.example.com" denied the request: configmaps named deny-me are not welcome' });
     const out = await ts.kubectl(['apply', '-f', '-'], { input: JSON.stringify(cm('by-kubectl', 'deny.example.com')) });
     expect(out.code).not.toBe(0);

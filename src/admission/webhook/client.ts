@@ -67,14 +67,30 @@ export class WebhookClient {
 
   /** POSTs `body` (JSON) and resolves with the response; rejects with CallError. */
   post(ep: WebhookEndpoint, body: Buffer, timeoutMs: number): Promise<CallResult> {
+    const deadline = Date.now() + timeoutMs;
+    return this.attempt(ep, body, deadline, true);
+  }
+
+  /**
+   * One attempt. A pooled connection the webhook closed while idle fails before any answer; that
+   * request never reached the webhook, so it is sent once more on a new connection (as Go's
+   * transport does for a connection lost before the request was written).
+   */
+  private attempt(ep: WebhookEndpoint, body: Buffer, deadline: number, mayRetry: boolean): Promise<CallResult> {
     const what = `Post ${JSON.stringify(ep.url)}`;
     return new Promise<CallResult>((resolve, reject) => {
       let settled = false;
-      const fail = (message: string, timeout = false) => {
+      let answered = false;
+      const fail = (message: string, timeout = false, err?: Error & { code?: string }) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         req.destroy();
+        const staleConnection = mayRetry && !timeout && !answered && req.reusedSocket && (err?.code === 'ECONNRESET' || err?.message === 'socket hang up');
+        if (staleConnection && Date.now() < deadline) {
+          resolve(this.attempt(ep, body, deadline, false));
+          return;
+        }
         reject(new CallError(`${what}: ${message}`, timeout));
       };
       const req = https.request(
@@ -97,6 +113,7 @@ export class WebhookClient {
           checkServerIdentity: (_host, cert) => tlsIdentityError(ep.serverName, cert),
         },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (c: Buffer) => {
@@ -114,8 +131,8 @@ export class WebhookClient {
           res.on('aborted', () => fail('unexpected EOF'));
         },
       );
-      const timer = setTimeout(() => fail('context deadline exceeded', true), timeoutMs);
-      req.on('error', (err) => fail(goNetError(err, ep)));
+      const timer = setTimeout(() => fail('context deadline exceeded', true), Math.max(0, deadline - Date.now()));
+      req.on('error', (err: Error & { code?: string }) => fail(goNetError(err, ep), false, err));
       req.end(body);
     });
   }

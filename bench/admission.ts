@@ -8,9 +8,7 @@
  */
 import { fork } from 'node:child_process';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createCertificateAuthority, issueServingCertificate } from '../src/server/certs.ts';
 
 interface Ready { url: string; ca: string; cert: string; key: string }
 
@@ -69,20 +67,12 @@ async function createLoad(label: string, total: number, clients: number, expect 
   return out;
 }
 
+/** The webhook runs in a third process (see admission-webhook-child.ts). */
 async function webhookServer(): Promise<{ port: number; caBundle: string; close(): void }> {
-  const ca = await createCertificateAuthority('bench-webhook-ca');
-  const serving = await issueServingCertificate({ caCert: ca.cert, caKey: ca.key }, { dnsNames: ['localhost'], ips: ['127.0.0.1'] });
-  const server = https.createServer({ cert: serving.cert, key: serving.key, keepAlive: true }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const uid = (JSON.parse(Buffer.concat(chunks).toString()) as { request: { uid: string } }).request.uid;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { port: (server.address() as AddressInfo).port, caBundle: Buffer.from(ca.cert).toString('base64'), close: () => server.close() };
+  const wh = fork(fileURLToPath(new URL('./admission-webhook-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  process.on('exit', () => wh.kill());
+  const m = await new Promise<{ port: number; caBundle: string }>((resolve) => wh.on('message', (msg: { type: string; port: number; caBundle: string }) => msg.type === 'ready' && resolve(msg)));
+  return { port: m.port, caBundle: m.caBundle, close: () => wh.send({ type: 'stop' }) };
 }
 
 const webhookConfig = (name: string, url: string, caBundle: string, extra: Record<string, unknown> = {}) => ({

@@ -251,6 +251,36 @@ describe('validating webhooks', () => {
   });
 });
 
+describe('dry run and selectors', () => {
+  it('a dry run reaching a webhook with side effects fails; None and NoneOnDryRun ones are called', async () => {
+    // v1 refuses sideEffects Some; a configuration stored by an older API version may still carry it.
+    const stored = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'legacy', uid: 'legacy-uid', creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1 },
+      webhooks: [{ ...hook('legacy.example.com', '/allow'), sideEffects: 'Some', failurePolicy: 'Fail', matchPolicy: 'Equivalent', namespaceSelector: {}, timeoutSeconds: 10 }],
+    };
+    await ts.server.store.create('/registry/admissionregistration.k8s.io/validatingwebhookconfigurations/legacy', Buffer.from(JSON.stringify(stored)));
+    const dry = await until(
+      () => ts.request('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: cm('dry-side-effects', 'legacy.example.com') }),
+      (r) => r.status === 400,
+    );
+    expect(dry.json).toMatchObject({ reason: 'BadRequest', message: 'admission webhook "legacy.example.com" does not support dry run' });
+    // Without dry run the webhook is called as usual.
+    expect((await create('legacy.example.com')).status).toBe(201);
+    await remove(VWC, 'legacy');
+  });
+
+  it('namespaceSelector matches the labels of the request namespace', async () => {
+    await ts.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'guarded', labels: { guard: 'on' } } } });
+    await configure(VWC, 'nssel', [{ ...hook('nssel.example.com', '/deny'), objectSelector: {}, namespaceSelector: { matchLabels: { guard: 'on' } } }]);
+    const inGuarded = await until(() => ts.request('POST', '/api/v1/namespaces/guarded/configmaps', { body: cm(`g-${++n}`, 'x') }), (r) => r.status === 403);
+    expect(inGuarded.status).toBe(403);
+    expect((await ts.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm(`g-${++n}`, 'x') })).status).toBe(201);
+    await remove(VWC, 'nssel');
+  });
+});
+
 describe('mutating webhooks', () => {
   it('applies JSONPatch responses, records warnings, and validates the result', async () => {
     await configure(MWC, 'mutate', [hook('mutate.example.com', '/mutate')]);

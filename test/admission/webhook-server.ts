@@ -24,12 +24,13 @@ export interface WebhookServer {
 
 const patchOf = (ops: unknown[]) => Buffer.from(JSON.stringify(ops)).toString('base64');
 
-export async function startWebhookServer(dnsNames: string[] = []): Promise<WebhookServer> {
+/** With `clientCa`, client certificates are asked for; /whoami denies with the presented certificate's CN. */
+export async function startWebhookServer(dnsNames: string[] = [], clientCa?: string): Promise<WebhookServer> {
   const caPair = await createCertificateAuthority('webhook-test-ca');
   const serving = await issueServingCertificate({ caCert: caPair.cert, caKey: caPair.key }, { dnsNames: ['localhost', ...dnsNames], ips: ['127.0.0.1'] });
   const received: ReceivedReview[] = [];
   const state = { healthy: true };
-  const server = https.createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
+  const server = https.createServer({ cert: serving.cert, key: serving.key, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -82,6 +83,11 @@ export async function startWebhookServer(dnsNames: string[] = []): Promise<Webho
           if (state.healthy) return reply({ allowed: true });
           req.socket.destroy();
           return;
+        case '/whoami': {
+          const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate?.();
+          const authorized = (req.socket as import('node:tls').TLSSocket).authorized;
+          return reply({ allowed: false, status: { code: 403, message: `cn=${authorized && peer?.subject?.CN ? peer.subject.CN : 'none'}` } });
+        }
         case '/v1beta1':
           return reply({ allowed: true }, 'admission.k8s.io/v1beta1');
         default:

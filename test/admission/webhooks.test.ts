@@ -318,3 +318,40 @@ describe('mutating webhooks', () => {
     await remove(MWC, 'b-second');
   });
 });
+
+describe('client credentials from the kubeConfigFile', () => {
+  it('presents the client certificate of the kubeconfig user named by the webhook host', async () => {
+    const { createCertificateAuthority, issueClientCertificate } = await import('../../src/server/certs.ts');
+    const clientCa = await createCertificateAuthority('webhook-client-ca');
+    const client = await issueClientCertificate({ caCert: clientCa.cert, caKey: clientCa.key }, { commonName: 'kube-gateway-admission' });
+    const mtls = await startWebhookServer([], clientCa.cert);
+    const dir = await mkdtemp(join(tmpdir(), 'kgw-mtls-'));
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    await writeFile(
+      join(dir, 'clients.kubeconfig'),
+      `apiVersion: v1\nkind: Config\nusers:\n- name: 127.0.0.1:${mtls.port}\n  user:\n    client-certificate-data: ${b64(client.cert)}\n    client-key-data: ${b64(client.key)}\n`,
+    );
+    await writeFile(
+      join(dir, 'admission.yaml'),
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: clients.kubeconfig\n',
+    );
+    const gw = await startTestServer({ config: { admissionControlConfigFile: join(dir, 'admission.yaml') } });
+    try {
+      const res = await gw.request('POST', VWC, {
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'mtls' },
+          webhooks: [{ name: 'mtls.example.com', clientConfig: { url: mtls.url('/whoami'), caBundle: mtls.caBundle }, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+        },
+      });
+      expect(res.status).toBe(201);
+      const denied = await until(() => gw.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm(`m-${++n}`, 'x') }), (r) => r.status === 403);
+      expect(denied.json.message).toBe('admission webhook "mtls.example.com" denied the request: cn=kube-gateway-admission');
+    } finally {
+      await gw.close();
+      await mtls.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

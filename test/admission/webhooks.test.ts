@@ -297,6 +297,14 @@ describe('mutating webhooks', () => {
     await remove(MWC, 'mutate');
   });
 
+  it('fields the kind does not have are dropped from a patched object', async () => {
+    await configure(MWC, 'unknown', [hook('unknown.example.com', '/mutate-unknown')]);
+    const res = await until(() => create('unknown.example.com'), (r) => r.json?.metadata?.labels?.mutated === 'yes');
+    expect(res.status).toBe(201);
+    expect(res.json.notAField).toBeUndefined();
+    await remove(MWC, 'unknown');
+  });
+
   it('an invalid patch fails the request cleanly', async () => {
     await configure(MWC, 'badpatch', [hook('badpatch.example.com', '/badpatch')]);
     const res = await until(() => create('badpatch.example.com'), (r) => r.status === 500);

@@ -17,6 +17,7 @@ import type { ResourceStore } from '../../registry/resource-store.ts';
 import { labelSelectorFromObject, type LabelSelector } from '../../registry/label-selector.ts';
 import { cloneObject, jsonEqual } from '../../registry/object-meta.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
+import { pruneUnknownFields } from '../../schema/prune.ts';
 import { authorizerValue, compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../../cel/index.ts';
 import type { Authorizer } from '../../authz/authorizer.ts';
 import type { ResourceCatalog } from '../../server/api-context.ts';
@@ -375,6 +376,12 @@ class WebhookDispatcher {
     return self?.storageConversion ? self.storageConversion.fromStorage(stored) : stored;
   }
 
+  /** Drops the fields the request's kind does not have (a patched object decoded into the Go type). */
+  prune(obj: KubeObject, a: AdmissionAttributes): void {
+    const rt = this.catalog.lookup(a.resource.group, a.resource.version, a.resource.resource)?.rt;
+    if (rt) pruneUnknownFields(obj, rt.schema);
+  }
+
   /** The AdmissionRequest kube sends, as a plain object. */
   request(a: AdmissionAttributes, inv: Invocation, uid: string, object: KubeObject | null, oldObject: KubeObject | null): Record<string, unknown> {
     const u = a.userInfo;
@@ -632,6 +639,8 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
     }
     if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw errors.internal('the patched object is not an object');
     const back = d.convertBack(patched as KubeObject, a, inv.convertTo);
+    // The patched object becomes the kind's type again: fields the type does not have are dropped, as decoding does.
+    d.prune(back, a);
     if (hook.auditOnly) {
       // Audit-only mutations are reported, not applied.
       if (!jsonEqual(back, a.object)) auditOnly(a, hook, 'the webhook returned a patch that was not applied');

@@ -550,7 +550,8 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
   const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings);
   return {
     name: 'ValidatingAdmissionWebhook',
-    handles: () => true,
+    // Without configurations the plugin has nothing to do: the write path then skips copying the object.
+    handles: () => d.source.current().length > 0,
     async ready() {
       d.source.start();
     },
@@ -653,7 +654,8 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
 
   return {
     name: 'MutatingAdmissionWebhook',
-    handles: () => true,
+    // Without configurations the plugin has nothing to do: the write path then skips copying the object.
+    handles: () => d.source.current().length > 0,
     async ready() {
       d.source.start();
     },

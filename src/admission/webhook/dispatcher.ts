@@ -214,6 +214,8 @@ class HookSource {
     let path: string;
     let dialHost: string;
     let dialPort: number;
+    // kube names a url webhook by its URL as written, a service one as https://name.namespace.svc:port/path.
+    let named: string;
     if (typeof cc?.url === 'string') {
       let u: URL;
       try {
@@ -226,6 +228,7 @@ class HookSource {
       path = u.pathname || '/';
       dialHost = host.replace(/^\[|\]$/g, '');
       dialPort = port;
+      named = cc.url;
     } else if (cc?.service && typeof cc.service === 'object') {
       const svc = cc.service as { name?: string; namespace?: string; path?: string; port?: number };
       host = `${svc.name}.${svc.namespace}.svc`;
@@ -236,13 +239,14 @@ class HookSource {
       const colon = resolved.lastIndexOf(':');
       dialHost = (colon > 0 ? resolved.slice(0, colon) : resolved).replace(/^\[|\]$/g, '');
       dialPort = colon > 0 ? Number(resolved.slice(colon + 1)) : port;
+      named = `https://${host}:${port}${path}`;
     } else {
       return 'the webhook has neither url nor service';
     }
     const fullPath = `${path}${path.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`;
     const creds = credentialsFor(this.settings, host, port);
     return {
-      url: `https://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}${fullPath}`,
+      url: `${named}${named.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`,
       dialHost,
       dialPort,
       serverName: host.replace(/^\[|\]$/g, ''),

@@ -397,6 +397,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         })),
       ),
   });
+  admissionChain?.registerMetrics(metrics.registry);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,

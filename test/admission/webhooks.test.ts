@@ -239,6 +239,8 @@ describe('validating webhooks', () => {
       (r) => (r.json?.metadata?.annotations?.['admission.kube-gateway.io/circuit-breakers'] ?? '').includes('open'),
     );
     expect(JSON.parse(cfg.json.metadata.annotations['admission.kube-gateway.io/circuit-breakers'])['flaky.example.com'].state).toBe('open');
+    const metrics = await ts.request('GET', '/metrics');
+    expect(metrics.text).toMatch(/kube_gateway_admission_webhook_circuit_breaker_state\{[^}]*name="flaky.example.com"[^}]*\} 2\n/);
     wh.healthy = true;
     const healed = await until(() => create('flaky.example.com'), (r) => r.status === 201);
     expect(healed.status).toBe(201);

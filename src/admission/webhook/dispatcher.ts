@@ -21,6 +21,7 @@ import { pruneUnknownFields } from '../../schema/prune.ts';
 import { authorizerValue, compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../../cel/index.ts';
 import type { Authorizer } from '../../authz/authorizer.ts';
 import type { ResourceCatalog } from '../../server/api-context.ts';
+import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';
 import { celAuthorizerFor } from '../cel-authorizer.ts';
@@ -136,6 +137,14 @@ class HookSource {
 
   stop(): void {
     this.handle?.close();
+  }
+
+  /** Each current webhook's breaker, for the metrics. */
+  breakerStates(): Array<{ configuration: string; name: string; state: string; failures: number }> {
+    return this.current().map((h) => {
+      const snap = h.breaker.snapshot();
+      return { configuration: h.configName, name: h.name, state: snap.state, failures: snap.consecutiveFailures };
+    });
   }
 
   current(): readonly Hook[] {
@@ -538,6 +547,30 @@ function checkDryRun(a: AdmissionAttributes, hook: Hook): void {
   }
 }
 
+/** The dispatchers whose breakers one registry reports (the family is registered once per registry). */
+const breakerSources = new WeakMap<MetricsRegistry, Array<{ type: Phase; source: HookSource }>>();
+
+const breakerStateValue: Record<string, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+function registerBreakerMetrics(registry: MetricsRegistry, type: Phase, source: HookSource): void {
+  let sources = breakerSources.get(registry);
+  if (!sources) {
+    sources = [];
+    breakerSources.set(registry, sources);
+    const list = sources;
+    registry.collector({
+      name: 'kube_gateway_admission_webhook_circuit_breaker_state',
+      help: 'State of each admission webhook circuit breaker: 0 closed, 1 half-open, 2 open.',
+      type: 'gauge',
+      collect: () =>
+        list.flatMap(({ type: t, source: src }) =>
+          src.breakerStates().map((b) => ({ labels: { type: t, configuration: b.configuration, name: b.name }, value: breakerStateValue[b.state] ?? 0 })),
+        ),
+    });
+  }
+  sources.push({ type, source });
+}
+
 interface PluginOptions {
   readonly client: WebhookClient;
   readonly settings: WebhookSettings;
@@ -554,6 +587,7 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
   const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings);
   return {
     name: 'ValidatingAdmissionWebhook',
+    registerMetrics: (registry) => registerBreakerMetrics(registry, 'validating', d.source),
     // Without configurations the plugin has nothing to do: the write path then skips copying the object.
     handles: () => d.source.current().length > 0,
     async ready() {
@@ -658,6 +692,7 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
 
   return {
     name: 'MutatingAdmissionWebhook',
+    registerMetrics: (registry) => registerBreakerMetrics(registry, 'mutating', d.source),
     // Without configurations the plugin has nothing to do: the write path then skips copying the object.
     handles: () => d.source.current().length > 0,
     async ready() {

@@ -59,6 +59,7 @@ import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
+import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -71,6 +72,8 @@ export interface RunningServer {
   readonly adminKey: string;
   readonly store: Store;
   readonly app: FastifyInstance;
+  /** The server's metrics registry (served at /metrics): modules register their families on it. */
+  readonly metrics: ServerMetrics;
   /** Graceful shutdown: readyz fails for the shutdown delay, watches end, in-flight requests finish, the store closes. */
   shutdown(): Promise<void>;
 }
@@ -319,9 +322,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     },
   };
-  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
-  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
-  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
+  const slis = createSliMetrics();
+  const observeHealth = slis.observeHealthcheck.bind(slis);
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts), observeHealth);
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
   const authn = await buildAuthentication(config, catalog, clientCa);
 
@@ -329,6 +334,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
   const openapi = createOpenApiDocuments(() => catalog.types());
+  const metrics = createServerMetrics({
+    inflight: () => app.loadLimits.takeInflightWatermark(),
+    // One count per storage prefix (events.k8s.io Events are the core Events), named as kube names them.
+    storageObjects: () =>
+      Promise.all(
+        storesByPrefix().map(async ({ rt }) => ({
+          labels: { resource: rt.group === '' ? rt.resource : `${rt.resource}.${rt.group}` },
+          value: await store.count(rt.storagePrefix).catch(() => -1),
+        })),
+      ),
+  });
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -341,7 +357,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       openapi: () => openapi,
       documents: authn.documents,
       version: kubeVersionInfo(),
+      metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
+      metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
+    metrics,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -373,6 +392,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     adminKey: certs.adminKey,
     store,
     app,
+    metrics,
     shutdown: () =>
       (closing ??= (async () => {
         shuttingDown = true;

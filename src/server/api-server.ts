@@ -58,6 +58,11 @@ import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
+import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
+import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
+import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
+import { NamespacePublishers } from '../authn/namespace-publishers.ts';
+import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 
@@ -309,6 +314,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
   undo.push(() => eventTtl?.stop());
+  // kube-controller-manager's service-account controller and root-CA publisher: `default` and `kube-root-ca.crt` in every namespace.
+  const publishers = new NamespacePublishers(
+    { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
+    certs.caCert,
+  );
+  if (config.namespacePublishers !== false) publishers.start();
+  undo.push(() => publishers.stop());
+  // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
+  const bootstrapControllers = bootstrapTokenControllers(config, catalog);
+  for (const c of bootstrapControllers) c.start();
+  undo.push(() => bootstrapControllers.forEach((c) => c.stop()));
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -329,6 +345,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
   const authn = await buildAuthentication(config, catalog, clientCa);
+  undo.push(() => authn.close());
+  const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
+  const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
+  trustController?.start();
+  undo.push(() => trustController?.stop());
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -401,9 +422,13 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
+        for (const c of bootstrapControllers) c.stop();
+        publishers.stop();
+        trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
         closeAuthorizer();
+        authn.close();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();
@@ -434,6 +459,14 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   };
   const getter: ServiceAccountGetter = { serviceAccount: (ns, name) => live('serviceaccounts', ns, name), secret: (ns, name) => live('secrets', ns, name) };
   const requestheaderCa = config.requestheaderClientCaFile ? await readRequestheaderCa(config.requestheaderClientCaFile) : undefined;
+  // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
+  let extra;
+  try {
+    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+  } catch (err) {
+    if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const authenticator = createAuthenticator({
     ...(requestheaderCa
       ? {
@@ -448,7 +481,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
       : {}),
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
-    anonymous: config.anonymousAuth,
+    anonymous: extra.anonymous,
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,
@@ -456,6 +489,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      ...extra.tokenAuthenticators,
     ],
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
@@ -466,7 +500,34 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // The jwks_uri names this server's URL, known once it listens.
   let externalUrl = '';
   const documents = issuerDiscoveryDocuments(issuers[0]!, keys.verificationKeys, () => externalUrl);
-  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u) };
+  // What extension API servers are told to trust (the extension-apiserver-authentication ConfigMap).
+  const trust: ClusterAuthenticationInfo = {
+    clientCa,
+    ...(requestheaderCa
+      ? {
+          requestHeaderCa: requestheaderCa,
+          requestHeaderUsernameHeaders: config.requestheaderUsernameHeaders ?? [],
+          requestHeaderGroupHeaders: config.requestheaderGroupHeaders ?? [],
+          requestHeaderExtraHeaderPrefixes: config.requestheaderExtraHeadersPrefix ?? [],
+          requestHeaderAllowedNames: config.requestheaderAllowedNames ?? [],
+        }
+      : {}),
+  };
+  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+}
+
+/** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */
+function authnSetupOptions(config: ServerConfig, issuers: readonly string[], apiAudiences: readonly string[], catalog: ResourceCatalog): AuthnSetupOptions {
+  const log = (msg: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
+  return {
+    // Bootstrap tokens are looked up in the watch cache only, as kube's informer lister: an unknown token costs no store read.
+    bootstrap: () => createBootstrapTokenAuthenticator({ getSecret: (name) => cachedObject(catalog, 'secrets', BOOTSTRAP_NAMESPACE, name), log }),
+    flags: config.authn,
+    serviceAccountIssuers: issuers,
+    apiAudiences,
+    anonymousAuth: config.anonymousAuth,
+    log,
+  };
 }
 
 async function readRequestheaderCa(path: string): Promise<string> {
@@ -474,6 +535,25 @@ async function readRequestheaderCa(path: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (err) {
     throw new StartupError(`cannot read --requestheader-client-ca-file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function bootstrapTokenControllers(config: ServerConfig, catalog: ResourceCatalog): Array<{ start(): void; stop(): void }> {
+  const secrets = catalog.lookup('', 'v1', 'secrets')?.store;
+  const configMaps = catalog.lookup('', 'v1', 'configmaps')?.store;
+  if (!config.authn?.enableBootstrapTokenAuth || !secrets || !configMaps) return [];
+  return [new TokenCleaner(secrets), new BootstrapSigner(secrets, configMaps)];
+}
+
+/** An object from the watch cache only (undefined when absent). */
+async function cachedObject(catalog: ResourceCatalog, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const store = catalog.lookup('', 'v1', resource)?.store;
+  if (!store) return undefined;
+  try {
+    return (await store.get(namespace, name, '0')).value;
+  } catch (err) {
+    if (isApiError(err) && err.code === 404) return undefined;
+    throw err;
   }
 }
 

@@ -4,6 +4,7 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
@@ -45,6 +46,13 @@ export interface ServerConfig {
   readonly requestheaderUsernameHeaders?: readonly string[];
   readonly requestheaderGroupHeaders?: readonly string[];
   readonly requestheaderExtraHeadersPrefix?: readonly string[];
+  /**
+   * kube-controller-manager's service-account controller and root-CA publisher (a `default`
+   * ServiceAccount and `kube-root-ca.crt` in every namespace); default true.
+   */
+  readonly namespacePublishers?: boolean;
+  /** Further authentication methods (src/authn/flags.ts reads and checks them). */
+  readonly authn?: AuthnFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -87,6 +95,7 @@ interface FlagSpec {
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  ...AUTHN_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
@@ -381,6 +390,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('authorization-webhook-cache-authorized-ttl') ? { authorizationWebhookCacheAuthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-authorized-ttl', 5 * 60_000) } : {}),
     ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
     ...optional('authorizationConfigFile', authorizationConfigFile),
+    ...authnFlagsOf(raw, FlagError),
   };
   return Object.freeze(config);
 }

@@ -12,6 +12,8 @@ const benches = [
   'apply.ts',
   'cel.ts',
   'authz.ts',
+  'authn.ts',
+  'admission.ts',
   'codec.ts',
   'protobuf-list.ts',
   'robustness.ts',

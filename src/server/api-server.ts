@@ -53,11 +53,22 @@ import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts'
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import type { AdmissionPlugin } from '../admission/types.ts';
+import '../admission/plugins/index.ts';
+import { admissionWriteHooks } from '../admission/write-hooks.ts';
+import { admittedCreateOnly } from '../admission/create-only.ts';
+import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
+import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
+import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
+import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
+import { NamespacePublishers } from '../authn/namespace-publishers.ts';
+import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 
@@ -90,6 +101,8 @@ export interface StartOptions {
   readonly signal?: AbortSignal;
   /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
+  /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
+  readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -213,7 +226,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const catalog = new ResourceCatalog();
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
-  let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
+  // Admission: the plugin names and their configuration are checked before anything is served.
+  let admissionChain: AdmissionChain | undefined;
+  let admissionNames: string[];
+  let admissionConfigs;
+  try {
+    admissionNames = enabledPluginNames(config.enableAdmissionPlugins ?? [], config.disableAdmissionPlugins ?? []);
+    admissionConfigs = await loadAdmissionConfiguration(config.admissionControlConfigFile);
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const rbacIndex = new RbacIndex();
   let authorizer: Authorizer | undefined;
   let closeAuthorizer = (): void => undefined;
@@ -224,14 +247,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
       caches.set(rt.storagePrefix, cache);
     }
+    let served: (o: KubeObject) => KubeObject = (o) => o;
     const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
+    const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
-      // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
-      ...(rbacResource ? { mutate: async (_op, obj, old, ctx) => ctx.user && escalation.check(rbacResource, obj, old, ctx.user) } : {}),
-      validate: async (op, obj) => {
-        if (admitNamespace) await admitNamespace(op, rt, obj);
+      // Mutating admission, then RBAC privilege escalation prevention where kube's RBAC registry checks it (before validation).
+      mutate: async (op, obj, old, ctx) => {
+        await admission.mutate(op, obj, old, ctx);
+        if (rbacResource && obj && op !== 'delete' && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
       },
+      validate: admission.validate,
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
@@ -241,6 +267,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
+    served = (o) => rs.served(o);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
@@ -249,7 +276,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
-  admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
   const rbacStore = (resource: string) => {
@@ -289,6 +315,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     closeAuthorizer = () => built.close();
     authorizer = built.authorizer;
   } else authorizer = opts.authorizer;
+  try {
+    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    undo.push(() => chain.stop());
+    await chain.ready();
+    admissionChain = chain;
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -309,6 +345,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
   undo.push(() => eventTtl?.stop());
+  // kube-controller-manager's service-account controller and root-CA publisher: `default` and `kube-root-ca.crt` in every namespace.
+  const publishers = new NamespacePublishers(
+    { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
+    certs.caCert,
+  );
+  if (config.namespacePublishers !== false) publishers.start();
+  undo.push(() => publishers.stop());
+  // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
+  const bootstrapControllers = bootstrapTokenControllers(config, catalog);
+  for (const c of bootstrapControllers) c.start();
+  undo.push(() => bootstrapControllers.forEach((c) => c.stop()));
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -328,7 +375,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
+  undo.push(() => authn.close());
+  const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
+  const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
+  trustController?.start();
+  undo.push(() => trustController?.stop());
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -345,6 +397,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         })),
       ),
   });
+  admissionChain?.registerMetrics(metrics.registry);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -401,9 +454,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
+        for (const c of bootstrapControllers) c.stop();
+        publishers.stop();
+        trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
+        admissionChain?.stop();
         closeAuthorizer();
+        authn.close();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();
@@ -417,7 +475,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -434,6 +492,14 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   };
   const getter: ServiceAccountGetter = { serviceAccount: (ns, name) => live('serviceaccounts', ns, name), secret: (ns, name) => live('secrets', ns, name) };
   const requestheaderCa = config.requestheaderClientCaFile ? await readRequestheaderCa(config.requestheaderClientCaFile) : undefined;
+  // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
+  let extra;
+  try {
+    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+  } catch (err) {
+    if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const authenticator = createAuthenticator({
     ...(requestheaderCa
       ? {
@@ -448,7 +514,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
       : {}),
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
-    anonymous: config.anonymousAuth,
+    anonymous: extra.anonymous,
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,
@@ -456,17 +522,57 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      ...extra.tokenAuthenticators,
     ],
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
   const endpoints = new CreateOnlyEndpoints()
-    .add('', 'v1', 'serviceaccounts', 'token', tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }), { namespaced: true })
+    .add(
+      '',
+      'v1',
+      'serviceaccounts',
+      'token',
+      admittedCreateOnly(
+        tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }),
+        { group: '', version: 'v1', resource: 'serviceaccounts' },
+        'token',
+        admission,
+      ),
+      { namespaced: true },
+    )
     .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }), { namespaced: false })
     .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint(), { namespaced: false });
   // The jwks_uri names this server's URL, known once it listens.
   let externalUrl = '';
   const documents = issuerDiscoveryDocuments(issuers[0]!, keys.verificationKeys, () => externalUrl);
-  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u) };
+  // What extension API servers are told to trust (the extension-apiserver-authentication ConfigMap).
+  const trust: ClusterAuthenticationInfo = {
+    clientCa,
+    ...(requestheaderCa
+      ? {
+          requestHeaderCa: requestheaderCa,
+          requestHeaderUsernameHeaders: config.requestheaderUsernameHeaders ?? [],
+          requestHeaderGroupHeaders: config.requestheaderGroupHeaders ?? [],
+          requestHeaderExtraHeaderPrefixes: config.requestheaderExtraHeadersPrefix ?? [],
+          requestHeaderAllowedNames: config.requestheaderAllowedNames ?? [],
+        }
+      : {}),
+  };
+  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+}
+
+/** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */
+function authnSetupOptions(config: ServerConfig, issuers: readonly string[], apiAudiences: readonly string[], catalog: ResourceCatalog): AuthnSetupOptions {
+  const log = (msg: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
+  return {
+    // Bootstrap tokens are looked up in the watch cache only, as kube's informer lister: an unknown token costs no store read.
+    bootstrap: () => createBootstrapTokenAuthenticator({ getSecret: (name) => cachedObject(catalog, 'secrets', BOOTSTRAP_NAMESPACE, name), log }),
+    flags: config.authn,
+    serviceAccountIssuers: issuers,
+    apiAudiences,
+    anonymousAuth: config.anonymousAuth,
+    log,
+  };
 }
 
 async function readRequestheaderCa(path: string): Promise<string> {
@@ -474,6 +580,25 @@ async function readRequestheaderCa(path: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (err) {
     throw new StartupError(`cannot read --requestheader-client-ca-file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function bootstrapTokenControllers(config: ServerConfig, catalog: ResourceCatalog): Array<{ start(): void; stop(): void }> {
+  const secrets = catalog.lookup('', 'v1', 'secrets')?.store;
+  const configMaps = catalog.lookup('', 'v1', 'configmaps')?.store;
+  if (!config.authn?.enableBootstrapTokenAuth || !secrets || !configMaps) return [];
+  return [new TokenCleaner(secrets), new BootstrapSigner(secrets, configMaps)];
+}
+
+/** An object from the watch cache only (undefined when absent). */
+async function cachedObject(catalog: ResourceCatalog, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const store = catalog.lookup('', 'v1', resource)?.store;
+  if (!store) return undefined;
+  try {
+    return (await store.get(namespace, name, '0')).value;
+  } catch (err) {
+    if (isApiError(err) && err.code === 404) return undefined;
+    throw err;
   }
 }
 

@@ -27,6 +27,7 @@ import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
 import { attributesOf, isPromise, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
+import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
@@ -129,9 +130,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);
     const infoError = requestInfoError(req.routePath, req.url);
     if (infoError !== undefined) {
-      // kube's request-info filter answers with responsewriters.InternalError: plain text, HTML-escaped.
-      const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${infoError}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+      return sendInternalErrorText(reply, req.url, infoError);
     }
     // kube's request-deadline filter runs before authentication.
     checkRequestTimeout(req.requestInfo, req.searchParams);
@@ -141,9 +140,18 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addHook('onRequest', async (req) => {
     const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
     const socket = raw.stream?.session?.socket ?? raw.socket;
-    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
+    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), path: req.routePath });
     if (!result.ok) throw result.error;
     req.user = result.user;
+  });
+
+  // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hasImpersonationHeaders(req.headers)) return;
+    const outcome = await impersonate(req.user, req.raw.rawHeaders, opts.authorizer);
+    if (outcome.kind === 'impersonated') req.user = outcome.user;
+    else if (outcome.kind === 'forbidden') throw outcome.error;
+    else if (outcome.kind === 'invalid') return sendInternalErrorText(reply, req.url, outcome.message);
   });
 
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
@@ -163,7 +171,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
     if (isPromise(decision)) decision = await decision;
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
-    if (decision.decision !== 'allow' && decision.error !== undefined) return sendAuthorizationError(req, reply, decision.error);
+    if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
 
@@ -241,9 +249,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   return app;
 }
 
-/** kube's responsewriters.InternalError, as its authorization filter sends it. */
-function sendAuthorizationError(req: FastifyRequest, reply: FastifyReply, error: string): FastifyReply {
-  const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${error}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** kube's responsewriters.InternalError (as its authorization and authentication filters send it): plain text naming the request URI, HTML-escaped. */
+function sendInternalErrorText(reply: FastifyReply, url: string, message: string): FastifyReply {
+  const text = `Internal Server Error: ${JSON.stringify(url)}: ${message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
 }
 

@@ -4,6 +4,7 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
@@ -45,6 +46,13 @@ export interface ServerConfig {
   readonly requestheaderUsernameHeaders?: readonly string[];
   readonly requestheaderGroupHeaders?: readonly string[];
   readonly requestheaderExtraHeadersPrefix?: readonly string[];
+  /**
+   * kube-controller-manager's service-account controller and root-CA publisher (a `default`
+   * ServiceAccount and `kube-root-ca.crt` in every namespace); default true.
+   */
+  readonly namespacePublishers?: boolean;
+  /** Further authentication methods (src/authn/flags.ts reads and checks them). */
+  readonly authn?: AuthnFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -53,6 +61,11 @@ export interface ServerConfig {
   readonly serviceAccountMaxTokenExpirationSeconds?: number;
   /** --authorization-mode, in priority order; absent means RBAC. */
   readonly authorizationModes?: readonly AuthorizationMode[];
+  /** --enable-admission-plugins and --disable-admission-plugins (kube's plugin names), on top of kube's default-on set. */
+  readonly enableAdmissionPlugins?: readonly string[];
+  readonly disableAdmissionPlugins?: readonly string[];
+  /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
+  readonly admissionControlConfigFile?: string;
   /** --authorization-policy-file (ABAC). */
   readonly authorizationPolicyFile?: string;
   /** --authorization-webhook-config-file and its companions (Webhook mode, flag form). */
@@ -86,7 +99,9 @@ interface FlagSpec {
 }
 
 const FLAGS: readonly FlagSpec[] = [
+  { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  ...AUTHN_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
@@ -98,6 +113,8 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
   { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
+  { name: 'disable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to disable even if enabled by default (comma-separated, kube\'s names).' },
+  { name: 'enable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to enable in addition to the default-on ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook); comma-separated, kube\'s names. They run in kube\'s fixed order.' },
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
@@ -374,6 +391,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     serviceAccountLookup: (raw.get('service-account-lookup') as boolean | undefined) ?? true,
     serviceAccountMaxTokenExpirationSeconds: Math.floor(maxTokenMs / 1000),
     authorizationModes: Object.freeze(authorizationModes as AuthorizationMode[]),
+    ...(raw.has('enable-admission-plugins') ? { enableAdmissionPlugins: Object.freeze(strings('enable-admission-plugins').map((n) => n.trim())) } : {}),
+    ...(raw.has('disable-admission-plugins') ? { disableAdmissionPlugins: Object.freeze(strings('disable-admission-plugins').map((n) => n.trim())) } : {}),
+    ...optional('admissionControlConfigFile', nonEmpty(str('admission-control-config-file'))),
     ...optional('authorizationPolicyFile', authorizationPolicyFile),
     ...optional('authorizationWebhookConfigFile', authorizationWebhookConfigFile),
     // Only when given: the authorizer applies kube's defaults (v1beta1, 5m, 30s).
@@ -381,6 +401,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('authorization-webhook-cache-authorized-ttl') ? { authorizationWebhookCacheAuthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-authorized-ttl', 5 * 60_000) } : {}),
     ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
     ...optional('authorizationConfigFile', authorizationConfigFile),
+    ...authnFlagsOf(raw, FlagError),
   };
   return Object.freeze(config);
 }

@@ -152,8 +152,8 @@ start() {
   # that namespace deletion, garbage collection and per-namespace `default` ServiceAccounts and
   # kube-root-ca.crt ConfigMaps happen as in a cluster. The others (deployments, nodes, ...) would only
   # add load. It reaches the apiserver through the admin kubeconfig, so it may start before /readyz.
-  # `--controllers` narrows the set (the parity harness runs only the namespace, garbage collector and
-  # clusterrole-aggregation controllers: kube-gateway implements those itself, and none that adds objects).
+  # `--controllers` narrows the set (the parity harness runs only the controllers kube-gateway implements
+  # itself: namespace, garbage collector, clusterrole aggregation, serviceaccount, root-CA publisher).
   if [[ -x $BIN/kube-controller-manager && $KCM == 1 ]]; then
     setsid "$BIN/kube-controller-manager" \
       --kubeconfig="$DIR/kubeconfig" --leader-elect=false --secure-port=0 \

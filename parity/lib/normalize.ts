@@ -167,7 +167,8 @@ export function normalizeResponse(res: RawResponse, ctx: NormalizeContext, colle
       return { status: res.status, headers, kind: 'protobuf', body: normalizeValue(maskProtobufListRv(decodeProtobufEnvelope(res.body)), ctx) };
     }
     if (ct === 'application/vnd.kubernetes.protobuf;stream=watch') {
-      return { status: res.status, headers, kind: 'protobuf-stream', body: splitFrames(res.body).map((f) => normalizeValue(decodeProtobufFrame(f), ctx)) };
+      const frames = splitFrames(res.body).map((f) => decodeProtobufFrame(f)).filter((f) => !isControllerFrame(f));
+      return { status: res.status, headers, kind: 'protobuf-stream', body: frames.map((f) => normalizeValue(f, ctx)) };
     }
   } catch (err) {
     return { status: res.status, headers, kind: 'text', body: `undecodable ${ct}: ${(err as Error).message}: ${ctx.text(text.slice(0, 300))}` };
@@ -241,7 +242,20 @@ export function parseJsonStream(text: string): unknown[] {
 
 /** Drops watch events about kube-controller-manager's own objects. */
 function filterEvents(docs: unknown[]): unknown[] {
-  return docs.filter((d) => !isControllerObject((d as { object?: unknown } | null)?.object));
+  return docs.filter((d) => {
+    const o = (d as { object?: { kind?: unknown; rows?: Array<{ object?: unknown }> } } | null)?.object;
+    // A Table watch event carries the object as its one row.
+    if (o?.kind === 'Table' && Array.isArray(o.rows) && o.rows.length > 0) return !o.rows.every((r) => isControllerObject(r.object));
+    return !isControllerObject(o);
+  });
+}
+
+/** The same for protobuf watch frames (WatchEvent: type 1, object 2 = runtime.Unknown raw bytes, decoded). */
+function isControllerFrame(frame: unknown): boolean {
+  const env = ((frame as Record<string, unknown> | null)?.['2'] as Record<string, unknown> | undefined)?.['1'] as Record<string, unknown> | undefined;
+  const inner = env?.['k8s\\0'] as Record<string, unknown> | undefined;
+  const kind = (inner?.['1'] as Record<string, unknown> | undefined)?.['2'];
+  return typeof kind === 'string' && isControllerObjectProtobuf(kind, inner?.['2']);
 }
 
 /**

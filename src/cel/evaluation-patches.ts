@@ -170,6 +170,23 @@ function checkTemporal(v: unknown): unknown {
   return v;
 }
 
+const timeZones = new Map<string, boolean>();
+
+/** Whether an IANA time-zone name is known (Go's time.LoadLocation succeeds). */
+function knownTimeZone(zone: string): boolean {
+  let known = timeZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    if (timeZones.size < 1000) timeZones.set(zone, known);
+  }
+  return known;
+}
+
 const ORDER_HOLDS: Readonly<Record<string, (c: number) => boolean>> = {
   '<': (c) => c < 0, '<=': (c) => c <= 0, '>': (c) => c > 0, '>=': (c) => c >= 0,
 };
@@ -434,6 +451,7 @@ export function patchChecked(root: EngineNode): void {
       const holds = ORDER_HOLDS[op] as (c: number) => boolean;
       // CEL compares an int or uint with a double as doubles (cel-go compareIntDouble).
       wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if (Number.isNaN(l) || Number.isNaN(r)) fail('NaN values cannot be ordered');
         if (l instanceof Date && r instanceof Date) return holds(compareTimestamps(l, r));
         if (typeof r === 'number' && typeof l !== 'number' && isNumber(l)) return inner(Number(l instanceof UnsignedInt ? l.value : l), r, ...rest);
         if (typeof l === 'number' && typeof r !== 'number' && isNumber(r)) return inner(l, Number(r instanceof UnsignedInt ? r.value : r), ...rest);
@@ -515,6 +533,7 @@ export function patchChecked(root: EngineNode): void {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [t, zone] = a as unknown[];
           const m = typeof zone === 'string' ? OFFSET_ZONE.exec(zone) : null;
+          if (typeof zone === 'string' && m === null && !knownTimeZone(zone)) fail(`unknown time zone ${zone}`);
           if (!(t instanceof Date) || m === null) return inner(a, ...rest);
           const offsetMs = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
           return BigInt(getter(new Date(t.getTime() + offsetMs)));

@@ -329,6 +329,7 @@ class Coster {
       return { cost: add(sum(pairs), r(30)), type: this.typeOf(n), size: r((items.args as Node[]).length) };
     }
     const args = argNodes.map((x) => this.cost(x, scope));
+    if (name.startsWith('__pb_')) return { cost: add(sum(args.map((x) => x.cost)), r(40)), type: this.typeOf(n) };
     // The global form matches(s, re) has no size-based estimate in cel-go (only the receiver form does).
     if (name === 'matches') return { cost: add(sum(args.map((x) => x.cost)), ONE), type: { kind: 'bool' } };
     return this.functionCost(n, name, NO_TARGET, args, scope);

@@ -340,7 +340,10 @@ function wrapHandle(node: Node, wrap: (inner: Handle) => Handle): void {
 }
 
 /** A literal pattern compiled now; an RE2-invalid one is the compile error kube-apiserver gives. */
-function literalPattern(name: string, patternNode: Node | undefined): CompiledRegex | undefined {
+function literalPattern(name: string, node: Node | undefined): CompiledRegex | undefined {
+  // dyn('...') of a literal is folded to the literal when cel-go builds the program.
+  const inner = node?.op === 'call' && (node.args as [string, Node[]])[0] === 'dyn' ? (node.args as [string, Node[]])[1][0] : undefined;
+  const patternNode = inner?.op === 'value' ? inner : node;
   if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
   const message = literalPatternError(name, patternNode.args);
   if (message !== undefined) throw new CelTypeError({ code: 'invalid_argument', message, node: patternNode as never });

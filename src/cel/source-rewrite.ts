@@ -3,6 +3,7 @@
 // and only when an expression uses such syntax (other expressions keep their exact error positions):
 //   br'..' raw bytes and non-ASCII text in bytes literals  -> b"\xHH..." escapes of the UTF-8 bytes
 //   .5 (a double literal with no integer part)             -> 0.5
+//   .x (an identifier in the root scope)                    -> x
 //   [a, ?b] optional list elements                          -> __optList__([a, b], [1])
 //   {k: v, ?k2: v2} optional map entries                    -> __optMap__([[k, v], [k2, v2]], [1])
 //   google.protobuf.Timestamp{seconds: s} and the other      -> __pb_Timestamp__(s, 0)
@@ -179,6 +180,10 @@ function render(tokens: readonly Token[]): string {
         continue;
       }
     }
+    if (t.kind === 'punct' && t.text === '.' && tokens[i + 1]?.kind === 'ident' && !endsOperand(prev)) {
+      // A leading dot names an identifier in the root scope: the same variable here.
+      continue;
+    }
     if (t.kind === 'punct' && t.text === '.' && tokens[i + 1]?.kind === 'number' && !endsOperand(prev)) {
       emit(t, '0.');
       continue;
@@ -206,7 +211,7 @@ function render(tokens: readonly Token[]): string {
   return text;
 }
 
-const TRIGGER = /[`?]|[bB][rR]?['"]|[rR][bB]['"]|(?:^|[^\w\s)\]}])\s*\.\d|google\.protobuf\.\w+\s*\{/;
+const TRIGGER = /[`?]|[bB][rR]?['"]|[rR][bB]['"]|(?:^|[^\w\s)\]}])\s*\.\d|google\.protobuf\.\w+\s*\{|(?:^|[^\w\s)\]}])\s*\.[A-Za-z_]/;
 
 /** Rewrites syntax the engine cannot parse into equivalent supported syntax; returns the input when nothing applies. */
 export function rewriteSource(expression: string): string {

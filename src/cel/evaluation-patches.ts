@@ -7,6 +7,7 @@
 import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
+import { SET_FUNCTIONS } from './kube-net-format-sets.ts';
 import { addDuration, compareTimestamps, durationFromNanos, timestampDifference } from './timestamps.ts';
 import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
@@ -508,7 +509,16 @@ export function patchChecked(root: EngineNode): void {
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
       const search = STRING_SEARCH[name];
-      if (name === 'split') {
+      const receiver = (node.args as [string, Node])[1];
+      const setFunction = receiver.op === 'id' && receiver.args === 'sets' ? SET_FUNCTIONS[name] : undefined;
+      if (setFunction !== undefined) {
+        // With a dyn argument the engine matches element types at runtime (list<int> against
+        // list<string> fails); cel-go only needs two lists.
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [, l, r] = a as unknown[];
+          return Array.isArray(l) && Array.isArray(r) ? setFunction(l, r) : inner(a, ...rest);
+        });
+      } else if (name === 'split') {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [s, sep, n] = a as unknown[];
           return typeof s === 'string' && sep === '' && (n === undefined || typeof n === 'bigint') ? explode(s, n) : inner(a, ...rest);

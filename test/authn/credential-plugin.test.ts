@@ -6,7 +6,7 @@
  * reports the plugin's clear message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -80,6 +80,24 @@ describe('kube-gateway-oidc-login under kubectl', () => {
     const r = await kubectl(config, ['auth', 'whoami', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).status.userInfo.username).toBe('oidc:alice');
+  });
+
+  it('runs the device authorization grant when interactive on a terminal', async () => {
+    issuer.deviceLogin = { sub: 'dora' };
+    const cacheDir = join(dir, 'cache-device');
+    const command = [process.execPath, plugin, ...common(), `--cache-dir=${cacheDir}`].map((a) => `'${a}'`).join(' ');
+    const info = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } });
+    // script(1) gives the plugin a terminal, as kubectl run from a shell would.
+    const out = await new Promise<string>((resolve) =>
+      execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, KUBERNETES_EXEC_INFO: info }, timeout: 30_000 }, (_err, stdout) => resolve(stdout)),
+    );
+    expect(out).toContain(`To log in, open ${issuer.url}/activate and enter the code WDJB-MJHT`);
+    const cred = JSON.parse(out.split(/\r?\n/).find((l) => l.startsWith('{'))!);
+    expect(cred).toMatchObject({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: expect.any(String), expirationTimestamp: expect.stringMatching(/Z$/) } });
+    const who = await t.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { anonymous: true, headers: { authorization: `Bearer ${cred.status.token}` }, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    expect(who.json.status.userInfo.username).toBe('oidc:dora');
+    // The refresh token it got is cached for the next time.
+    expect(JSON.parse(await readFile(join(cacheDir, (await readdir(cacheDir))[0]!), 'utf8')).refreshToken).toBe('rt-device');
   });
 
   it('fails clearly under interactiveMode Never when a person would have to log in', async () => {

@@ -49,7 +49,7 @@ export function hasImpersonationHeaders(headers: Readonly<Record<string, unknown
  * Applies the impersonation headers of `rawHeaders` (Node's alternating name/value list) for
  * `caller`, asking `authorizer` about each target.
  */
-export function impersonate(caller: UserInfo, rawHeaders: readonly string[], authorizer: Authorizer): ImpersonationOutcome {
+export async function impersonate(caller: UserInfo, rawHeaders: readonly string[], authorizer: Authorizer): Promise<ImpersonationOutcome> {
   const built = buildImpersonationRequests(rawHeaders);
   if (typeof built === 'string') return { kind: 'invalid', message: built };
   if (built.requests.length === 0) return { kind: 'none' };
@@ -99,7 +99,8 @@ export function impersonate(caller: UserInfo, rawHeaders: readonly string[], aut
       namespace: r.namespace,
       name: r.name,
     };
-    const decision = authorizer.authorize(attrs);
+    // A webhook authorizer answers asynchronously.
+    const decision = await authorizer.authorize(attrs);
     if (decision.decision !== 'allow') return { kind: 'forbidden', error: forbiddenError(attrs, decision.reason) };
   }
 

@@ -42,6 +42,7 @@ import { RbacIndex } from '../authz/rbac/index.ts';
 import { feedRbacIndex } from '../authz/rbac/feed.ts';
 import { ensureRbacPolicy } from '../authz/rbac/bootstrap.ts';
 import { ClusterRoleAggregator } from '../authz/rbac/aggregation.ts';
+import { EscalationGuard, type RbacResource } from '../authz/rbac/escalation.ts';
 import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -64,6 +65,7 @@ import { NamespacePublishers } from '../authn/namespace-publishers.ts';
 import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } from '../authn/legacy-serviceaccount-token.ts';
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
+import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -76,6 +78,8 @@ export interface RunningServer {
   readonly adminKey: string;
   readonly store: Store;
   readonly app: FastifyInstance;
+  /** The server's metrics registry (served at /metrics): modules register their families on it. */
+  readonly metrics: ServerMetrics;
   /** Graceful shutdown: readyz fails for the shutdown delay, watches end, in-flight requests finish, the store closes. */
   shutdown(): Promise<void>;
 }
@@ -216,14 +220,21 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
   let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
+  const rbacIndex = new RbacIndex();
+  let authorizer: Authorizer | undefined;
+  let closeAuthorizer = (): void => undefined;
+  const escalation = new EscalationGuard(rbacIndex, () => authorizer);
   for (const rt of types) {
     let cache = caches.get(rt.storagePrefix);
     if (!cache) {
       cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
       caches.set(rt.storagePrefix, cache);
     }
+    const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
+      // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
+      ...(rbacResource ? { mutate: async (_op, obj, old, ctx) => ctx.user && escalation.check(rbacResource, obj, old, ctx.user) } : {}),
       validate: async (op, obj) => {
         if (admitNamespace) await admitNamespace(op, rt, obj);
       },
@@ -253,7 +264,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return s;
   };
   const rbacStores = { roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles'), roleBindings: rbacStore('rolebindings'), clusterRoleBindings: rbacStore('clusterrolebindings') };
-  const rbacIndex = new RbacIndex();
   const stopRbacFeed = feedRbacIndex(rbacIndex, {
     roles: rbacStores.roles.cache,
     clusterRoles: rbacStores.clusterRoles.cache,
@@ -267,7 +277,24 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
-  const authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
+  if (!opts.authorizer) {
+    const built = buildAuthorizer(
+      {
+        modes: config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES,
+        policyFile: config.authorizationPolicyFile,
+        webhookConfigFile: config.authorizationWebhookConfigFile,
+        webhookVersion: config.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
+        configFile: config.authorizationConfigFile,
+      },
+      rbacIndex,
+      (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    );
+    undo.push(() => built.close());
+    closeAuthorizer = () => built.close();
+    authorizer = built.authorizer;
+  } else authorizer = opts.authorizer;
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -312,9 +339,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     },
   };
-  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
-  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
-  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
+  const slis = createSliMetrics();
+  const observeHealth = slis.observeHealthcheck.bind(slis);
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts), observeHealth);
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
   const authn = await buildAuthentication(config, catalog, clientCa);
   undo.push(() => authn.close());
@@ -333,6 +362,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
   const openapi = createOpenApiDocuments(() => catalog.types());
+  const metrics = createServerMetrics({
+    inflight: () => app.loadLimits.takeInflightWatermark(),
+    // One count per storage prefix (events.k8s.io Events are the core Events), named as kube names them.
+    storageObjects: () =>
+      Promise.all(
+        storesByPrefix().map(async ({ rt }) => ({
+          labels: { resource: rt.group === '' ? rt.resource : `${rt.resource}.${rt.group}` },
+          value: await store.count(rt.storagePrefix).catch(() => -1),
+        })),
+      ),
+  });
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -345,7 +385,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       openapi: () => openapi,
       documents: authn.documents,
       version: kubeVersionInfo(),
+      metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
+      metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
+    metrics,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -377,6 +420,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     adminKey: certs.adminKey,
     store,
     app,
+    metrics,
     shutdown: () =>
       (closing ??= (async () => {
         shuttingDown = true;
@@ -391,6 +435,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
+        closeAuthorizer();
         authn.close();
         await app.close();
         for (const c of caches.values()) c.stop();

@@ -60,6 +60,7 @@ export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
     manager: managerFor(c),
     subresource: c.info.subresource,
     operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
+    user: c.req.user,
   };
 }
 
@@ -221,11 +222,27 @@ async function resolveFutureReads(c: VerbContext, q: ListQuery): Promise<ListQue
   return q;
 }
 
+/**
+ * Runs a write, keeping the warnings it recorded on a failed answer too: kube's warning recorder
+ * writes each warning into the response headers as it is added, so a 422 still carries the
+ * unknown-field warnings of its body.
+ */
+async function keepingWarnings<T>(c: VerbContext, ctx: WriteContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    addWarnings(c.reply, ctx.warnings);
+    throw err;
+  }
+}
+
 export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
-  const created = await c.served.store.create(c.info.namespace, obj, ctx);
+  const created = await keepingWarnings(c, ctx, async () => {
+    const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
+    return c.served.store.create(c.info.namespace, obj, ctx);
+  });
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, 201, created, fmt);
 }
@@ -234,26 +251,28 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
-  // kube's checkName: an update must name its object (the URL alone does not).
-  if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
-  const sub = c.info.subresource;
-  const result = await store.update(
-    c.info.namespace,
-    c.info.name,
-    (current) => {
-      const next = cloneObject(obj);
-      if (current) mergeSubresource(next, current, sub, rt);
-      return next;
-    },
-    ctx,
-    {
-      allowCreate: false,
-      subresource: sub,
-      preconditions: { uid: obj.metadata!.uid },
-      requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
-    },
-  );
+  const result = await keepingWarnings(c, ctx, async () => {
+    const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
+    // kube's checkName: an update must name its object (the URL alone does not).
+    if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
+    const sub = c.info.subresource;
+    return store.update(
+      c.info.namespace,
+      c.info.name,
+      (current) => {
+        const next = cloneObject(obj);
+        if (current) mergeSubresource(next, current, sub, rt);
+        return next;
+      },
+      ctx,
+      {
+        allowCreate: false,
+        subresource: sub,
+        preconditions: { uid: obj.metadata!.uid },
+        requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
+      },
+    );
+  });
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, result.created ? 201 : 200, result.object, fmt);
 }
@@ -287,7 +306,7 @@ export function mergeSubresource(next: KubeObject, current: KubeObject, subresou
 export async function handlePatch(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const { object, created } = await applyPatchBody(c, ctx);
+  const { object, created } = await keepingWarnings(c, ctx, () => applyPatchBody(c, ctx));
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, created ? 201 : 200, object, fmt);
 }

@@ -53,7 +53,13 @@ import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts'
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import type { AdmissionPlugin } from '../admission/types.ts';
+import '../admission/plugins/index.ts';
+import { admissionWriteHooks } from '../admission/write-hooks.ts';
+import { admittedCreateOnly } from '../admission/create-only.ts';
+import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
@@ -96,6 +102,8 @@ export interface StartOptions {
   readonly signal?: AbortSignal;
   /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
+  /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
+  readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -219,7 +227,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const catalog = new ResourceCatalog();
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
-  let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
+  // Admission: the plugin names and their configuration are checked before anything is served.
+  let admissionChain: AdmissionChain | undefined;
+  let admissionNames: string[];
+  let admissionConfigs;
+  try {
+    admissionNames = enabledPluginNames(config.enableAdmissionPlugins ?? [], config.disableAdmissionPlugins ?? []);
+    admissionConfigs = await loadAdmissionConfiguration(config.admissionControlConfigFile);
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const rbacIndex = new RbacIndex();
   let authorizer: Authorizer | undefined;
   let closeAuthorizer = (): void => undefined;
@@ -230,14 +248,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
       caches.set(rt.storagePrefix, cache);
     }
+    let served: (o: KubeObject) => KubeObject = (o) => o;
     const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
+    const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
-      // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
-      ...(rbacResource ? { mutate: async (_op, obj, old, ctx) => ctx.user && escalation.check(rbacResource, obj, old, ctx.user) } : {}),
-      validate: async (op, obj) => {
-        if (admitNamespace) await admitNamespace(op, rt, obj);
+      // Mutating admission, then RBAC privilege escalation prevention where kube's RBAC registry checks it (before validation).
+      mutate: async (op, obj, old, ctx) => {
+        await admission.mutate(op, obj, old, ctx);
+        if (rbacResource && obj && op !== 'delete' && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
       },
+      validate: admission.validate,
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
@@ -247,6 +268,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
+    served = (o) => rs.served(o);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
@@ -255,7 +277,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
-  admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
   const rbacStore = (resource: string) => {
@@ -295,6 +316,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     closeAuthorizer = () => built.close();
     authorizer = built.authorizer;
   } else authorizer = opts.authorizer;
+  try {
+    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    undo.push(() => chain.stop());
+    await chain.ready();
+    admissionChain = chain;
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -345,7 +376,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
   undo.push(() => authn.close());
   // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
   const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
@@ -373,6 +404,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         })),
       ),
   });
+  admissionChain?.registerMetrics(metrics.registry);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -435,6 +467,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
+        admissionChain?.stop();
         closeAuthorizer();
         authn.close();
         await app.close();
@@ -450,7 +483,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -508,7 +541,19 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
   const endpoints = new CreateOnlyEndpoints()
-    .add('', 'v1', 'serviceaccounts', 'token', tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }), { namespaced: true })
+    .add(
+      '',
+      'v1',
+      'serviceaccounts',
+      'token',
+      admittedCreateOnly(
+        tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }),
+        { group: '', version: 'v1', resource: 'serviceaccounts' },
+        'token',
+        admission,
+      ),
+      { namespaced: true },
+    )
     .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }), { namespaced: false })
     .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint(), { namespaced: false });
   // The jwks_uri names this server's URL, known once it listens.

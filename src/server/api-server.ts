@@ -68,6 +68,7 @@ import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } fro
 import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
 import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
 import { NamespacePublishers } from '../authn/namespace-publishers.ts';
+import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } from '../authn/legacy-serviceaccount-token.ts';
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
@@ -350,7 +351,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
     certs.caCert,
   );
-  if (config.namespacePublishers !== false) publishers.start();
+  if (config.identityControllers !== false) publishers.start();
   undo.push(() => publishers.stop());
   // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
   const bootstrapControllers = bootstrapTokenControllers(config, catalog);
@@ -377,6 +378,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
   undo.push(() => authn.close());
+  // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
+  const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
+  const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
+  const legacyTokens = secretStore && saStore ? new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert) : undefined;
+  if (config.identityControllers !== false) legacyTokens?.start();
+  undo.push(() => legacyTokens?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
@@ -456,6 +463,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         eventTtl?.stop();
         for (const c of bootstrapControllers) c.stop();
         publishers.stop();
+        legacyTokens?.stop();
         trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
@@ -522,6 +530,12 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      createLegacyServiceAccountTokenAuthenticator({
+        keys: keys.verificationKeys,
+        ...(config.serviceAccountLookup === false
+          ? {}
+          : { lookup: { secret: (ns: string, name: string) => objects.get('secrets', ns, name), serviceAccount: (ns: string, name: string) => objects.get('serviceaccounts', ns, name) } }),
+      }),
       ...extra.tokenAuthenticators,
     ],
   });
@@ -558,7 +572,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         }
       : {}),
   };
-  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+  return { authenticator, endpoints, documents, trust, signingKey: keys.signingKey, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
 }
 
 /** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */

@@ -8,6 +8,7 @@ import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } fr
 import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
+import { customResourceDefinitionType } from '../crd/kind.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -16,6 +17,7 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   namespaceType,
   secretType,
   serviceAccountType,
+  customResourceDefinitionType,
   leaseType,
   eventsV1EventType,
   clusterRoleBindingType,

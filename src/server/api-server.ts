@@ -58,6 +58,17 @@ import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
+import { CrdController } from '../crd/controller.ts';
+import { CRD_GROUP } from '../crd/kind.ts';
+import type { FieldError } from '../api/field-errors.ts';
+
+/** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
+function customResourceMetaValidation(rt: ResourceType) {
+  return (obj: KubeObject, old: KubeObject | null): FieldError[] =>
+    old
+      ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+      : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation });
+}
 
 export interface RunningServer {
   readonly url: string;
@@ -210,12 +221,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
   let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
-  for (const rt of types) {
-    let cache = caches.get(rt.storagePrefix);
-    if (!cache) {
-      cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
-      caches.set(rt.storagePrefix, cache);
-    }
+  // The store of one resource type, built-in or custom, with the server's write hooks.
+  const storeFor = (rt: ResourceType, cache: WatchCache<KubeObject>, validateKind?: (obj: KubeObject, old: KubeObject | null) => FieldError[]): ResourceStore => {
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
       validate: async (op, obj) => {
@@ -229,7 +236,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
+    return new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
+  };
+  for (const rt of types) {
+    let cache = caches.get(rt.storagePrefix);
+    if (!cache) {
+      cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
+      caches.set(rt.storagePrefix, cache);
+    }
+    const rs = storeFor(rt, cache);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
@@ -238,6 +253,20 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
+  // Custom resources: served from the CRDs in store before the server listens, then as they change.
+  const crdController = new CrdController({
+    crds: catalog.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!.store,
+    catalog,
+    cacheFor: async (prefix) => {
+      const cache = new WatchCache<KubeObject>({ store, prefix, decode: decodeStored, historyMs: config.historyMs });
+      await cache.start();
+      return cache;
+    },
+    storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  await crdController.start();
+  undo.push(() => crdController.stop());
   admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
@@ -304,7 +333,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
-  const openapi = createOpenApiDocuments(() => catalog.types());
+  let openapi = createOpenApiDocuments(() => catalog.types());
+  // Custom resources come and go: the documents are rebuilt (lazily) after every change.
+  catalog.onChange(() => {
+    discovery = undefined;
+    openapi = createOpenApiDocuments(() => catalog.types());
+  });
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -354,6 +388,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         shuttingDown = true;
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
+        crdController.stop();
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();

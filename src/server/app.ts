@@ -164,14 +164,15 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 4. Routing, as kube-apiserver's director and go-restful route: a group/version's resource
   // paths go to the route table, everything else to the non-resource paths.
-  const tables = new Map<string, { size: number; table: RouteTable }>();
+  const tables = new Map<string, { generation: number; table: RouteTable }>();
   const routeTable = (group: string, version: string): RouteTable | undefined => {
     const resources = opts.catalog.groupVersion(group, version);
     if (!resources) return undefined;
     const key = `${group}/${version}`;
     let cached = tables.get(key);
-    if (!cached || cached.size !== resources.size) {
-      cached = { size: resources.size, table: new RouteTable([...resources.values()].map((s) => s.rt)) };
+    // Custom resources come and go: a table is rebuilt when the catalog changed since.
+    if (!cached || cached.generation !== opts.catalog.generation) {
+      cached = { generation: opts.catalog.generation, table: new RouteTable([...resources.values()].map((s) => s.rt)) };
       tables.set(key, cached);
     }
     return cached.table;

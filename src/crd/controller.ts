@@ -1,0 +1,305 @@
+/**
+ * The CRD controllers of kube-apiextensions-apiserver in one loop: for every CRD it decides which
+ * names are accepted (conflicts with other CRDs of the group give NamesAccepted=False), serves
+ * the CRD's versions (a ResourceType per served version, registered in the catalog with its own
+ * watch cache and store; discovery, OpenAPI and routes follow the catalog), writes the status
+ * (acceptedNames, NamesAccepted, Established), and on deletion deletes every custom resource,
+ * releases the CRD's cleanup finalizer and stops serving.
+ */
+import type { KubeObject, ResourceType } from '../api/types.ts';
+import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
+import type { WatchCache } from '../storage/watch-cache.ts';
+import { isApiError } from '../api/status-errors.ts';
+import { jsonEqual } from '../registry/object-meta.ts';
+import { customResourceType, servedVersions } from './custom-resource.ts';
+import { CRD_CLEANUP_FINALIZER, storageVersionOf } from './kind.ts';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export interface CrdControllerDeps {
+  readonly crds: ResourceStore;
+  readonly catalog: ResourceCatalog;
+  /** A started watch cache over one storage prefix. */
+  cacheFor(prefix: string): Promise<WatchCache<KubeObject>>;
+  /** The store of a custom resource type, with the server's write hooks (admission). */
+  storeFor(rt: ResourceType, cache: WatchCache<KubeObject>): ResourceStore;
+  /** Logs a problem the loop retries. */
+  warn?(msg: string): void;
+}
+
+interface Served {
+  /** What the served types were built from: a change rebuilds them. */
+  readonly signature: string;
+  readonly types: ResourceType[];
+  readonly cache: WatchCache<KubeObject>;
+}
+
+function condition(type: string, status: 'True' | 'False', reason: string, message: string, now: string, old: Obj[]): Obj {
+  const prev = old.find((c) => c.type === type);
+  const lastTransitionTime = prev && prev.status === status && typeof prev.lastTransitionTime === 'string' ? prev.lastTransitionTime : now;
+  return { type, status, lastTransitionTime, reason, message };
+}
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export class CrdController {
+  private readonly served = new Map<string, Served>();
+  private readonly queue = new Set<string>();
+  private running = false;
+  private stopped = false;
+  private handle: { close(): void } | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly deps: CrdControllerDeps) {}
+
+  /** Serves every stored CRD before returning, then follows changes. */
+  async start(): Promise<void> {
+    const cache = this.deps.crds.cache;
+    const listed = cache.list();
+    for (const e of listed.entries) this.queue.add(e.value.metadata?.name ?? '');
+    await this.drain();
+    const follow = (from: number) => {
+      this.handle = cache.watch(
+        { fromRevision: from },
+        {
+          onEvent: (ev) => this.enqueue(ev.entry.value.metadata?.name ?? ''),
+          onError: () => {
+            this.handle?.close();
+            if (this.stopped) return;
+            const t = setTimeout(() => {
+              this.timers.delete(t);
+              const l = cache.list();
+              for (const e of l.entries) this.enqueue(e.value.metadata?.name ?? '');
+              for (const name of this.served.keys()) this.enqueue(name);
+              follow(l.revision);
+            }, 100);
+            this.timers.add(t);
+          },
+        },
+      );
+    };
+    follow(listed.revision);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.handle?.close();
+    for (const t of this.timers) clearTimeout(t);
+    for (const s of this.served.values()) s.cache.stop();
+  }
+
+  /** Resolves once every queued CRD has been handled (tests, benchmarks). */
+  idle(): Promise<void> {
+    if (!this.running && this.queue.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private enqueue(name: string): void {
+    if (this.stopped || !name) return;
+    this.queue.add(name);
+    void this.drain();
+  }
+
+  private retryLater(name: string, ms: number): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.enqueue(name);
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.size > 0 && !this.stopped) {
+        const name = this.queue.values().next().value as string;
+        this.queue.delete(name);
+        try {
+          await this.reconcile(name);
+        } catch (err) {
+          this.deps.warn?.(`customresourcedefinition ${name}: ${(err as Error).message}`);
+          this.retryLater(name, 500);
+        }
+      }
+    } finally {
+      this.running = false;
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  private current(name: string): KubeObject | undefined {
+    const e = this.deps.crds.cache.get(this.deps.crds.key('', name));
+    return e?.value;
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    const crd = this.current(name);
+    if (!crd) {
+      this.unserve(name);
+      return;
+    }
+    if (crd.metadata?.deletionTimestamp) {
+      await this.finalize(name, crd);
+      return;
+    }
+    const accepted = this.namesAccepted(crd);
+    if (accepted.ok) await this.serve(name, crd);
+    await this.writeStatus(name, crd, accepted);
+  }
+
+  /** Whether the CRD's names are free in its group (kube's NamingConditionController, simplified to exact conflicts). */
+  private namesAccepted(crd: KubeObject): { ok: true } | { ok: false; reason: string; message: string } {
+    const spec = crd.spec as Obj;
+    const names = (isObj(spec.names) ? spec.names : {}) as Obj;
+    const group = str(spec.group);
+    const mine = crd.metadata?.name ?? '';
+    const resourceNames = new Set([str(names.plural), str(names.singular), ...(Array.isArray(names.shortNames) ? names.shortNames.map(str) : [])].filter(Boolean));
+    const kinds = new Set([str(names.kind), str(names.listKind)].filter(Boolean));
+    for (const e of this.deps.crds.cache.list().entries) {
+      const other = e.value;
+      if (other.metadata?.name === mine) continue;
+      const ospec = isObj(other.spec) ? other.spec : {};
+      if (str(ospec.group) !== group) continue;
+      const st = isObj(other.status) ? other.status : {};
+      const an = isObj(st.acceptedNames) ? st.acceptedNames : {};
+      for (const n of [str(an.plural), str(an.singular), ...(Array.isArray(an.shortNames) ? an.shortNames.map(str) : [])]) {
+        if (n && resourceNames.has(n)) return { ok: false, reason: n === str(names.plural) ? 'PluralConflict' : 'SingularConflict', message: `${JSON.stringify(n)} is already in use` };
+      }
+      for (const k of [str(an.kind), str(an.listKind)]) {
+        if (k && kinds.has(k)) return { ok: false, reason: 'KindConflict', message: `${JSON.stringify(k)} is already in use` };
+      }
+    }
+    return { ok: true };
+  }
+
+  private async serve(name: string, crd: KubeObject): Promise<void> {
+    const spec = crd.spec as Obj;
+    const signature = JSON.stringify([spec.group, spec.names, spec.scope, spec.versions]);
+    const prev = this.served.get(name);
+    if (prev?.signature === signature) return;
+    const versions = servedVersions(crd);
+    const types = versions.map((v) => customResourceType(crd, v));
+    const storage = storageVersionOf(crd) ?? types[0]?.version ?? '';
+    // Objects are stored in the storage version; other versions rewrite apiVersion (conversion None).
+    const withConversion = types.map((rt): ResourceType => (rt.version === storage ? rt : { ...rt, storageConversion: apiVersionRewrite(rt.group, rt.version, storage) }));
+    const prefix = types[0]?.storagePrefix;
+    let cache = prev?.cache;
+    if (prev && prefix !== prev.types[0]?.storagePrefix) {
+      this.unserve(name);
+      cache = undefined;
+    }
+    if (!cache && prefix) cache = await this.deps.cacheFor(prefix);
+    if (!cache) return;
+    for (const old of prev?.types ?? []) {
+      if (!withConversion.some((t) => t.version === old.version)) this.deps.catalog.remove(old.group, old.version, old.resource);
+    }
+    for (const rt of withConversion) {
+      if (prev) this.deps.catalog.remove(rt.group, rt.version, rt.resource);
+      this.deps.catalog.add({ rt, store: this.deps.storeFor(rt, cache) });
+    }
+    this.served.set(name, { signature, types: withConversion, cache });
+  }
+
+  private unserve(name: string): void {
+    const s = this.served.get(name);
+    if (!s) return;
+    this.served.delete(name);
+    for (const rt of s.types) this.deps.catalog.remove(rt.group, rt.version, rt.resource);
+    s.cache.stop();
+  }
+
+  private ctx(subresource: string): WriteContext {
+    return { dryRun: false, warnings: [], now: new Date(), manager: 'kube-apiserver', subresource, operation: 'update' };
+  }
+
+  private async writeStatus(name: string, crd: KubeObject, accepted: ReturnType<CrdController['namesAccepted']>): Promise<void> {
+    const now = rfc3339(new Date());
+    const status = (isObj(crd.status) ? crd.status : {}) as Obj;
+    const old = (Array.isArray(status.conditions) ? status.conditions : []).filter(isObj);
+    const spec = crd.spec as Obj;
+    const conditions: Obj[] = [];
+    let acceptedNames = status.acceptedNames;
+    if (accepted.ok) {
+      acceptedNames = structuredClone(spec.names);
+      conditions.push(condition('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found', now, old));
+      conditions.push(condition('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted', now, old));
+    } else {
+      conditions.push(condition('NamesAccepted', 'False', accepted.reason, accepted.message, now, old));
+      conditions.push(condition('Established', 'False', 'NotAccepted', 'not all names are accepted', now, old));
+    }
+    const next = { ...status, acceptedNames, conditions };
+    if (jsonEqual(next, status)) return;
+    await this.updateStatus(name, (s) => Object.assign(s, { acceptedNames, conditions }));
+  }
+
+  private async updateStatus(name: string, change: (status: Obj) => void): Promise<void> {
+    await this.deps.crds.update(
+      '',
+      name,
+      (current) => {
+        if (!current) throw new Error('gone');
+        const status = (isObj(current.status) ? structuredClone(current.status) : {}) as Obj;
+        change(status);
+        return { ...current, status };
+      },
+      this.ctx('status'),
+      { allowCreate: false, subresource: 'status' },
+    );
+  }
+
+  /** A terminating CRD: its custom resources are deleted, then the cleanup finalizer goes. */
+  private async finalize(name: string, crd: KubeObject): Promise<void> {
+    const finalizers = crd.metadata?.finalizers ?? [];
+    if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) return;
+    const s = this.served.get(name);
+    const storage = s?.types.find((t) => !t.storageConversion) ?? s?.types[0];
+    const store = storage ? this.deps.catalog.lookup(storage.group, storage.version, storage.resource)?.store : undefined;
+    if (store) {
+      const remaining = store.cache.list().entries;
+      for (const e of remaining) {
+        const meta = e.value.metadata ?? {};
+        if (meta.deletionTimestamp) continue;
+        try {
+          await store.delete(meta.namespace ?? '', meta.name ?? '', {}, this.ctx(''));
+        } catch (err) {
+          if (!(isApiError(err) && err.code === 404)) throw err;
+        }
+      }
+      if (store.cache.list().entries.length > 0) {
+        // Some carry finalizers of their own: come back when their owners released them.
+        this.retryLater(name, 200);
+        return;
+      }
+    }
+    this.unserve(name);
+    await this.deps.crds.update(
+      '',
+      name,
+      (current) => {
+        if (!current) throw new Error('gone');
+        const meta = { ...current.metadata, finalizers: (current.metadata?.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER) };
+        return { ...current, metadata: meta };
+      },
+      this.ctx(''),
+      { allowCreate: false, subresource: '' },
+    );
+  }
+}
+
+/** Conversion None: the same object, with the apiVersion of the version it is read or written in. */
+function apiVersionRewrite(group: string, served: string, storage: string) {
+  return {
+    toStorage: (obj: KubeObject): KubeObject => ({ ...obj, apiVersion: `${group}/${storage}` }),
+    fromStorage: (obj: KubeObject): KubeObject => ({ ...obj, apiVersion: `${group}/${served}` }),
+  };
+}

@@ -5,10 +5,11 @@
  * subresource is on; schema validation with kube's paths and messages; CEL rules).
  */
 import type { KubeObject, ResourceType, TableColumn } from '../api/types.ts';
-import type { FieldError } from '../api/field-errors.ts';
+import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import type { Schema } from '../schema/types.ts';
 import { objectMetaSchema, typeMetaProperties } from '../api/kinds/object-meta-schema.ts';
 import { nameColumn } from '../api/kinds/table-columns.ts';
+import { timestampSince } from '../api/kinds/human-duration.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
 import { hasRules, validateRules } from './rules.ts';
 
@@ -54,9 +55,11 @@ function objectSchema(root: Schema): Schema {
 }
 
 function columnCell(path: string, type: string) {
-  return (obj: KubeObject): unknown => {
+  return (obj: KubeObject, now: Date): unknown => {
     const v = readJsonPath(obj, path);
     if (v === undefined || v === null) return null;
+    // kube's CR table convertor prints date columns as ages, like kubectl's AGE.
+    if (type === 'date') return typeof v === 'string' ? timestampSince(v, now) : null;
     // kube's printer prints what the JSON path finds; non-scalar values as JSON text.
     if (typeof v === 'object') return JSON.stringify(v);
     if (type === 'integer' && typeof v !== 'number') return null;
@@ -76,7 +79,7 @@ function tableColumns(version: Obj): TableColumn[] {
       return {
         name: str(c.name),
         type,
-        ...(c.format ? { format: str(c.format) } : {}),
+        format: str(c.format),
         description: str(c.description) || `Custom resource definition column (in JSONPath format): ${jsonPath}`,
         priority: typeof c.priority === 'number' ? c.priority : 0,
         cell: columnCell(jsonPath, type),
@@ -98,12 +101,32 @@ function selectableFields(version: Obj): Record<string, (obj: KubeObject) => str
 }
 
 /** Validates a custom resource against its schema and rules, as kube's CR strategy does. */
-function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema: Schema, rules: boolean): FieldError[] {
+function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema: Schema, rules: boolean, scale: ResourceType['scale']): FieldError[] {
   const { metadata: _m, ...body } = obj;
-  const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' });
+  // kube's schema validator reports in field order (its properties are walked sorted).
+  const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' }).sort((a, b) =>
+    a.field < b.field ? -1 : a.field > b.field ? 1 : 0,
+  );
+  if (scale) errs.push(...validateScalePaths(obj, scale));
   if (rules && errs.length === 0) {
     const oldBody = old ? { ...old, metadata: undefined } : undefined;
     errs.push(...validateRules(body, oldBody, schema));
+  } else if (rules) {
+    errs.push(fieldErr.invalid('<nil>', goLiteral('"null"'), 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
+  }
+  return errs;
+}
+
+/** kube's scale checks: the replicas at the scale paths are non-negative integers, the selector a string. */
+function validateScalePaths(obj: KubeObject, scale: NonNullable<ResourceType['scale']>): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const p of [scale.specReplicasPath, scale.statusReplicasPath]) {
+    const v = readJsonPath(obj, p);
+    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= 0)) errs.push(fieldErr.invalid(p, v, 'should be a non-negative integer'));
+  }
+  if (scale.labelSelectorPath) {
+    const v = readJsonPath(obj, scale.labelSelectorPath);
+    if (v !== undefined && typeof v !== 'string') errs.push(fieldErr.invalid(scale.labelSelectorPath, v, 'should be a string'));
   }
   return errs;
 }
@@ -126,6 +149,9 @@ export function customResourceType(crd: KubeObject, version: Obj): ResourceType 
   const hasStatus = subresources.status !== undefined && subresources.status !== null;
   const scale = isObj(subresources.scale) ? subresources.scale : undefined;
   const rules = hasRules(root);
+  const scaleOf: ResourceType['scale'] = scale
+    ? { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), ...(scale.labelSelectorPath ? { labelSelectorPath: str(scale.labelSelectorPath) } : {}) }
+    : undefined;
   const stripStatus = (obj: KubeObject) => {
     if (hasStatus) delete obj.status;
   };
@@ -147,9 +173,7 @@ export function customResourceType(crd: KubeObject, version: Obj): ResourceType 
     fieldSelectors: selectableFields(version),
     storagePrefix: `/registry/${group}/${plural}/`,
     unstructured: true,
-    ...(scale
-      ? { scale: { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), ...(scale.labelSelectorPath ? { labelSelectorPath: str(scale.labelSelectorPath) } : {}) } }
-      : {}),
+    ...(scaleOf ? { scale: scaleOf } : {}),
     strategy: {
       prepareForCreate: stripStatus,
       prepareForUpdate(obj, old) {
@@ -157,8 +181,8 @@ export function customResourceType(crd: KubeObject, version: Obj): ResourceType 
         if (old.status === undefined) delete obj.status;
         else obj.status = structuredClone(old.status);
       },
-      validate: (obj) => validateCustomResource(obj, null, schema, rules),
-      validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules),
+      validate: (obj) => validateCustomResource(obj, null, schema, rules, scaleOf),
+      validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf),
       // The custom-resource rule for status writes: everything but status comes from the stored object.
       subresources: {
         status: {
@@ -170,7 +194,7 @@ export function customResourceType(crd: KubeObject, version: Obj): ResourceType 
             if (status === undefined) delete obj.status;
             else obj.status = status;
           },
-          validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules),
+          validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf),
         },
       },
     },

@@ -30,6 +30,7 @@ import { forbiddenError } from '../authz/forbidden.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import { handleScale } from '../crd/scale.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -288,6 +289,8 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     query: req.searchParams,
     user: req.user,
   };
+  // A custom resource's scale subresource reads and writes an autoscaling/v1 Scale.
+  if (route.subresource === 'scale' && rt.scale) return handleScale(c);
   switch (route.action) {
     case 'get':
       return handleGet(c);

@@ -16,6 +16,7 @@ describe('builtinResourceTypes', () => {
       'v1/namespaces',
       'v1/secrets',
       'v1/serviceaccounts',
+      'apiextensions.k8s.io/v1/customresourcedefinitions',
       'coordination.k8s.io/v1/leases',
       'events.k8s.io/v1/events',
       'rbac.authorization.k8s.io/v1/clusterrolebindings',

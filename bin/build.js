@@ -79,6 +79,12 @@ export async function build() {
       format: 'esm',
       target: 'node20',
       keepNames: true,
+      // V8 keeps the source of every loaded script in memory for lazy compilation: whitespace and
+      // comments cost resident memory (about 1 MB). Names stay, so stack traces still read.
+      minifyWhitespace: true,
+      // Licence comments go to main.js.LEGAL.txt and the like: they are not code, and one
+      // non-ASCII character in a script makes V8 hold all of its source as two-byte text.
+      legalComments: 'external',
       external: ['better-sqlite3', 'etcd3'],
       // CommonJS packages inside an ES module bundle still call require().
       banner: { js: "import { createRequire as __kubeGatewayRequire } from 'node:module'; const require = __kubeGatewayRequire(import.meta.url);" },

@@ -239,7 +239,7 @@ export class CrdController {
     }
     const next = { ...status, acceptedNames, conditions };
     if (jsonEqual(next, status)) return;
-    await this.updateStatus(name, (s) => Object.assign(s, { acceptedNames, conditions }));
+    await this.updateStatus(name, (s) => Object.assign(s, { conditions, acceptedNames }));
   }
 
   private async updateStatus(name: string, change: (status: Obj) => void): Promise<void> {

@@ -8,6 +8,8 @@ import type { Schema } from '../schema/types.ts';
 import { kindSchema } from '../api/kinds/object-meta-schema.ts';
 import { s } from '../api/kinds/common-schemas.ts';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './validation.ts';
+import { crdInGoOrder } from './go-order.ts';
+import { goWire } from '../codec/go-zero.ts';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
 /** The finalizer that holds a deleted CRD until its custom resources are gone. */
@@ -72,7 +74,7 @@ const versionSchema = s.object('A version of the custom resource definition.', {
 const schema: Schema = kindSchema('CustomResourceDefinition represents a resource that should be exposed on the API server.', {
   spec: s.object('Describes how the user wants the resources to appear.', {
     group: s.string('The API group of the defined custom resource.'),
-    names: namesSchema,
+    names: { ...namesSchema, default: {} },
     scope: s.string('Whether the resource is cluster-scoped or namespace-scoped: Cluster or Namespaced.'),
     versions: { type: 'array', description: 'The API versions of the defined custom resource.', items: versionSchema, 'x-kubernetes-list-type': 'atomic' },
     conversion: s.object('Defines conversion settings for the CRD.', {
@@ -82,8 +84,9 @@ const schema: Schema = kindSchema('CustomResourceDefinition represents a resourc
     preserveUnknownFields: s.boolean('Deprecated; must be false.'),
   }, { default: {} }),
   status: s.object('The actual state of the CustomResourceDefinition.', {
-    conditions: { type: 'array', description: 'The observations of the CRD\'s current state.', items: conditionSchema, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
-    acceptedNames: namesSchema,
+    // Go writes conditions without omitempty: null until the controller sets them.
+    conditions: goWire.always({ type: 'array', description: 'The observations of the CRD\'s current state.', items: conditionSchema, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    acceptedNames: { ...namesSchema, default: {} },
     storedVersions: strings('All versions of this CustomResource that were ever persisted.'),
   }, { default: {} }),
 }, ['spec']);
@@ -145,14 +148,19 @@ export const customResourceDefinitionType: ResourceType = {
   fieldSelectors: {},
   storagePrefix: `/registry/${CRD_GROUP}/customresourcedefinitions/`,
   strategy: {
-    defaults: defaultCrd,
+    defaults(obj) {
+      defaultCrd(obj);
+      crdInGoOrder(obj);
+    },
     prepareForCreate(obj) {
       obj.status = freshStatus();
       recordStorageVersion(obj);
+      crdInGoOrder(obj);
     },
     prepareForUpdate(obj, old) {
       obj.status = structuredClone(old.status ?? freshStatus());
       recordStorageVersion(obj);
+      crdInGoOrder(obj);
     },
     // kube's CRD registry: a delete first adds the cleanup finalizer and turns the CRD Terminating.
     deleteFinalizers: () => [CRD_CLEANUP_FINALIZER],

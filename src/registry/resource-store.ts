@@ -20,6 +20,7 @@ import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
 import { normalizeGoValues } from '../schema/go-values.ts';
+import { sortedKeys } from '../crd/go-order.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
@@ -122,7 +123,7 @@ export class ResourceStore {
   /** The served form of a stored object (converted for kinds that share storage). */
   served(obj: KubeObject): KubeObject {
     // Custom resources are served as stored (apiVersion rewritten for other versions): unstructured JSON has no Go zero values.
-    if (this.rt.unstructured) return this.rt.storageConversion ? this.rt.storageConversion.fromStorage(obj) : obj;
+    if (this.rt.unstructured) return sortedKeys(this.rt.storageConversion ? this.rt.storageConversion.fromStorage(obj) : obj);
     // A converted object is written in the served kind's Go field order.
     const served = this.rt.storageConversion ? inGoFieldOrder(this.rt.storageConversion.fromStorage(obj), this.rt.schema) : obj;
     // Zero values as the Go types' JSON tags write them (copy-on-write: unchanged objects pass as they are).

@@ -150,6 +150,8 @@ export interface ResourceType {
    * their kind and apiVersion.
    */
   readonly unstructured?: boolean;
+  /** A `Warning` every request to this version gets (a deprecated custom resource version). */
+  readonly deprecationWarning?: string;
   /** The scale subresource of a custom resource (JSON paths into the object, `.spec.replicas`). */
   readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
 }

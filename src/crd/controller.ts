@@ -14,6 +14,8 @@ import { isApiError } from '../api/status-errors.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import { customResourceType, servedVersions } from './custom-resource.ts';
 import { CRD_CLEANUP_FINALIZER, storageVersionOf } from './kind.ts';
+import { pruneUnknownFields } from '../schema/prune.ts';
+import { applyDefaults } from '../schema/defaults.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -28,6 +30,14 @@ export interface CrdControllerDeps {
   storeFor(rt: ResourceType, cache: WatchCache<KubeObject>): ResourceStore;
   /** Logs a problem the loop retries. */
   warn?(msg: string): void;
+}
+
+type Accepted = { ok: true; names: Obj } | { ok: false; names: Obj; reason: string; message: string };
+
+function crdNamesInOrder(n: Obj): Obj {
+  const out: Obj = {};
+  for (const k of ['plural', 'singular', 'shortNames', 'kind', 'listKind', 'categories']) if (n[k] !== undefined) out[k] = n[k];
+  return out;
 }
 
 interface Served {
@@ -68,7 +78,11 @@ export class CrdController {
       this.handle = cache.watch(
         { fromRevision: from },
         {
-          onEvent: (ev) => this.enqueue(ev.entry.value.metadata?.name ?? ''),
+          onEvent: (ev) => {
+            this.enqueue(ev.entry.value.metadata?.name ?? '');
+            // A change may free names another CRD of the group waits for.
+            for (const name of this.waitingForNames()) this.enqueue(name);
+          },
           onError: () => {
             this.handle?.close();
             if (this.stopped) return;
@@ -98,6 +112,18 @@ export class CrdController {
   idle(): Promise<void> {
     if (!this.running && this.queue.size === 0) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** CRDs whose names are not (all) accepted. */
+  private waitingForNames(): string[] {
+    return this.deps.crds.cache
+      .list()
+      .entries.filter((e) => {
+        const st = e.value.status as Obj | undefined;
+        const conds = Array.isArray(st?.conditions) ? (st.conditions as Obj[]) : [];
+        return conds.some((c) => c.type === 'NamesAccepted' && c.status === 'False');
+      })
+      .map((e) => e.value.metadata?.name ?? '');
   }
 
   private enqueue(name: string): void {
@@ -157,14 +183,20 @@ export class CrdController {
     await this.writeStatus(name, crd, accepted);
   }
 
-  /** Whether the CRD's names are free in its group (kube's NamingConditionController, simplified to exact conflicts). */
-  private namesAccepted(crd: KubeObject): { ok: true } | { ok: false; reason: string; message: string } {
+  /**
+   * kube's NamingConditionController: each requested name is accepted unless another CRD of the
+   * group already accepted it (resource names: plural, singular, short names; kinds: kind and
+   * listKind); names this CRD accepted before stay its own. The last conflict found is reported.
+   */
+  private namesAccepted(crd: KubeObject): Accepted {
     const spec = crd.spec as Obj;
     const names = (isObj(spec.names) ? spec.names : {}) as Obj;
+    const status = isObj(crd.status) ? crd.status : {};
+    const mineAccepted = (isObj(status.acceptedNames) ? status.acceptedNames : {}) as Obj;
     const group = str(spec.group);
     const mine = crd.metadata?.name ?? '';
-    const resourceNames = new Set([str(names.plural), str(names.singular), ...(Array.isArray(names.shortNames) ? names.shortNames.map(str) : [])].filter(Boolean));
-    const kinds = new Set([str(names.kind), str(names.listKind)].filter(Boolean));
+    const takenResources = new Set<string>();
+    const takenKinds = new Set<string>();
     for (const e of this.deps.crds.cache.list().entries) {
       const other = e.value;
       if (other.metadata?.name === mine) continue;
@@ -172,14 +204,28 @@ export class CrdController {
       if (str(ospec.group) !== group) continue;
       const st = isObj(other.status) ? other.status : {};
       const an = isObj(st.acceptedNames) ? st.acceptedNames : {};
-      for (const n of [str(an.plural), str(an.singular), ...(Array.isArray(an.shortNames) ? an.shortNames.map(str) : [])]) {
-        if (n && resourceNames.has(n)) return { ok: false, reason: n === str(names.plural) ? 'PluralConflict' : 'SingularConflict', message: `${JSON.stringify(n)} is already in use` };
-      }
-      for (const k of [str(an.kind), str(an.listKind)]) {
-        if (k && kinds.has(k)) return { ok: false, reason: 'KindConflict', message: `${JSON.stringify(k)} is already in use` };
-      }
+      for (const n of [str(an.plural), str(an.singular), ...(Array.isArray(an.shortNames) ? an.shortNames.map(str) : [])]) if (n) takenResources.add(n);
+      for (const k of [str(an.kind), str(an.listKind)]) if (k) takenKinds.add(k);
     }
-    return { ok: true };
+    const accepted: Obj = {};
+    let conflict: { reason: string; message: string } | undefined;
+    const check = (key: string, reason: string, taken: Set<string>) => {
+      const want = names[key];
+      if (want === undefined) return;
+      const values = Array.isArray(want) ? want.map(str) : [str(want)];
+      const bad = values.find((v) => v !== '' && taken.has(v) && !(Array.isArray(mineAccepted[key]) ? (mineAccepted[key] as string[]).includes(v) : mineAccepted[key] === v));
+      if (bad !== undefined) conflict = { reason, message: `${JSON.stringify(bad)} is already in use` };
+      else accepted[key] = structuredClone(want);
+    };
+    check('plural', 'PluralConflict', takenResources);
+    check('singular', 'SingularConflict', takenResources);
+    check('shortNames', 'ShortNamesConflict', takenResources);
+    check('kind', 'KindConflict', takenKinds);
+    check('listKind', 'ListKindConflict', takenKinds);
+    if (names.categories !== undefined) accepted.categories = structuredClone(names.categories);
+    if (accepted.kind === undefined) accepted.kind = '';
+    if (accepted.plural === undefined) accepted.plural = '';
+    return conflict ? { ok: false, names: crdNamesInOrder(accepted), ...conflict } : { ok: true, names: crdNamesInOrder(accepted) };
   }
 
   private async serve(name: string, crd: KubeObject): Promise<void> {
@@ -191,7 +237,20 @@ export class CrdController {
     const types = versions.map((v) => customResourceType(crd, v));
     const storage = storageVersionOf(crd) ?? types[0]?.version ?? '';
     // Objects are stored in the storage version; other versions rewrite apiVersion (conversion None).
-    const withConversion = types.map((rt): ResourceType => (rt.version === storage ? rt : { ...rt, storageConversion: apiVersionRewrite(rt.group, rt.version, storage) }));
+    const preferred = versions.find((v) => v.deprecated !== true && v.name === storage) ?? versions.find((v) => v.deprecated !== true);
+    const withConversion = types.map((rt, i): ResourceType => {
+      const v = versions[i]!;
+      const kind = str((spec.names as Obj | undefined)?.kind);
+      const deprecationWarning =
+        v.deprecated === true
+          ? typeof v.deprecationWarning === 'string'
+            ? v.deprecationWarning
+            : `${rt.group}/${rt.version} ${kind} is deprecated${preferred ? `; use ${rt.group}/${str(preferred.name)} ${kind}` : ''}`
+          : undefined;
+      const withWarning = deprecationWarning ? { ...rt, deprecationWarning } : rt;
+      const storageType = types.find((x) => x.version === storage) ?? rt;
+      return rt.version === storage ? withWarning : { ...withWarning, storageConversion: versionConversion(rt, storageType) };
+    });
     const prefix = types[0]?.storagePrefix;
     let cache = prev?.cache;
     if (prev && prefix !== prev.types[0]?.storagePrefix) {
@@ -222,15 +281,13 @@ export class CrdController {
     return { dryRun: false, warnings: [], now: new Date(), manager: 'kube-apiserver', subresource, operation: 'update' };
   }
 
-  private async writeStatus(name: string, crd: KubeObject, accepted: ReturnType<CrdController['namesAccepted']>): Promise<void> {
+  private async writeStatus(name: string, crd: KubeObject, accepted: Accepted): Promise<void> {
     const now = rfc3339(new Date());
     const status = (isObj(crd.status) ? crd.status : {}) as Obj;
     const old = (Array.isArray(status.conditions) ? status.conditions : []).filter(isObj);
-    const spec = crd.spec as Obj;
     const conditions: Obj[] = [];
-    let acceptedNames = status.acceptedNames;
+    const acceptedNames = accepted.names;
     if (accepted.ok) {
-      acceptedNames = structuredClone(spec.names);
       conditions.push(condition('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found', now, old));
       conditions.push(condition('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted', now, old));
     } else {
@@ -296,10 +353,25 @@ export class CrdController {
   }
 }
 
-/** Conversion None: the same object, with the apiVersion of the version it is read or written in. */
-function apiVersionRewrite(group: string, served: string, storage: string) {
+/**
+ * Conversion None: the same object with the apiVersion of the version it is read or written in;
+ * read in another version than stored, it is pruned to and defaulted by that version's schema (as
+ * kube prunes and defaults after conversion).
+ */
+function versionConversion(rt: ResourceType, storage: Pick<ResourceType, 'version' | 'schema'>) {
   return {
-    toStorage: (obj: KubeObject): KubeObject => ({ ...obj, apiVersion: `${group}/${storage}` }),
-    fromStorage: (obj: KubeObject): KubeObject => ({ ...obj, apiVersion: `${group}/${served}` }),
+    // Written in another version: pruned to and defaulted by the storage version's schema.
+    toStorage: (obj: KubeObject): KubeObject => {
+      const out = { ...obj, apiVersion: `${rt.group}/${storage.version}` };
+      pruneUnknownFields(out, storage.schema);
+      applyDefaults(out, storage.schema);
+      return out;
+    },
+    fromStorage: (obj: KubeObject): KubeObject => {
+      const out = structuredClone({ ...obj, apiVersion: `${rt.group}/${rt.version}` });
+      pruneUnknownFields(out, rt.schema);
+      applyDefaults(out, rt.schema);
+      return out;
+    },
   };
 }

@@ -18,7 +18,7 @@ import { decodeBody, protobufServed } from './handlers/body.ts';
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`];
 import type { ResourceCatalog } from './api-context.ts';
-import { sendError, sendValue } from './respond.ts';
+import { addWarnings, sendError, sendValue } from './respond.ts';
 import type { RequestUser } from './user.ts';
 import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
@@ -289,6 +289,7 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     query: req.searchParams,
     user: req.user,
   };
+  if (rt.deprecationWarning) addWarnings(reply, [rt.deprecationWarning]);
   // A custom resource's scale subresource reads and writes an autoscaling/v1 Scale.
   if (route.subresource === 'scale' && rt.scale) return handleScale(c);
   switch (route.action) {

@@ -12,6 +12,7 @@ import { nameColumn } from '../api/kinds/table-columns.ts';
 import { timestampSince } from '../api/kinds/human-duration.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
 import { hasRules, validateRules } from './rules.ts';
+import { jsonEqual } from '../registry/object-meta.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -104,9 +105,10 @@ function selectableFields(version: Obj): Record<string, (obj: KubeObject) => str
 function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema: Schema, rules: boolean, scale: ResourceType['scale']): FieldError[] {
   const { metadata: _m, ...body } = obj;
   // kube's schema validator reports in field order (its properties are walked sorted).
-  const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' }).sort((a, b) =>
-    a.field < b.field ? -1 : a.field > b.field ? 1 : 0,
-  );
+  const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' })
+    // Ratcheting: an update is not refused for a value it leaves as it was.
+    .filter((e) => !old || !unchangedAt(e.field, body, old))
+    .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   if (scale) errs.push(...validateScalePaths(obj, scale));
   if (rules && errs.length === 0) {
     const oldBody = old ? { ...old, metadata: undefined } : undefined;
@@ -115,6 +117,23 @@ function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema:
     errs.push(fieldErr.invalid('<nil>', goLiteral('"null"'), 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
   }
   return errs;
+}
+
+/**
+ * Whether the value at a field path (`spec.a.b`) is the same in the new and the old object.
+ * Paths through list items are not correlated (kube ratchets only where it can match old and
+ * new values by key), so they never count as unchanged.
+ */
+function unchangedAt(field: string, obj: unknown, old: unknown): boolean {
+  if (field === '' || field.includes('[')) return false;
+  let a: unknown = obj;
+  let b: unknown = old;
+  for (const seg of field.split('.')) {
+    a = isObj(a) ? a[seg] : undefined;
+    b = isObj(b) ? b[seg] : undefined;
+    if (a === undefined || b === undefined) return false;
+  }
+  return jsonEqual(a, b);
 }
 
 /** kube's scale checks: the replicas at the scale paths are non-negative integers, the selector a string. */

@@ -8,6 +8,7 @@ import { compile, evaluate, isCompileError, toCelValue, celTypeFromSchema, PER_C
 import type { Schema, ValidationRule } from '../schema/types.ts';
 import { isPlainObject } from '../schema/walk.ts';
 import { ruleVariables, usesOldSelf } from './validation.ts';
+import { jsonEqual } from '../registry/object-meta.ts';
 
 /** kube's RuntimeCELCostBudget: the total for one object's rules. */
 export const PER_OBJECT_COST_BUDGET = 10_000_000;
@@ -69,6 +70,8 @@ function typeName(s: Schema): string {
 
 function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget): void {
   if (budget.exhausted || v === undefined || v === null) return;
+  // Ratcheting: a value an update leaves as it was is not validated again (nor anything under it).
+  if (old !== undefined && jsonEqual(v, old)) return;
   const nr = rulesOf(s);
   if (nr) runRules(v, old, s, nr, path, errs, budget);
   if (isPlainObject(v)) {

@@ -51,3 +51,58 @@ try {
 } finally {
   await t.close();
 }
+
+/** With many CRDs installed: memory per CRD, aggregated discovery and OpenAPI v3 latencies. */
+async function scale(count: number): Promise<void> {
+  const s = await startTestServer();
+  try {
+    const time = async (fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      await fn();
+      return performance.now() - t0;
+    };
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    const mk = (i: number) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.g${i}.bench.example.com` },
+      spec: {
+        group: `g${i}.bench.example.com`,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: crdSchema } }],
+      },
+    });
+    const crdSchema = (crd as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } }).spec.versions[0]!.schema.openAPIV3Schema;
+    const t0 = performance.now();
+    for (let i = 0; i < count; i += 16) {
+      await Promise.all(
+        Array.from({ length: Math.min(16, count - i) }, async (_, j) => {
+          const r = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: mk(i + j) });
+          if (r.status !== 201) throw new Error(`CRD ${i + j}: ${r.status} ${r.text}`);
+        }),
+      );
+    }
+    // Served once the last one answers.
+    for (;;) {
+      const r = await s.request('GET', `/apis/g${count - 1}.bench.example.com/v1/namespaces/default/widgets`);
+      if (r.status === 200) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    console.log(`${count} CRDs created and served in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    globalThis.gc?.();
+    const after = process.memoryUsage().rss;
+    console.log(`resident memory per CRD: ${((after - before) / count / 1024).toFixed(0)} KiB`);
+    const accept = { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' };
+    console.log(`/apis aggregated discovery, first after the last change: ${(await time(() => s.request('GET', '/apis', { headers: accept }))).toFixed(1)} ms`);
+    console.log(`/apis aggregated discovery, cached: ${(await time(() => s.request('GET', '/apis', { headers: accept }))).toFixed(1)} ms`);
+    const path = `/openapi/v3/apis/g${Math.floor(count / 2)}.bench.example.com/v1`;
+    console.log(`${path} first: ${(await time(() => s.request('GET', path))).toFixed(1)} ms`);
+    console.log(`${path} cached: ${(await time(() => s.request('GET', path))).toFixed(1)} ms`);
+  } finally {
+    await s.close();
+  }
+}
+
+await scale(Number(process.env.BENCH_CRD_COUNT ?? 1000));

@@ -333,11 +333,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
-  let openapi = createOpenApiDocuments(() => catalog.types());
-  // Custom resources come and go: the documents are rebuilt (lazily) after every change.
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
+  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
-    openapi = createOpenApiDocuments(() => catalog.types());
   });
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },

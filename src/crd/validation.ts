@@ -55,13 +55,14 @@ function hoisting(versions: readonly Obj[]): Hoisting {
 }
 
 /** Validates a CRD (create). The metadata's generic checks run elsewhere; its name rule is here. */
-export function validateCustomResourceDefinition(crd: KubeObject): FieldError[] {
+export function validateCustomResourceDefinition(crd: KubeObject, update = false): FieldError[] {
   const errs: FieldError[] = [];
   const spec = isObj(crd.spec) ? crd.spec : {};
   const names = isObj(spec.names) ? spec.names : {};
   const group = strOf(spec.group);
   const name = crd.metadata?.name ?? '';
-  if (name !== '' && name !== `${strOf(names.plural)}.${group}`) errs.push(fieldErr.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+  // (On update the name is immutable, and kube checks only that.)
+  if (!update && name !== '' && name !== `${strOf(names.plural)}.${group}`) errs.push(fieldErr.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   errs.push(...validateSpec(spec));
   errs.push(...validateStoredVersions(crd));
   return errs;
@@ -69,13 +70,14 @@ export function validateCustomResourceDefinition(crd: KubeObject): FieldError[] 
 
 /** Validates an update: the create checks, and what may not change. */
 export function validateCustomResourceDefinitionUpdate(crd: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateCustomResourceDefinition(crd);
+  const errs = validateCustomResourceDefinition(crd, true);
   const spec = isObj(crd.spec) ? crd.spec : {};
   const oldSpec = isObj(old.spec) ? old.spec : {};
-  // Established CRDs keep their group and scope (kube: "field is immutable").
-  if (strOf(spec.group) !== strOf(oldSpec.group)) errs.push(fieldErr.invalid('spec.group', strOf(spec.group), 'field is immutable'));
-  if (strOf(spec.scope) !== strOf(oldSpec.scope)) errs.push(fieldErr.invalid('spec.scope', strOf(spec.scope), 'field is immutable'));
-  return errs;
+  // Established CRDs keep their group and scope (kube: "field is immutable"), reported first.
+  const immutable: FieldError[] = [];
+  if (strOf(spec.group) !== strOf(oldSpec.group)) immutable.push(fieldErr.invalid('spec.group', strOf(spec.group), 'field is immutable'));
+  if (strOf(spec.scope) !== strOf(oldSpec.scope)) immutable.push(fieldErr.invalid('spec.scope', strOf(spec.scope), 'field is immutable'));
+  return [...immutable, ...errs];
 }
 
 function validateStoredVersions(crd: KubeObject): FieldError[] {

@@ -57,6 +57,29 @@ describe('kubectl and custom resources', () => {
     expect(explain.stdout).toContain('The database engine.');
   });
 
+  it('applies server-side with list-map markers and reports conflicts, and edits', async () => {
+    const users = (names: string[]) => `${resource.replace('replicas: 2', 'replicas: 3')}  users:\n${names.map((n) => `  - name: ${n}\n`).join('')}`;
+    const a = await t.kubectl(['apply', '--server-side', '--field-manager=team-a', '-f', '-'], { input: users(['alice']) });
+    expect(a.stdout).toContain('database.ops.example.com/orders serverside-applied');
+    const b = await t.kubectl(['apply', '--server-side', '--field-manager=team-b', '-f', '-'], { input: `apiVersion: ops.example.com/v1\nkind: Database\nmetadata: {name: orders, namespace: default}\nspec:\n  engine: postgres\n  version: "16.2"\n  users:\n  - name: bob\n` });
+    expect(b.code).toBe(0);
+    const names = await t.kubectl(['get', 'database', 'orders', '-o', 'jsonpath={.spec.users[*].name}']);
+    expect(names.stdout.split(' ').sort()).toEqual(['alice', 'bob']);
+    const conflict = await t.kubectl(['apply', '--server-side', '--field-manager=team-b', '-f', '-'], { input: `apiVersion: ops.example.com/v1\nkind: Database\nmetadata: {name: orders, namespace: default}\nspec:\n  engine: postgres\n  version: "16.2"\n  replicas: 7\n` });
+    expect(conflict.code).not.toBe(0);
+    // replicas is owned by team-a and by the earlier `kubectl scale` (through the scale subresource).
+    expect(conflict.stderr).toContain('Apply failed with 2 conflicts: conflicts with "kubectl" with subresource "scale" using ops.example.com/v1:\n- .spec.replicas\nconflicts with "team-a":\n- .spec.replicas');
+    process.env.KUBE_EDITOR = `sed -i -e 's/replicas: 3/replicas: 5/'`;
+    try {
+      const edit = await t.kubectl(['edit', 'database', 'orders']);
+      expect(edit.stdout).toContain('database.ops.example.com/orders edited');
+    } finally {
+      delete process.env.KUBE_EDITOR;
+    }
+    const replicas = await t.kubectl(['get', 'database', 'orders', '-o', 'jsonpath={.spec.replicas}']);
+    expect(replicas.stdout).toBe('5');
+  });
+
   it('deletes the CRD and its resources', async () => {
     const del = await t.kubectl(['delete', 'crd', 'databases.ops.example.com', '--timeout=20s']);
     expect(del.stdout).toContain('deleted');

@@ -9,6 +9,8 @@ import { kindSchema } from '../api/kinds/object-meta-schema.ts';
 import { s } from '../api/kinds/common-schemas.ts';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './validation.ts';
 import { crdInGoOrder } from './go-order.ts';
+import { schemaPropsTypeError } from './schema-props.ts';
+import { errors } from '../api/status-errors.ts';
 import { goWire } from '../codec/go-zero.ts';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
@@ -149,6 +151,16 @@ export const customResourceDefinitionType: ResourceType = {
   storagePrefix: `/registry/${CRD_GROUP}/customresourcedefinitions/`,
   strategy: {
     defaults(obj) {
+      // The version schemas are free-form in our schema of the kind: their Go typing is checked here.
+      const versions = isObj(obj.spec) && Array.isArray(obj.spec.versions) ? obj.spec.versions : [];
+      for (const v of versions) {
+        const schema = isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined;
+        if (schema === undefined || schema === null) continue;
+        const err = isObj(schema)
+          ? schemaPropsTypeError(schema, 'spec.versions.schema.openAPIV3Schema')
+          : `json: cannot unmarshal ${Array.isArray(schema) ? 'array' : typeof schema === 'boolean' ? 'bool' : typeof schema} into Go struct field CustomResourceValidation.spec.versions.schema.openAPIV3Schema of type v1.JSONSchemaProps`;
+        if (err) throw errors.badRequest(`CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${err}`);
+      }
       defaultCrd(obj);
       crdInGoOrder(obj);
     },

@@ -321,7 +321,9 @@ export function validateOpenApiSchema(root: Schema, path: string, _hasStatus: bo
   walkSchema(root, path, ctx, true, celMaxSize(root));
   const total = ctx.costs.reduce((a, c) => a + c.cost, 0);
   if (total > PER_CRD_COST_LIMIT) {
-    for (const c of ctx.costs) ctx.errs.push(fieldErr.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    // kube names the most expensive expressions (at most four, in schema order), not the free ones.
+    const top = new Set([...ctx.costs].filter((c) => c.cost > 0).sort((a, b) => b.cost - a.cost).slice(0, 4));
+    for (const c of ctx.costs) if (top.has(c)) ctx.errs.push(fieldErr.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
     ctx.errs.push(fieldErr.forbidden(path, `x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${factorText(total, PER_CRD_COST_LIMIT)} ${COST_HINT}`));
   }
   return ctx.errs;
@@ -355,7 +357,10 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
   }
   // Structural: every node typed (int-or-string and free-form nodes aside), every array with items.
   if (!isRoot && n.type === undefined && !intOrString && !preserve) errs.push(fieldErr.required(`${path}.type`, 'must not be empty for specified object fields'));
-  if (n.type === 'array' && n.items === undefined) errs.push(fieldErr.required(`${path}.items`, 'must be specified'));
+  // (`items` may be a list of schemas in JSONSchemaProps: empty, it is no items; otherwise not structural.)
+  const itemsList = Array.isArray(n.items) ? (n.items as unknown[]) : undefined;
+  if (n.type === 'array' && (n.items === undefined || itemsList?.length === 0)) errs.push(fieldErr.required(`${path}.items`, 'must be specified'));
+  else if (itemsList && itemsList.length > 0) errs.push(fieldErr.forbidden(`${path}.items`, 'items must be a schema object and not an array'));
   const listType = n['x-kubernetes-list-type'];
   const mapKeys = arr(n['x-kubernetes-list-map-keys']);
   if (listType !== undefined) {
@@ -389,12 +394,38 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
     for (const e of dErrs) errs.push({ ...e, field: e.field ? `${path}.default.${e.field}` : `${path}.default` });
   }
   validateRules(s, path, ctx);
+  for (const j of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = n[j];
+    if (Array.isArray(list)) list.forEach((sub, i) => isObj(sub) && checkJunctor(sub as Schema, `${path}.${j}[${i}]`, s, path, ctx));
+  }
+  if (isObj(n.not)) checkJunctor(n.not as Schema, `${path}.not`, s, path, ctx);
   for (const [k, child] of Object.entries(s.properties ?? {})) {
     if (isRoot && k === 'metadata') continue;
     if (isObj(child)) walkSchema(child, `${path}.properties[${k}]`, ctx, false, undefined);
   }
   if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ctx, false, undefined);
   if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ctx, false, undefined);
+}
+
+/**
+ * A value validation under allOf/anyOf/oneOf/not: structural keywords are forbidden there, and
+ * every property or items it names must exist in the structural schema beside it (kube's
+ * "must be empty to be structural" and "because it is defined in").
+ */
+function checkJunctor(j: Schema, jpath: string, structural: Schema | undefined, spath: string, ctx: SchemaCtx): void {
+  const forbidden = ['type', 'default', 'additionalProperties', 'nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'];
+  const n = j as Obj;
+  for (const k of forbidden) if (n[k] !== undefined) ctx.errs.push(fieldErr.forbidden(`${jpath}.${k}`, 'must be empty to be structural'));
+  for (const [k, child] of Object.entries(j.properties ?? {})) {
+    if (!isObj(child)) continue;
+    const sChild = structural?.properties?.[k];
+    checkJunctor(child, `${jpath}.properties[${k}]`, sChild, `${spath}.properties[${k}]`, ctx);
+    if (!sChild) ctx.errs.push(fieldErr.required(`${spath}.properties[${k}]`, `because it is defined in ${jpath}.properties[${k}]`));
+  }
+  if (isObj(j.items)) {
+    checkJunctor(j.items, `${jpath}.items`, structural?.items, `${spath}.items`, ctx);
+    if (!structural?.items) ctx.errs.push(fieldErr.required(`${spath}.items`, `because it is defined in ${jpath}.items`));
+  }
 }
 
 /** The Go regexp error of the common mistakes (unclosed brackets and parentheses), or undefined when it compiles. */
@@ -461,6 +492,14 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx): void {
         ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), `messageExpression compilation failed: ${celCompileMessage(me, mc.message, mc.line, mc.column)}`));
       } else if (!/^\s*(['"]|string\(|.*\+\s*['"])/.test(me) && /^\s*[\d.]+\s*$|^\s*(true|false)\s*$/.test(me)) {
         ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), 'messageExpression must evaluate to a string'));
+      } else {
+        const mest = estimateCost(me, { self: ruleVariables(s, false).self!.type });
+        if (mest.kind === 'estimate') {
+          ctx.costs.push({ path: `${rp}.messageExpression`, cost: mest.max });
+          if (mest.max > PER_RULE_COST_LIMIT) {
+            ctx.errs.push(fieldErr.forbidden(`${rp}.messageExpression`, `estimated messageExpression cost exceeds budget by factor of ${factorText(mest.max, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
+          }
+        }
       }
     }
   });

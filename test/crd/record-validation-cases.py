@@ -106,6 +106,20 @@ simple = [
  ("format unknown ok", lambda c: spec_props(c).__setitem__("f", {"type":"string","format":"weird"})),
  ("enum wrong type", lambda c: spec_props(c).__setitem__("e", {"type":"string","enum":[1]})),
  ("pattern invalid", lambda c: spec_props(c).__setitem__("p", {"type":"string","pattern":"(["})),
+ ("allOf with types", lambda c: sch(c).__setitem__("allOf", [{"properties":{"x":{"type":"string"}}}])),
+ ("allOf value validation ok", lambda c: sch(c)["properties"]["spec"].__setitem__("allOf", [{"properties":{"replicas":{"minimum":1}}}])),
+ ("object default not object", lambda c: spec_props(c).__setitem__("a", {"type":"object","default":"x"})),
+ ("list-map-keys not a property", lambda c: spec_props(c).__setitem__("a", {"type":"array","items":{"type":"object"},"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"]})),
+ ("metadata name typed integer", lambda c: sch(c)["properties"].__setitem__("metadata", {"type":"object","properties":{"name":{"type":"integer"}}})),
+ ("items empty list", lambda c: spec_props(c).__setitem__("a", {"type":"array","items":[]})),
+ ("properties not a map", lambda c: sch(c)["properties"]["spec"].__setitem__("properties", "x")),
+ ("type not a string", lambda c: spec_props(c).__setitem__("a", {"type":5})),
+ ("required not a list", lambda c: sch(c)["properties"]["spec"].__setitem__("required", "replicas")),
+ ("maxLength not a number", lambda c: spec_props(c).__setitem__("a", {"type":"string","maxLength":"y"})),
+ ("validations not a list", lambda c: sch(c)["properties"]["spec"].__setitem__("x-kubernetes-validations", "self.x")),
+ ("property schema a number", lambda c: spec_props(c).__setitem__("a", 5)),
+ ("messageExpression cost", lambda c: (spec_props(c).__setitem__("n", {"type":"integer"}), sch(c)["properties"]["spec"].__setitem__("x-kubernetes-validations", [{"rule":"true","messageExpression":"'got ' + string(self.n)"}]))),
+ ("group with one dot ok", lambda c: None),
 ]
 for name, f in simple:
     c = base(); r = f(c); cases.append((name, c))

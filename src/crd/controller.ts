@@ -12,7 +12,7 @@ import type { ResourceStore, WriteContext } from '../registry/resource-store.ts'
 import type { WatchCache } from '../storage/watch-cache.ts';
 import { isApiError } from '../api/status-errors.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
-import { customResourceType, servedVersions } from './custom-resource.ts';
+import { customResourceType, servedVersions, type CustomResourceLifecycle } from './custom-resource.ts';
 import { CRD_CLEANUP_FINALIZER, storageVersionOf } from './kind.ts';
 import { pruneUnknownFields } from '../schema/prune.ts';
 import { applyDefaults } from '../schema/defaults.ts';
@@ -43,6 +43,7 @@ function crdNamesInOrder(n: Obj): Obj {
 interface Served {
   /** What the served types were built from: a change rebuilds them. */
   readonly signature: string;
+  readonly lifecycle: CustomResourceLifecycle;
   readonly types: ResourceType[];
   readonly cache: WatchCache<KubeObject>;
 }
@@ -234,7 +235,8 @@ export class CrdController {
     const prev = this.served.get(name);
     if (prev?.signature === signature) return;
     const versions = servedVersions(crd);
-    const types = versions.map((v) => customResourceType(crd, v));
+    const lifecycle = prev?.lifecycle ?? { terminating: false };
+    const types = versions.map((v) => customResourceType(crd, v, lifecycle));
     const storage = storageVersionOf(crd) ?? types[0]?.version ?? '';
     // Objects are stored in the storage version; other versions rewrite apiVersion (conversion None).
     const preferred = versions.find((v) => v.deprecated !== true && v.name === storage) ?? versions.find((v) => v.deprecated !== true);
@@ -266,7 +268,7 @@ export class CrdController {
       if (prev) this.deps.catalog.remove(rt.group, rt.version, rt.resource);
       this.deps.catalog.add({ rt, store: this.deps.storeFor(rt, cache) });
     }
-    this.served.set(name, { signature, types: withConversion, cache });
+    this.served.set(name, { signature, lifecycle, types: withConversion, cache });
   }
 
   private unserve(name: string): void {
@@ -319,6 +321,7 @@ export class CrdController {
     const finalizers = crd.metadata?.finalizers ?? [];
     if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) return;
     const s = this.served.get(name);
+    if (s) s.lifecycle.terminating = true;
     const storage = s?.types.find((t) => !t.storageConversion) ?? s?.types[0];
     const store = storage ? this.deps.catalog.lookup(storage.group, storage.version, storage.resource)?.store : undefined;
     if (store) {

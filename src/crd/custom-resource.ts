@@ -13,6 +13,7 @@ import { timestampSince } from '../api/kinds/human-duration.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
 import { hasRules, validateRules } from './rules.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
+import { ApiError } from '../api/status-errors.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -157,7 +158,13 @@ export function servedVersions(crd: KubeObject): Obj[] {
 }
 
 /** The ResourceType of `version` of `crd` (its names as accepted). */
-export function customResourceType(crd: KubeObject, version: Obj): ResourceType {
+/** What the controller tells a served custom resource type while it serves it. */
+export interface CustomResourceLifecycle {
+  /** The CRD is being deleted: its resources go, no new ones come. */
+  terminating: boolean;
+}
+
+export function customResourceType(crd: KubeObject, version: Obj, lifecycle: CustomResourceLifecycle = { terminating: false }): ResourceType {
   const spec = crd.spec as Obj;
   const names = (isObj(spec.names) ? spec.names : {}) as Obj;
   const group = str(spec.group);
@@ -194,7 +201,10 @@ export function customResourceType(crd: KubeObject, version: Obj): ResourceType 
     unstructured: true,
     ...(scaleOf ? { scale: scaleOf } : {}),
     strategy: {
-      prepareForCreate: stripStatus,
+      prepareForCreate(obj) {
+        if (lifecycle.terminating) throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
+        stripStatus(obj);
+      },
       prepareForUpdate(obj, old) {
         if (!hasStatus) return;
         if (old.status === undefined) delete obj.status;

@@ -58,7 +58,15 @@ function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** Told when a CRD's resource types start and stop being served (the garbage collector follows them). */
+export interface CrdServingListener {
+  served(name: string, storage: ResourceStore, types: readonly ResourceType[]): void;
+  unserved(name: string): void;
+}
+
 export class CrdController {
+  /** Set once the listener exists; CRDs served before are reported then. */
+  private listener: CrdServingListener | undefined;
   private readonly served = new Map<string, Served>();
   private readonly queue = new Set<string>();
   private running = false;
@@ -100,6 +108,18 @@ export class CrdController {
       );
     };
     follow(listed.revision);
+  }
+
+  /** Starts telling `listener` about served CRDs, beginning with those served now. */
+  listen(listener: CrdServingListener): void {
+    this.listener = listener;
+    for (const [name, s] of this.served) this.report(name, s);
+  }
+
+  private report(name: string, s: Served): void {
+    const storage = s.types.find((t) => !t.storageConversion) ?? s.types[0];
+    const store = storage ? this.deps.catalog.lookup(storage.group, storage.version, storage.resource)?.store : undefined;
+    if (store) this.listener?.served(name, store, s.types);
   }
 
   stop(): void {
@@ -268,13 +288,17 @@ export class CrdController {
       if (prev) this.deps.catalog.remove(rt.group, rt.version, rt.resource);
       this.deps.catalog.add({ rt, store: this.deps.storeFor(rt, cache) });
     }
-    this.served.set(name, { signature, lifecycle, types: withConversion, cache });
+    const entry = { signature, lifecycle, types: withConversion, cache };
+    this.served.set(name, entry);
+    if (prev) this.listener?.unserved(name);
+    this.report(name, entry);
   }
 
   private unserve(name: string): void {
     const s = this.served.get(name);
     if (!s) return;
     this.served.delete(name);
+    this.listener?.unserved(name);
     for (const rt of s.types) this.deps.catalog.remove(rt.group, rt.version, rt.resource);
     s.cache.stop();
   }

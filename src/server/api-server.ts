@@ -304,8 +304,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
-  const garbageCollector = new GarbageCollector(storesByPrefix());
+  // Built-in stores now; custom resource stores as their CRDs are served.
+  const garbageCollector = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
   garbageCollector.start();
+  const gcStops = new Map<string, () => void>();
+  crdController.listen({
+    served: (name, storage, crTypes) => gcStops.set(name, garbageCollector.addStore(storage, crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`))),
+    unserved: (name) => {
+      gcStops.get(name)?.();
+      gcStops.delete(name);
+    },
+  });
   undo.push(() => garbageCollector.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;

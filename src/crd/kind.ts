@@ -7,6 +7,7 @@ import type { KubeObject, ResourceType } from '../api/types.ts';
 import type { Schema } from '../schema/types.ts';
 import { kindSchema } from '../api/kinds/object-meta-schema.ts';
 import { s } from '../api/kinds/common-schemas.ts';
+import { createdAtColumn, nameColumn } from '../api/kinds/table-columns.ts';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './validation.ts';
 import { crdInGoOrder } from './go-order.ts';
 import { schemaPropsTypeError } from './schema-props.ts';
@@ -146,7 +147,8 @@ export const customResourceDefinitionType: ResourceType = {
   hasStatus: true,
   tracksGeneration: true,
   nameValidation: 'dns1123-subdomain',
-  tableColumns: [],
+  // kube's default table: Name and Created At.
+  tableColumns: [nameColumn(), createdAtColumn],
   fieldSelectors: {},
   storagePrefix: `/registry/${CRD_GROUP}/customresourcedefinitions/`,
   strategy: {

@@ -63,7 +63,10 @@ export function createOpenApiDocuments(types: () => readonly ResourceType[], gen
     v3.set(key, doc);
     return doc;
   };
+  // The documents change only with the served types; kube reports when its spec was last built.
+  const lastModified = new Date(Math.floor(Date.now() / 1000) * 1000);
   return {
+    lastModified: () => lastModified,
     v2: () => buildV2().json,
     // Encoded from the served JSON text, so the protobuf carries exactly what JSON clients see.
     v2Protobuf: () => {
@@ -76,11 +79,12 @@ export function createOpenApiDocuments(types: () => readonly ResourceType[], gen
     v2ETag: () => buildV2().etag,
     v3Index: () => {
       const paths: Record<string, { serverRelativeURL: string }> = {};
+      // Keys sorted, as Go's encoding/json writes a map.
       for (const { group, version } of groupVersions(types())) {
         const key = v3GroupVersionPath(group, version);
         paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${v3Doc(key)!.hash}` };
       }
-      return { paths };
+      return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
     },
     v3: (path) => v3Doc(path)?.bytes,
   };

@@ -5,6 +5,7 @@
  * and admission from the hooks it is given. Storage errors become API errors at one boundary
  * (storage-errors.ts).
  */
+import type { RequestUser } from '../server/user.ts';
 import { goWireForm, inGoFieldOrder } from '../codec/go-zero.ts';
 import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';
@@ -48,6 +49,8 @@ export interface WriteContext {
   readonly skipManagedFields?: boolean;
   /** The request verb; a patch's duplicate owner references are reported as found after admission, as kube does. */
   readonly operation?: 'create' | 'update' | 'patch';
+  /** The requesting user; absent for the server's own writes (default policy, controllers). */
+  readonly user?: RequestUser;
 }
 
 /** kube's warnings for duplicate owner references (endpoints/handlers/rest.go). */

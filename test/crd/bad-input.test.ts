@@ -31,6 +31,7 @@ const garbageSchemas: unknown[] = [
   { type: 'object', properties: { a: { type: ['string', 'null'] } } },
   { type: 'object', 'x-kubernetes-validations': 'self.x' },
   { type: 'object', 'x-kubernetes-validations': [5, null, { rule: 5 }] },
+  { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.a.b.c.d' }] },
   { type: 'object', 'x-kubernetes-validations': [{ rule: '[1,2,3].map(x, x * ' }] },
   { type: 'object', properties: { a: { type: 'string', pattern: 5, enum: 'x', maxLength: 'y' } } },
   { type: 'object', properties: { a: { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': 'name' } } },
@@ -73,7 +74,7 @@ describe('bad input', () => {
             spec: {
               type: 'object',
               required: ['a'],
-              'x-kubernetes-validations': [{ rule: 'self.a.size() > 2', messageExpression: 'self.a + 1' }, { rule: 'self.l.all(x, self.l.all(y, x != y || true))' }],
+              'x-kubernetes-validations': [{ rule: 'self.a.size() > 2', messageExpression: "'a is ' + self.a" }, { rule: 'self.l.all(x, self.l.all(y, x != y || true))' }],
               properties: {
                 a: { type: 'string', maxLength: 5, pattern: '^a' },
                 n: { type: 'integer', minimum: 1, maximum: 3, multipleOf: 2 },

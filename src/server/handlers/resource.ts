@@ -14,7 +14,7 @@ import { isCorruptObjectError } from '../../registry/storage-errors.ts';
 import { deleteOptionsDecodeError, dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
-import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
+import { encodeProtobufItemMessage, encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
 import { partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
@@ -60,6 +60,7 @@ export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
     manager: managerFor(c),
     subresource: c.info.subresource,
     operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
+    user: c.req.user,
   };
 }
 
@@ -155,8 +156,12 @@ export async function handleList(c: VerbContext): Promise<void> {
     ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
   };
   if (fmt.kind === 'protobuf') {
-    const items = out.entries.map((e) => store.served(e.value));
-    sendBytes(c.req, c.reply, 200, encodeProtobufList(rt.listKind, apiVersionOf(rt), listMeta, items), PROTOBUF_MEDIA_TYPE);
+    // Each item's message is encoded once and kept with its cache entry (as kube's cacher keeps
+    // serializations); the list is spliced around those bytes.
+    const apiVersion = apiVersionOf(rt);
+    const memoKey = `pb:${apiVersion}/${rt.kind}`;
+    const items = out.entries.map((e) => e.encode(memoKey, (v) => encodeProtobufItemMessage(apiVersion, rt.kind, store.served(v))));
+    sendBytes(c.req, c.reply, 200, encodeProtobufListOfMessages(rt.listKind, apiVersion, listMeta, items), PROTOBUF_MEDIA_TYPE);
     return;
   }
   if (fmt.kind === 'table') {
@@ -218,11 +223,27 @@ async function resolveFutureReads(c: VerbContext, q: ListQuery): Promise<ListQue
   return q;
 }
 
+/**
+ * Runs a write, keeping the warnings it recorded on a failed answer too: kube's warning recorder
+ * writes each warning into the response headers as it is added, so a 422 still carries the
+ * unknown-field warnings of its body.
+ */
+async function keepingWarnings<T>(c: VerbContext, ctx: WriteContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    addWarnings(c.reply, ctx.warnings);
+    throw err;
+  }
+}
+
 export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
-  const created = await c.served.store.create(c.info.namespace, obj, ctx);
+  const created = await keepingWarnings(c, ctx, async () => {
+    const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
+    return c.served.store.create(c.info.namespace, obj, ctx);
+  });
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, 201, created, fmt);
 }
@@ -231,26 +252,28 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
-  // kube's checkName: an update must name its object (the URL alone does not).
-  if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
-  const sub = c.info.subresource;
-  const result = await store.update(
-    c.info.namespace,
-    c.info.name,
-    (current) => {
-      const next = cloneObject(obj);
-      if (current) mergeSubresource(next, current, sub, rt);
-      return next;
-    },
-    ctx,
-    {
-      allowCreate: false,
-      subresource: sub,
-      preconditions: { uid: obj.metadata!.uid },
-      requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
-    },
-  );
+  const result = await keepingWarnings(c, ctx, async () => {
+    const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
+    // kube's checkName: an update must name its object (the URL alone does not).
+    if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
+    const sub = c.info.subresource;
+    return store.update(
+      c.info.namespace,
+      c.info.name,
+      (current) => {
+        const next = cloneObject(obj);
+        if (current) mergeSubresource(next, current, sub, rt);
+        return next;
+      },
+      ctx,
+      {
+        allowCreate: false,
+        subresource: sub,
+        preconditions: { uid: obj.metadata!.uid },
+        requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
+      },
+    );
+  });
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, result.created ? 201 : 200, result.object, fmt);
 }
@@ -284,7 +307,7 @@ export function mergeSubresource(next: KubeObject, current: KubeObject, subresou
 export async function handlePatch(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const { object, created } = await applyPatchBody(c, ctx);
+  const { object, created } = await keepingWarnings(c, ctx, () => applyPatchBody(c, ctx));
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, created ? 201 : 200, object, fmt);
 }

@@ -97,6 +97,14 @@ export async function build() {
   } catch {
     return 'src/ does not build (errors above); fix them, `npm run typecheck` shows type errors too';
   }
+  // esbuild escapes non-ASCII text in strings but not in regular expression literals (a
+  // dependency's /µs/): escape what is left, so every script stays one-byte text for V8.
+  for (const out of Object.keys(result.metafile.outputs)) {
+    if (!out.endsWith('.js')) continue;
+    const path = join(root, out);
+    const text = readFileSync(path, 'utf8');
+    if (/[^\x00-\x7f]/.test(text)) writeFileSync(path, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  }
   writeFileSync(stampPath, String(seen));
   pruneOldChunks(new Set(Object.keys(result.metafile.outputs).map((o) => join(root, o))));
   return undefined;

@@ -12,6 +12,7 @@
  */
 import type { KubeObject } from '../api/types.ts';
 import type { RequestUser } from '../server/user.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -66,4 +67,13 @@ export interface AdmissionPlugin {
   admit?(attrs: AdmissionAttributes): Promise<void> | void;
   /** The validating phase: must not change anything; throws ApiError to refuse. */
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
+  /**
+   * (Extension.) Resolves once the plugin can decide (its informers synced); the server waits for
+   * it before serving, as kube-apiserver's admission plugins wait for their informers.
+   */
+  ready?(): Promise<void>;
+  /** (Extension.) Releases watches and timers at shutdown. */
+  stop?(): void;
+  /** (Extension.) Registers the plugin's metric families on the server's registry (served at /metrics). */
+  registerMetrics?(registry: MetricsRegistry): void;
 }

@@ -53,7 +53,13 @@ import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts'
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import type { AdmissionPlugin } from '../admission/types.ts';
+import '../admission/plugins/index.ts';
+import { admissionWriteHooks } from '../admission/write-hooks.ts';
+import { admittedCreateOnly } from '../admission/create-only.ts';
+import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
@@ -62,6 +68,7 @@ import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } fro
 import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
 import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
 import { NamespacePublishers } from '../authn/namespace-publishers.ts';
+import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } from '../authn/legacy-serviceaccount-token.ts';
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
@@ -106,6 +113,8 @@ export interface StartOptions {
   readonly signal?: AbortSignal;
   /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
+  /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
+  readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -229,21 +238,34 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const catalog = new ResourceCatalog();
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
-  let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
+  // Admission: the plugin names and their configuration are checked before anything is served.
+  let admissionChain: AdmissionChain | undefined;
+  let admissionNames: string[];
+  let admissionConfigs;
+  try {
+    admissionNames = enabledPluginNames(config.enableAdmissionPlugins ?? [], config.disableAdmissionPlugins ?? []);
+    admissionConfigs = await loadAdmissionConfiguration(config.admissionControlConfigFile);
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const rbacIndex = new RbacIndex();
   let authorizer: Authorizer | undefined;
   let closeAuthorizer = (): void => undefined;
   const escalation = new EscalationGuard(rbacIndex, () => authorizer);
-  // The store of one resource type, built-in or custom, with the server's write hooks.
+  // The store of one resource type, built-in or custom, with the server's write hooks (admission included).
   const storeFor = (rt: ResourceType, cache: WatchCache<KubeObject>, validateKind?: (obj: KubeObject, old: KubeObject | null) => FieldError[]): ResourceStore => {
+    let served: (o: KubeObject) => KubeObject = (o) => o;
     const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
+    const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
-      // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
-      ...(rbacResource ? { mutate: async (_op, obj, old, ctx) => ctx.user && escalation.check(rbacResource, obj, old, ctx.user) } : {}),
-      validate: async (op, obj) => {
-        if (admitNamespace) await admitNamespace(op, rt, obj);
+      // Mutating admission, then RBAC privilege escalation prevention where kube's RBAC registry checks it (before validation).
+      mutate: async (op, obj, old, ctx) => {
+        await admission.mutate(op, obj, old, ctx);
+        if (rbacResource && obj && op !== 'delete' && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
       },
+      validate: admission.validate,
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
@@ -252,7 +274,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    return new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
+    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
+    served = (o) => rs.served(o);
+    return rs;
   };
   for (const rt of types) {
     let cache = caches.get(rt.storagePrefix);
@@ -283,7 +307,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await crdController.start();
   undo.push(() => crdController.stop());
-  admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
   const rbacStore = (resource: string) => {
@@ -323,6 +346,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     closeAuthorizer = () => built.close();
     authorizer = built.authorizer;
   } else authorizer = opts.authorizer;
+  try {
+    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    undo.push(() => chain.stop());
+    await chain.ready();
+    admissionChain = chain;
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -357,7 +390,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
     certs.caCert,
   );
-  if (config.namespacePublishers !== false) publishers.start();
+  if (config.identityControllers !== false) publishers.start();
   undo.push(() => publishers.stop());
   // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
   const bootstrapControllers = bootstrapTokenControllers(config, catalog);
@@ -382,8 +415,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
   undo.push(() => authn.close());
+  // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
+  const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
+  const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
+  const legacyTokens = secretStore && saStore ? new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert) : undefined;
+  if (config.identityControllers !== false) legacyTokens?.start();
+  undo.push(() => legacyTokens?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
@@ -408,6 +447,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         })),
       ),
   });
+  admissionChain?.registerMetrics(metrics.registry);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -467,9 +507,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         eventTtl?.stop();
         for (const c of bootstrapControllers) c.stop();
         publishers.stop();
+        legacyTokens?.stop();
         trustController?.stop();
         stopRbacFeed();
         aggregator.stop();
+        admissionChain?.stop();
         closeAuthorizer();
         authn.close();
         await app.close();
@@ -485,7 +527,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -532,12 +574,30 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      createLegacyServiceAccountTokenAuthenticator({
+        keys: keys.verificationKeys,
+        ...(config.serviceAccountLookup === false
+          ? {}
+          : { lookup: { secret: (ns: string, name: string) => objects.get('secrets', ns, name), serviceAccount: (ns: string, name: string) => objects.get('serviceaccounts', ns, name) } }),
+      }),
       ...extra.tokenAuthenticators,
     ],
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
   const endpoints = new CreateOnlyEndpoints()
-    .add('', 'v1', 'serviceaccounts', 'token', tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }), { namespaced: true })
+    .add(
+      '',
+      'v1',
+      'serviceaccounts',
+      'token',
+      admittedCreateOnly(
+        tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }),
+        { group: '', version: 'v1', resource: 'serviceaccounts' },
+        'token',
+        admission,
+      ),
+      { namespaced: true },
+    )
     .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }), { namespaced: false })
     .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint(), { namespaced: false });
   // The jwks_uri names this server's URL, known once it listens.
@@ -556,7 +616,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         }
       : {}),
   };
-  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+  return { authenticator, endpoints, documents, trust, signingKey: keys.signingKey, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
 }
 
 /** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */

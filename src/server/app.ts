@@ -137,7 +137,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addHook('onRequest', async (req) => {
     const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
     const socket = raw.stream?.session?.socket ?? raw.socket;
-    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), path: req.routePath });
+    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
     if (!result.ok) throw result.error;
     req.user = result.user;
   });

@@ -47,20 +47,41 @@ function optionsKindOf(verb: string): 'CreateOptions' | 'UpdateOptions' | 'Patch
   return verb === 'create' ? 'CreateOptions' : verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
 }
 
-export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
-  // Create, update and patch validate all their query options first (delete passes its own dryRun).
-  if (dryRun === undefined) {
+export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): WriteContext {
+  // Create, update and patch validate all their query options first (delete passes its own options).
+  if (deleteOpts === undefined) {
     const isApply = String(c.req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
     validateWriteOptions(c.query, optionsKindOf(c.info.verb), c.info.verb === 'patch' && isApply);
   }
   return {
-    dryRun: dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
+    dryRun: deleteOpts?.dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
+    options: deleteOpts ? admissionDeleteOptions(deleteOpts) : admissionWriteOptions(c.query),
+    auditAnnotations: {},
     warnings: [],
     now: new Date(),
     manager: managerFor(c),
     subresource: c.info.subresource,
     operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
     user: c.req.user,
+  };
+}
+
+/** A write's options as admission sees them (kube's CreateOptions/UpdateOptions fields, in their Go order). */
+function admissionWriteOptions(q: URLSearchParams): Record<string, unknown> {
+  const dryRun = q.getAll('dryRun');
+  const fieldManager = q.getAll('fieldManager')[0] ?? '';
+  const fieldValidation = q.getAll('fieldValidation')[0] ?? '';
+  return { ...(dryRun.length > 0 ? { dryRun } : {}), ...(fieldManager ? { fieldManager } : {}), ...(fieldValidation ? { fieldValidation } : {}) };
+}
+
+/** DeleteOptions as admission sees them, in their Go field order. */
+function admissionDeleteOptions(o: ParsedDeleteOptions): Record<string, unknown> {
+  return {
+    ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
+    ...(o.preconditions ? { preconditions: o.preconditions } : {}),
+    ...(o.orphanDependents !== undefined ? { orphanDependents: o.orphanDependents } : {}),
+    ...(o.propagationPolicy !== undefined ? { propagationPolicy: o.propagationPolicy } : {}),
+    ...(o.dryRun ? { dryRun: ['All'] } : {}),
   };
 }
 
@@ -335,10 +356,10 @@ export async function handleDelete(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const opts = await deleteOptionsOf(c);
-  const ctx = writeContext(c, opts.dryRun);
+  const ctx = writeContext(c, opts);
   let outcome;
   try {
-    outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
+    outcome = await keepingWarnings(c, ctx, () => store.delete(c.info.namespace, c.info.name, opts, ctx));
   } catch (err) {
     // The unsafe delete of an object that cannot be read: only when asked, only on corruption.
     if (opts.ignoreStoreReadError && isCorruptObjectError(err)) {
@@ -377,7 +398,8 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const opts = await deleteOptionsOf(c);
-  const ctx = writeContext(c, opts.dryRun);
+  // kube's deletecollection admits each object with the collection's (empty) name.
+  const ctx: WriteContext = { ...writeContext(c, opts), collection: true };
   const q = parseListQuery(c.query);
   const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
   const listed = await store.list(c.info.namespace, { ...q, limit: 0 }, filter);
@@ -388,7 +410,7 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
     // items of a typed list carry no kind/apiVersion.
     items.push(withoutTypeMeta(store.served(e.value)));
     try {
-      await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
+      await keepingWarnings(c, ctx, () => store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx));
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;

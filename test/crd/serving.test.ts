@@ -120,6 +120,12 @@ describe('custom resources', () => {
     expect(pbBody.status).toBe(415);
   });
 
+  it('goes through admission like built-in kinds (namespace lifecycle)', async () => {
+    const res = await t.request('POST', '/apis/ops.example.com/v1/namespaces/nope/databases', { body: db('x', { engine: 'mysql', version: '8' }) });
+    expect(res.status).toBe(404);
+    expect(res.json.message).toBe('namespaces "nope" not found');
+  });
+
   it('serves the scale subresource', async () => {
     const get = await t.request('GET', `${base}/one/scale`);
     expect(get.json).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { replicas: 1 } });

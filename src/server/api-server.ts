@@ -72,6 +72,17 @@ import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } f
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { CrdController } from '../crd/controller.ts';
+import { CRD_GROUP } from '../crd/kind.ts';
+import type { FieldError } from '../api/field-errors.ts';
+
+/** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
+function customResourceMetaValidation(rt: ResourceType) {
+  return (obj: KubeObject, old: KubeObject | null): FieldError[] =>
+    old
+      ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+      : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation });
+}
 
 export interface RunningServer {
   readonly url: string;
@@ -242,12 +253,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let authorizer: Authorizer | undefined;
   let closeAuthorizer = (): void => undefined;
   const escalation = new EscalationGuard(rbacIndex, () => authorizer);
-  for (const rt of types) {
-    let cache = caches.get(rt.storagePrefix);
-    if (!cache) {
-      cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
-      caches.set(rt.storagePrefix, cache);
-    }
+  // The store of one resource type, built-in or custom, with the server's write hooks (admission included).
+  const storeFor = (rt: ResourceType, cache: WatchCache<KubeObject>, validateKind?: (obj: KubeObject, old: KubeObject | null) => FieldError[]): ResourceStore => {
     let served: (o: KubeObject) => KubeObject = (o) => o;
     const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
     const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
@@ -267,8 +274,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
+    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
     served = (o) => rs.served(o);
+    return rs;
+  };
+  for (const rt of types) {
+    let cache = caches.get(rt.storagePrefix);
+    if (!cache) {
+      cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
+      caches.set(rt.storagePrefix, cache);
+    }
+    const rs = storeFor(rt, cache);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
@@ -277,6 +293,20 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
+  // Custom resources: served from the CRDs in store before the server listens, then as they change.
+  const crdController = new CrdController({
+    crds: catalog.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!.store,
+    catalog,
+    cacheFor: async (prefix) => {
+      const cache = new WatchCache<KubeObject>({ store, prefix, decode: decodeStored, historyMs: config.historyMs });
+      await cache.start();
+      return cache;
+    },
+    storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  await crdController.start();
+  undo.push(() => crdController.stop());
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
   const rbacStore = (resource: string) => {
@@ -339,8 +369,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
-  const garbageCollector = new GarbageCollector(storesByPrefix());
+  // Built-in stores now; custom resource stores as their CRDs are served.
+  const garbageCollector = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
   garbageCollector.start();
+  const gcStops = new Map<string, () => void>();
+  crdController.listen({
+    served: (name, storage, crTypes) => gcStops.set(name, garbageCollector.addStore(storage, crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`))),
+    unserved: (name) => {
+      gcStops.get(name)?.();
+      gcStops.delete(name);
+    },
+  });
   undo.push(() => garbageCollector.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
@@ -392,7 +431,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
-  const openapi = createOpenApiDocuments(() => catalog.types());
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
+  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
+  catalog.onChange(() => {
+    discovery = undefined;
+  });
   const metrics = createServerMetrics({
     inflight: () => app.loadLimits.takeInflightWatermark(),
     // One count per storage prefix (events.k8s.io Events are the core Events), named as kube names them.
@@ -458,6 +501,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         shuttingDown = true;
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
+        crdController.stop();
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();

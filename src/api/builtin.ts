@@ -1,4 +1,5 @@
 /** The built-in kinds the core registry serves, and lookup by group/version/resource. */
+import { validatingAdmissionPolicyBindingType, validatingAdmissionPolicyType } from './kinds/admissionregistration-policy.ts';
 import { configMapType } from './kinds/configmap.ts';
 import { eventType } from './kinds/event.ts';
 import { eventsV1EventType } from './kinds/events-v1-event.ts';
@@ -22,6 +23,8 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   clusterRoleType,
   roleBindingType,
   roleType,
+  validatingAdmissionPolicyType,
+  validatingAdmissionPolicyBindingType,
 ];
 
 /** The verbs every built-in kind serves on its main resource, as discovery lists them. */

@@ -86,7 +86,7 @@ function validateRules(obj: KubeObject, namespaced: boolean): FieldError[] {
 }
 
 /** meta/v1 ValidateLabelSelector, for aggregation rule selectors. */
-function validateLabelSelector(selector: unknown, path: string): FieldError[] {
+export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   arrField(selector, 'matchExpressions').forEach((req, i) => {
     const p = fieldPath.index(fieldPath.child(path, 'matchExpressions'), i);

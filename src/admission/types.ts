@@ -66,4 +66,11 @@ export interface AdmissionPlugin {
   admit?(attrs: AdmissionAttributes): Promise<void> | void;
   /** The validating phase: must not change anything; throws ApiError to refuse. */
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
+  /**
+   * (Extension.) Resolves once the plugin can decide (its informers synced); the server waits for
+   * it before serving, as kube-apiserver's admission plugins wait for their informers.
+   */
+  ready?(): Promise<void>;
+  /** (Extension.) Releases watches and timers at shutdown. */
+  stop?(): void;
 }

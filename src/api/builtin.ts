@@ -1,6 +1,7 @@
 /** The built-in kinds the core registry serves, and lookup by group/version/resource. */
 import { validatingAdmissionPolicyBindingType, validatingAdmissionPolicyType } from './kinds/admissionregistration-policy.ts';
 import { configMapType } from './kinds/configmap.ts';
+import { mutatingWebhookConfigurationType, validatingWebhookConfigurationType } from './kinds/admissionregistration.ts';
 import { eventType } from './kinds/event.ts';
 import { eventsV1EventType } from './kinds/events-v1-event.ts';
 import { leaseType } from './kinds/lease.ts';
@@ -17,6 +18,8 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   namespaceType,
   secretType,
   serviceAccountType,
+  mutatingWebhookConfigurationType,
+  validatingWebhookConfigurationType,
   leaseType,
   eventsV1EventType,
   clusterRoleBindingType,

@@ -1,9 +1,10 @@
 /**
- * Namespace lifecycle: the built-in namespaces exist at start; creating into a missing or
- * terminating namespace is refused (admission); deleting a namespace removes every namespaced
- * object in it, then its `kubernetes` finalizer, then the namespace itself.
+ * Namespace lifecycle: the built-in namespaces exist at start; deleting a namespace removes every
+ * namespaced object in it, then its `kubernetes` finalizer, then the namespace itself. (Refusing
+ * writes into missing or terminating namespaces is the NamespaceLifecycle admission plugin's,
+ * src/admission/plugins/namespace.ts.)
  */
-import { errors, ApiError, type GroupResource } from '../api/status-errors.ts';
+import { errors, ApiError } from '../api/status-errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
@@ -30,37 +31,6 @@ export async function ensureBuiltinNamespaces(namespaces: ResourceStore): Promis
       if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
     }
   }
-}
-
-/** Namespaces kube's NamespaceLifecycle admission never lets be deleted. */
-export const immortalNamespaces: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
-
-/**
- * kube's NamespaceLifecycle admission: the immortal namespaces cannot be deleted; a create of
- * a namespaced object needs its namespace to exist and be active. Everything else passes.
- */
-export function namespaceLifecycleAdmission(namespaces: ResourceStore) {
-  return async (op: 'create' | 'update' | 'delete', target: GroupResource & { readonly namespaced: boolean }, obj: KubeObject): Promise<void> => {
-    const gr = { group: target.group, resource: target.resource };
-    if (op === 'delete' && target.group === '' && target.resource === 'namespaces') {
-      const name = obj.metadata?.name ?? '';
-      if (immortalNamespaces.has(name)) throw errors.forbidden(gr, name, 'this namespace may not be deleted');
-      return;
-    }
-    if (op !== 'create' || !target.namespaced) return;
-    const ns = obj.metadata?.namespace;
-    if (!ns) return;
-    // The namespace may have been created an instant ago: a miss is checked with a consistent read.
-    const entry = namespaces.cache.get(namespaces.key('', ns)) ?? (await namespaces.get('', ns, ''));
-    if (entry.value.metadata?.deletionTimestamp) {
-      const name = obj.metadata?.name ?? '';
-      const base = errors.forbidden(gr, name, `unable to create new content in namespace ${ns} because it is being terminated`);
-      throw new ApiError(403, 'Forbidden', base.message, {
-        ...base.details,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
-      });
-    }
-  };
 }
 
 /** When the namespace controller acts, as kube-controller-manager's does. */

@@ -20,6 +20,7 @@ import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
 import { normalizeGoValues } from '../schema/go-values.ts';
+import type { RequestUser } from '../server/user.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
@@ -47,6 +48,22 @@ export interface WriteContext {
   readonly skipManagedFields?: boolean;
   /** The request verb; a patch's duplicate owner references are reported as found after admission, as kube does. */
   readonly operation?: 'create' | 'update' | 'patch';
+  /**
+   * Who asks: a write with a user is a client's request and passes admission; the server's own
+   * writes (its controllers, bootstrap) carry none and are exempt, so no plugin or webhook can
+   * stop the gateway's own work.
+   */
+  readonly user?: RequestUser;
+  /**
+   * The request's options as kube's admission attributes carry them (dryRun, fieldManager,
+   * fieldValidation; DeleteOptions' fields for a delete), without kind and apiVersion: the
+   * admission adapter types them by the operation (a patch that creates carries CreateOptions).
+   */
+  readonly options?: Readonly<Record<string, unknown>>;
+  /** Audit annotations admission plugins add for this request. */
+  readonly auditAnnotations?: Record<string, string>;
+  /** A deletecollection: kube's admission sees each object of it with an empty name. */
+  readonly collection?: boolean;
 }
 
 /** kube's warnings for duplicate owner references (endpoints/handlers/rest.go). */
@@ -62,10 +79,13 @@ export interface WriteHooks {
    * defaulting, then managed fields. Runs before the strategy, whose changes nobody owns.
    */
   decoded?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): void;
-  /** Mutating stage: may change the object (admission mutation). */
-  mutate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
-  /** Validating stage: throws ApiError to reject. */
-  validate?(op: 'create' | 'update' | 'delete', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
+  /**
+   * Mutating stage: may change the object (admission mutation). On delete `obj` is null and `old`
+   * the object being deleted.
+   */
+  mutate?(op: 'create' | 'update' | 'delete', obj: KubeObject | null, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
+  /** Validating stage, after the schema validated the mutated object again: throws ApiError to reject. */
+  validate?(op: 'create' | 'update' | 'delete', obj: KubeObject | null, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
 }
 
 export interface ListOutcome {
@@ -409,7 +429,9 @@ export class ResourceStore {
       if (!kv || !current) throw errors.notFound(this.gr, name);
       const meta = metaOf(current);
       this.checkDeletePreconditions(name, meta, opts.preconditions);
-      await this.hooks.validate?.('delete', current, current, ctx);
+      // kube's delete admission: both phases, with no object and the one being deleted as the old one.
+      await this.hooks.mutate?.('delete', null, current, ctx);
+      await this.hooks.validate?.('delete', null, current, ctx);
       const finalizers = meta.finalizers ?? [];
       // Orphan and Foreground deletion leave the dependents to the garbage collector, which
       // releases the object by removing these finalizers (kube-apiserver adds them the same way).

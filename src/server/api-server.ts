@@ -52,7 +52,12 @@ import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts'
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, namespaceLifecycleAdmission, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import type { AdmissionPlugin } from '../admission/types.ts';
+import '../admission/plugins/index.ts';
+import { admissionWriteHooks } from '../admission/write-hooks.ts';
+import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
@@ -86,6 +91,8 @@ export interface StartOptions {
   readonly signal?: AbortSignal;
   /** When the namespace controller acts; default kube-controller-manager's delays (tests shorten them). */
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
+  /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
+  readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -209,18 +216,27 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const catalog = new ResourceCatalog();
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
-  let admitNamespace: ReturnType<typeof namespaceLifecycleAdmission> | undefined;
+  // Admission: the plugin names and their configuration are checked before anything is served.
+  let admissionChain: AdmissionChain | undefined;
+  let admissionNames: string[];
+  let admissionConfigs;
+  try {
+    admissionNames = enabledPluginNames(config.enableAdmissionPlugins ?? [], config.disableAdmissionPlugins ?? []);
+    admissionConfigs = await loadAdmissionConfiguration(config.admissionControlConfigFile);
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   for (const rt of types) {
     let cache = caches.get(rt.storagePrefix);
     if (!cache) {
       cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
       caches.set(rt.storagePrefix, cache);
     }
+    let served: (o: KubeObject) => KubeObject = (o) => o;
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
-      validate: async (op, obj) => {
-        if (admitNamespace) await admitNamespace(op, rt, obj);
-      },
+      ...admissionWriteHooks(rt, () => admissionChain, (o) => served(o)),
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
@@ -230,6 +246,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
     const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
+    served = (o) => rs.served(o);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
@@ -238,7 +255,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
-  admitNamespace = namespaceLifecycleAdmission(namespaceStore);
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
   const rbacStore = (resource: string) => {
@@ -262,6 +278,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   undo.push(() => aggregator.stop());
   await aggregator.start();
   const authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
+  try {
+    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    undo.push(() => chain.stop());
+    await chain.ready();
+    admissionChain = chain;
+  } catch (err) {
+    if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   // One store per storage prefix: kinds served in two groups are one set of objects.
   const storesByPrefix = () => {
     const seen = new Set<string>();
@@ -359,6 +385,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         eventTtl?.stop();
         stopRbacFeed();
         aggregator.stop();
+        admissionChain?.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

@@ -53,6 +53,11 @@ export interface ServerConfig {
   readonly serviceAccountMaxTokenExpirationSeconds?: number;
   /** --authorization-mode, in priority order; absent means RBAC. */
   readonly authorizationModes?: readonly AuthorizationMode[];
+  /** --enable-admission-plugins and --disable-admission-plugins (kube's plugin names), on top of kube's default-on set. */
+  readonly enableAdmissionPlugins?: readonly string[];
+  readonly disableAdmissionPlugins?: readonly string[];
+  /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
+  readonly admissionControlConfigFile?: string;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -77,12 +82,15 @@ interface FlagSpec {
 }
 
 const FLAGS: readonly FlagSpec[] = [
+  { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC.' },
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
   { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
+  { name: 'disable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to disable even if enabled by default (comma-separated, kube\'s names).' },
+  { name: 'enable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to enable in addition to the default-on ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook); comma-separated, kube\'s names. They run in kube\'s fixed order.' },
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
@@ -350,6 +358,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     serviceAccountLookup: (raw.get('service-account-lookup') as boolean | undefined) ?? true,
     serviceAccountMaxTokenExpirationSeconds: Math.floor(maxTokenMs / 1000),
     authorizationModes: Object.freeze(authorizationModes as AuthorizationMode[]),
+    ...(raw.has('enable-admission-plugins') ? { enableAdmissionPlugins: Object.freeze(strings('enable-admission-plugins').map((n) => n.trim())) } : {}),
+    ...(raw.has('disable-admission-plugins') ? { disableAdmissionPlugins: Object.freeze(strings('disable-admission-plugins').map((n) => n.trim())) } : {}),
+    ...optional('admissionControlConfigFile', nonEmpty(str('admission-control-config-file'))),
   };
   return Object.freeze(config);
 }

@@ -16,6 +16,8 @@ describe('builtinResourceTypes', () => {
       'v1/namespaces',
       'v1/secrets',
       'v1/serviceaccounts',
+      'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+      'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
       'coordination.k8s.io/v1/leases',
       'events.k8s.io/v1/events',
       'rbac.authorization.k8s.io/v1/clusterrolebindings',

@@ -12,6 +12,7 @@ import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Store } from '../../src/storage/types.ts';
 import type { ServerConfig } from '../../src/server/config.ts';
 import type { NamespaceControllerTiming } from '../../src/controllers/namespace-lifecycle.ts';
+import type { AdmissionPlugin } from '../../src/admission/types.ts';
 
 export interface Response {
   readonly status: number;
@@ -37,7 +38,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  opts: { store?: Store; config?: Partial<ServerConfig>; namespaceControllerTiming?: NamespaceControllerTiming } = {},
+  opts: { store?: Store; config?: Partial<ServerConfig>; namespaceControllerTiming?: NamespaceControllerTiming; extraAdmissionPlugins?: readonly AdmissionPlugin[] } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kgw-test-'));
   const config: ServerConfig = {
@@ -55,6 +56,7 @@ export async function startTestServer(
     config,
     store: opts.store ?? new MemoryStore({ historyMs: false }),
     namespaceControllerTiming: opts.namespaceControllerTiming,
+    extraAdmissionPlugins: opts.extraAdmissionPlugins,
   });
   const agent = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey, keepAlive: true });
   const anonAgent = new https.Agent({ ca: server.caCert, keepAlive: true });

@@ -47,19 +47,41 @@ function optionsKindOf(verb: string): 'CreateOptions' | 'UpdateOptions' | 'Patch
   return verb === 'create' ? 'CreateOptions' : verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
 }
 
-export function writeContext(c: VerbContext, dryRun?: boolean): WriteContext {
-  // Create, update and patch validate all their query options first (delete passes its own dryRun).
-  if (dryRun === undefined) {
+export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): WriteContext {
+  // Create, update and patch validate all their query options first (delete passes its own options).
+  if (deleteOpts === undefined) {
     const isApply = String(c.req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
     validateWriteOptions(c.query, optionsKindOf(c.info.verb), c.info.verb === 'patch' && isApply);
   }
   return {
-    dryRun: dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
+    dryRun: deleteOpts?.dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
+    user: c.user,
+    options: deleteOpts ? admissionDeleteOptions(deleteOpts) : admissionWriteOptions(c.query),
+    auditAnnotations: {},
     warnings: [],
     now: new Date(),
     manager: managerFor(c),
     subresource: c.info.subresource,
     operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
+  };
+}
+
+/** A write's options as admission sees them (kube's CreateOptions/UpdateOptions fields, in their Go order). */
+function admissionWriteOptions(q: URLSearchParams): Record<string, unknown> {
+  const dryRun = q.getAll('dryRun');
+  const fieldManager = q.getAll('fieldManager')[0] ?? '';
+  const fieldValidation = q.getAll('fieldValidation')[0] ?? '';
+  return { ...(dryRun.length > 0 ? { dryRun } : {}), ...(fieldManager ? { fieldManager } : {}), ...(fieldValidation ? { fieldValidation } : {}) };
+}
+
+/** DeleteOptions as admission sees them, in their Go field order. */
+function admissionDeleteOptions(o: ParsedDeleteOptions): Record<string, unknown> {
+  return {
+    ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
+    ...(o.preconditions ? { preconditions: o.preconditions } : {}),
+    ...(o.orphanDependents !== undefined ? { orphanDependents: o.orphanDependents } : {}),
+    ...(o.propagationPolicy !== undefined ? { propagationPolicy: o.propagationPolicy } : {}),
+    ...(o.dryRun ? { dryRun: ['All'] } : {}),
   };
 }
 
@@ -311,7 +333,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const opts = await deleteOptionsOf(c);
-  const ctx = writeContext(c, opts.dryRun);
+  const ctx = writeContext(c, opts);
   let outcome;
   try {
     outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
@@ -353,7 +375,8 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const opts = await deleteOptionsOf(c);
-  const ctx = writeContext(c, opts.dryRun);
+  // kube's deletecollection admits each object with the collection's (empty) name.
+  const ctx: WriteContext = { ...writeContext(c, opts), collection: true };
   const q = parseListQuery(c.query);
   const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
   const listed = await store.list(c.info.namespace, { ...q, limit: 0 }, filter);

@@ -1,0 +1,13 @@
+/**
+ * The compiled-in admission plugins, registered under kube's names. A plugin added here is
+ * enabled by --enable-admission-plugins (or by default when kube enables it by default).
+ */
+import { registerAdmissionPlugin } from '../chain.ts';
+import { alwaysAdmit, alwaysDeny } from './always.ts';
+import { namespaceAutoProvision, namespaceExists, namespaceLifecycle } from './namespace.ts';
+
+registerAdmissionPlugin('AlwaysAdmit', alwaysAdmit);
+registerAdmissionPlugin('NamespaceAutoProvision', namespaceAutoProvision);
+registerAdmissionPlugin('NamespaceLifecycle', namespaceLifecycle);
+registerAdmissionPlugin('NamespaceExists', namespaceExists);
+registerAdmissionPlugin('AlwaysDeny', alwaysDeny);

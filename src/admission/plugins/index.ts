@@ -5,9 +5,11 @@
 import { registerAdmissionPlugin } from '../chain.ts';
 import { alwaysAdmit, alwaysDeny } from './always.ts';
 import { namespaceAutoProvision, namespaceExists, namespaceLifecycle } from './namespace.ts';
+import { validatingAdmissionPolicy } from '../policy/index.ts';
 
 registerAdmissionPlugin('AlwaysAdmit', alwaysAdmit);
 registerAdmissionPlugin('NamespaceAutoProvision', namespaceAutoProvision);
 registerAdmissionPlugin('NamespaceLifecycle', namespaceLifecycle);
 registerAdmissionPlugin('NamespaceExists', namespaceExists);
+registerAdmissionPlugin('ValidatingAdmissionPolicy', validatingAdmissionPolicy);
 registerAdmissionPlugin('AlwaysDeny', alwaysDeny);

@@ -57,6 +57,7 @@ import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPlugi
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
+import { policyStatusController } from '../admission/policy/index.ts';
 import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
@@ -304,6 +305,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const garbageCollector = new GarbageCollector(storesByPrefix());
   garbageCollector.start();
   undo.push(() => garbageCollector.stop());
+  const policyStatus = policyStatusController(catalog, (err) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `validatingadmissionpolicy status: ${err.message}` })}\n`),
+  );
+  policyStatus?.start();
+  undo.push(() => policyStatus?.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
@@ -383,6 +389,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
+        policyStatus?.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();

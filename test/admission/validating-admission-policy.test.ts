@@ -411,3 +411,54 @@ describe('cost', () => {
     expect(r.json.message).toMatch(/ValidatingAdmissionPolicy 'cost2' with binding 'cost2' denied request: validation failed due to running out of cost budget, no further validation rules will be run$/);
   });
 });
+
+describe('status', () => {
+  it('the status controller writes typeChecking against the schemas of the matched kinds, and observedGeneration', async () => {
+    await create(VAP, {
+      metadata: { name: 'tc' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['', 'coordination.k8s.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps', 'leases'] }] },
+        validations: [{ expression: "object.spec.holderIdentity == 'x'", messageExpression: "'bad ' + object.datta.x" }, { expression: "object.metadata.name == 'x'" }],
+      },
+    });
+    const status = await until(async () => {
+      const r = await t.request('GET', `${VAP}/tc`);
+      return r.json.status?.observedGeneration === 1 ? r.json.status : undefined;
+    }, 'the status');
+    expect(status.typeChecking).toEqual({
+      expressionWarnings: [
+        { fieldRef: 'spec.validations[0].expression', warning: "/v1, Kind=ConfigMap: ERROR: <input>:1:7: undefined field 'spec'\n | object.spec.holderIdentity == 'x'\n | ......^\n" },
+        {
+          fieldRef: 'spec.validations[0].messageExpression',
+          warning:
+            "/v1, Kind=ConfigMap: ERROR: <input>:1:16: undefined field 'datta'\n | 'bad ' + object.datta.x\n | ...............^\n\n" +
+            "coordination.k8s.io/v1, Kind=Lease: ERROR: <input>:1:16: undefined field 'datta'\n | 'bad ' + object.datta.x\n | ...............^\n",
+        },
+      ],
+    });
+    const current = (await t.request('GET', `${VAP}/tc`)).json;
+    const fixed = await t.request('PUT', `${VAP}/tc`, { body: { ...current, spec: { ...current.spec, validations: [{ expression: "object.metadata.name == 'x'" }] } } });
+    expect(fixed.status).toBe(200);
+    expect(fixed.json.metadata.generation).toBe(2);
+    // The main resource keeps the stored status.
+    expect(fixed.json.status.observedGeneration).toBe(1);
+    const after = await until(async () => {
+      const r = await t.request('GET', `${VAP}/tc`);
+      return r.json.status?.observedGeneration === 2 ? r.json.status : undefined;
+    }, 'the second status');
+    expect(after.typeChecking).toEqual({});
+  });
+
+  it('a status write cannot change the spec', async () => {
+    const current = (await t.request('GET', `${VAP}/tc`)).json;
+    const r = await t.request('PUT', `${VAP}/tc/status`, { body: { ...current, spec: { ...current.spec, failurePolicy: 'Ignore' }, status: { ...current.status, typeChecking: { expressionWarnings: [{ fieldRef: 'spec.x', warning: 'w' }] } } } });
+    expect(r.status).toBe(200);
+    expect(r.json.spec.failurePolicy).toBe('Fail');
+    expect(r.json.status.typeChecking.expressionWarnings).toEqual([{ fieldRef: 'spec.x', warning: 'w' }]);
+    const bad = await t.request('PUT', `${VAP}/tc/status`, { body: { ...r.json, status: { typeChecking: { expressionWarnings: [{ fieldRef: '', warning: '' }] } } } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.message).toBe(
+      'ValidatingAdmissionPolicy.admissionregistration.k8s.io "tc" is invalid: [status.typeChecking.expressionWarnings[0].warning: Required value, status.typeChecking.expressionWarnings[0].fieldRef: Required value]',
+    );
+  });
+});

@@ -8,6 +8,7 @@ import type { ResourceStore } from '../../registry/resource-store.ts';
 import type { AdmissionPluginDeps } from '../chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
 import { ValidatingAdmissionPolicyPlugin, type ListedObject, type ParamSource } from './plugin.ts';
+import { PolicyStatusController } from './status-controller.ts';
 
 export { ValidatingAdmissionPolicyPlugin } from './plugin.ts';
 
@@ -75,4 +76,21 @@ export function validatingAdmissionPolicy(deps: AdmissionPluginDeps): AdmissionP
     },
     authorizer: deps.authorizer,
   });
+}
+
+/** The status controller over the served kinds (type checking against each kind's schema). */
+export function policyStatusController(catalog: AdmissionPluginDeps['catalog'], onError: (err: Error) => void): PolicyStatusController | undefined {
+  const policies = catalog.lookup(GROUP, 'v1', 'validatingadmissionpolicies')?.store;
+  if (policies === undefined) return undefined;
+  return new PolicyStatusController(
+    policies,
+    {
+      byResource: (group, version, resource) => {
+        const s = catalog.lookup(group, version, resource);
+        return s === undefined ? undefined : { group, version, kind: s.rt.kind, schema: s.rt.schema };
+      },
+      byKind: (group, version, kind) => [...(catalog.groupVersion(group, version)?.values() ?? [])].find((s) => s.rt.kind === kind)?.rt.schema,
+    },
+    onError,
+  );
 }

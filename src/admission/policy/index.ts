@@ -3,6 +3,7 @@
  * parameter objects of any served kind, and namespaces are all read from memory.
  */
 import type { KubeObject } from '../../api/types.ts';
+import { isApiError } from '../../api/status-errors.ts';
 import type { CachedEntry } from '../../storage/watch-cache.ts';
 import type { ResourceStore } from '../../registry/resource-store.ts';
 import type { AdmissionPluginDeps } from '../chain.ts';
@@ -28,7 +29,16 @@ function paramSourceOf(store: ResourceStore): ParamSource {
   const value = (e: CachedEntry<KubeObject> | undefined) => (e === undefined || e.corrupt ? undefined : store.served(e.value));
   return {
     namespaced: store.rt.namespaced,
-    get: (namespace, name) => value(store.cache.get(store.key(namespace, name))),
+    get: async (namespace, name) => {
+      const cached = value(store.cache.get(store.key(namespace, name)));
+      if (cached !== undefined) return cached;
+      try {
+        return (await store.get(namespace, name, '')).value;
+      } catch (err) {
+        if (isApiError(err) && err.code === 404) return undefined;
+        throw err;
+      }
+    },
     list: (namespace, matches) => {
       const out: KubeObject[] = [];
       for (const e of store.cache.list({ keyPrefix: store.listPrefix(namespace) }).entries) {

@@ -33,7 +33,8 @@ export interface ListedObject {
 /** Where the objects of a paramKind are read from. */
 export interface ParamSource {
   readonly namespaced: boolean;
-  get(namespace: string, name: string): KubeObject | undefined;
+  /** From memory; on a miss, a consistent read (kube reads a param its informer has not seen yet directly). */
+  get(namespace: string, name: string): KubeObject | undefined | Promise<KubeObject | undefined>;
   list(namespace: string, matches: (labels: Readonly<Record<string, string>>) => boolean): KubeObject[];
 }
 
@@ -74,7 +75,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     return true;
   }
 
-  validate(attrs: AdmissionAttributes): void {
+  async validate(attrs: AdmissionAttributes): Promise<void> {
     // kube never lets policies judge the admission configuration itself (a bad policy could lock it).
     if (attrs.resource.group === ADMISSIONREGISTRATION) return;
     const policies = this.policyCache.sync(this.deps.policies());
@@ -90,12 +91,12 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     for (const policy of policies) {
       const bindings = bindingsByPolicy.get(policy.name);
       if (bindings === undefined) continue;
-      this.dispatchPolicy(policy, bindings, request, denials);
+      await this.dispatchPolicy(policy, bindings, request, denials);
     }
     if (denials.length > 0) throw denialError(attrs, denials[0]!);
   }
 
-  private dispatchPolicy(policy: CompiledPolicy, bindings: readonly CompiledBinding[], request: RequestFacts, denials: Denial[]): void {
+  private async dispatchPolicy(policy: CompiledPolicy, bindings: readonly CompiledBinding[], request: RequestFacts, denials: Denial[]): Promise<void> {
     const configError = (message: string, binding?: CompiledBinding) => {
       if (policy.failurePolicy === 'Ignore') return;
       const prefix = binding ? 'failed to configure binding' : 'failed to configure policy';
@@ -116,7 +117,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         continue;
       }
       if (binding.match !== undefined && matches(binding.match, request.attrs, request) === undefined) continue;
-      const collected = collectParams(policy, binding, params, request.attrs);
+      const collected = await collectParams(policy, binding, params, request.attrs);
       if ('error' in collected) {
         configError(collected.error, binding);
         continue;
@@ -156,17 +157,24 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
  * paramRef (the policy then sees `params` null), else the named object or those the selector
  * matches, in the paramRef's namespace or the request's.
  */
-function collectParams(policy: CompiledPolicy, binding: CompiledBinding, source: ParamSource | undefined, attrs: AdmissionAttributes): { params: (KubeObject | null)[] } | { error: string } {
+async function collectParams(
+  policy: CompiledPolicy,
+  binding: CompiledBinding,
+  source: ParamSource | undefined,
+  attrs: AdmissionAttributes,
+): Promise<{ params: (KubeObject | null)[] } | { error: string }> {
   const ref = binding.paramRef;
   if (policy.paramKind === undefined || source === undefined || ref === undefined) return { params: [null] };
   let namespace = '';
   if (source.namespaced) {
     namespace = ref.namespace !== '' ? ref.namespace : attrs.namespace;
     if (namespace === '') return { error: 'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources' };
+  } else if (ref.namespace !== '') {
+    return { error: 'paramRef.namespace must not be provided for a cluster-scoped `paramKind`' };
   }
   let found: KubeObject[];
   if (ref.name !== '') {
-    const one = source.get(namespace, ref.name);
+    const one = await source.get(namespace, ref.name);
     found = one ? [one] : [];
   } else {
     let selector;

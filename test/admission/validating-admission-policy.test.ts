@@ -271,6 +271,7 @@ describe('params, variables, match conditions and failure policy', () => {
           { expression: 'variables.nm != params.data.forbidden', messageExpression: "'name ' + variables.nm + ' is forbidden by ' + params.metadata.name" },
           { expression: "!has(object.metadata.labels) || !('usebad' in object.metadata.labels) || variables.bad == 'x'" },
         ],
+        auditAnnotations: [{ key: 'param', valueExpression: 'string(params.metadata.name)' }],
       },
     });
     await create(VAPB, { metadata: { name: 'pp-name' }, spec: { policyName: 'pp', validationActions: ['Deny'], paramRef: { name: 'vap-params', parameterNotFoundAction: 'Deny' }, matchResources: { namespaceSelector: { matchLabels: { vap: 'pp' } } } } });
@@ -322,6 +323,9 @@ describe('params, variables, match conditions and failure policy', () => {
     expect(byP2.json.message).toBe(`secrets "worse" is forbidden: ValidatingAdmissionPolicy 'pp' with binding 'pp-sel' denied request: name worse is forbidden by p2`);
     const byP1 = await t.request('POST', '/api/v1/namespaces/vap-sel/secrets', { body: secret('bad') });
     expect(byP1.json.message).toBe(`secrets "bad" is forbidden: ValidatingAdmissionPolicy 'pp' with binding 'pp-sel' denied request: name bad is forbidden by p1`);
+    // The audit annotation of each evaluation, distinct values joined as kube publishes them.
+    expect((await t.request('POST', '/api/v1/namespaces/vap-sel/secrets', { body: secret('fine') })).status).toBe(201);
+    expect(seen.last.get('vap-sel/fine')).toEqual({ 'pp/param': 'p1, p2' });
   });
 
   it('a paramKind nothing serves fails every matching request as a policy configuration error', async () => {

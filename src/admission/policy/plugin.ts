@@ -111,6 +111,8 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       params = this.deps.paramSource(group, version, policy.paramKind.kind);
       if (params === undefined) return configError(`failed to find resource referenced by paramKind: '${group}/${version}, Kind=${policy.paramKind.kind}'`);
     }
+    // kube's auditAnnotationCollector: the distinct values of each key over the bindings, joined.
+    const annotations = new Map<string, string[]>();
     for (const binding of bindings) {
       if (binding.match === undefined && binding.matchError !== undefined) {
         configError(binding.matchError, binding);
@@ -125,10 +127,16 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       for (const param of collected.params) {
         const result = evaluatePolicy(policy, request.activation(matchedAs, param));
         if (!result.matched) continue;
-        for (const a of result.auditAnnotations) if (!(a.key in request.attrs.auditAnnotations)) request.attrs.auditAnnotations[a.key] = a.value;
+        for (const a of result.auditAnnotations) {
+          const values = annotations.get(a.key);
+          if (values === undefined) annotations.set(a.key, [a.value]);
+          else if (!values.includes(a.value)) values.push(a.value);
+        }
         for (const d of result.decisions) if (d.action === 'deny') this.act(policy, binding, d, request, denials);
       }
     }
+    // An audit annotation, once set, is never overwritten (kube's AddAnnotation refuses).
+    for (const [key, values] of annotations) if (!(key in request.attrs.auditAnnotations)) request.attrs.auditAnnotations[key] = values.join(', ');
   }
 
   /** One failed validation, per the binding's actions. */

@@ -192,6 +192,13 @@ describe('validation actions', () => {
     );
   });
 
+  it('Deny: a dry run is judged as the real write would be', async () => {
+    const r = await t.request('POST', '/api/v1/namespaces/vap-deny/configmaps?dryRun=All', { body: configMap('dry', { bad: '1' }) });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe(`configmaps "dry" is forbidden: ValidatingAdmissionPolicy 'p1' with binding 'b-deny' denied request: failed expression: !has(object.data) || !('bad' in object.data)`);
+    expect((await t.request('POST', '/api/v1/namespaces/vap-deny/configmaps?dryRun=All', { body: configMap('dry', { good: '1' }) })).status).toBe(201);
+  });
+
   it('Deny: a generated name is the name the denial names', async () => {
     const r = await t.request('POST', '/api/v1/namespaces/vap-deny/configmaps', { body: { ...configMap(''), metadata: { generateName: 'gen-' }, data: { bad: '1' } } });
     expect(r.status).toBe(422);

@@ -473,3 +473,27 @@ describe('status', () => {
     );
   });
 });
+
+describe('matchPolicy Equivalent', () => {
+  it('a policy written for events.k8s.io/v1 judges a core/v1 Event in the events.k8s.io/v1 shape', async () => {
+    await namespace('vap-ev', { vap: 'ev' });
+    await create(VAP, {
+      metadata: { name: 'ev' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['events.k8s.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['events'] }] },
+        validations: [{ expression: "!has(object.note) || object.note != 'forbidden'", messageExpression: "'note=' + object.note + ' kind=' + request.kind.group + '/' + request.kind.kind + ' requestKind=' + request.requestKind.version + '/' + request.requestKind.kind" }],
+      },
+    });
+    await create(VAPB, { metadata: { name: 'ev' }, spec: { policyName: 'ev', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { vap: 'ev' } } } } });
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'ConfigMap', namespace: 'vap-ev', name: 'x' }, reason: 'Test', message: 'forbidden', type: 'Normal' };
+    const r = await postWhenEnforced('/api/v1/namespaces/vap-ev/events', event, 201);
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe(`events "e1" is forbidden: ValidatingAdmissionPolicy 'ev' with binding 'ev' denied request: note=forbidden kind=events.k8s.io/Event requestKind=v1/Event`);
+    const exact = await t.request('PATCH', `${VAP}/ev`, { body: { spec: { matchConstraints: { ...rules(['events']), resourceRules: [{ apiGroups: ['events.k8s.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['events'] }], matchPolicy: 'Exact' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(exact.status).toBe(200);
+    await until(async () => {
+      const res = await t.request('POST', '/api/v1/namespaces/vap-ev/events', { body: { ...event, metadata: { name: `e${Date.now()}` } } });
+      return res.status === 201 ? res : undefined;
+    }, 'Exact to stop matching core events');
+  });
+});

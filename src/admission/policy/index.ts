@@ -84,6 +84,12 @@ export function validatingAdmissionPolicy(deps: AdmissionPluginDeps): AdmissionP
         .filter((s) => s.rt.storagePrefix === own.rt.storagePrefix && s !== own)
         .map((s) => ({ resource: { group: s.rt.group, version: s.rt.version, resource: s.rt.resource }, kind: { group: s.rt.group, version: s.rt.version, kind: s.rt.kind } }));
     },
+    convert: (obj, from, to) => {
+      const source = catalog.lookup(from.group, from.version, from.resource)?.rt;
+      const target = catalog.lookup(to.group, to.version, to.resource)?.rt;
+      const stored = source?.storageConversion ? source.storageConversion.toStorage(structuredClone(obj)) : obj;
+      return target?.storageConversion ? target.storageConversion.fromStorage(structuredClone(stored)) : stored;
+    },
     authorizer: deps.authorizer,
   });
 }

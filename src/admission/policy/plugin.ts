@@ -51,6 +51,8 @@ export interface PolicyPluginDeps {
   namespaced(resource: GroupVersionResource): boolean | undefined;
   /** Other group/versions serving the same objects (matchPolicy Equivalent). */
   equivalents?(resource: GroupVersionResource, subresource: string): readonly MatchedAs[];
+  /** An object of one resource as the equivalent resource serves it (kube converts to the version a policy matched). */
+  convert?(obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource): KubeObject;
   /** The server's authorizer, for the `authorizer` variable; absent: every check has no opinion. */
   readonly authorizer?: RequestAuthorizer;
 }
@@ -222,8 +224,8 @@ function denialError(attrs: AdmissionAttributes, denial: Denial): ApiError {
  */
 class RequestFacts implements MatchContext {
   readonly namespaced: boolean;
-  private celObject: unknown;
-  private celOldObject: unknown;
+  /** The object and old object in CEL form, per resource they are seen as (the request's own, or an equivalent). */
+  private readonly celObjects = new Map<string, { object: unknown; oldObject: unknown }>();
   private celNamespace: unknown;
   private namespaceObj: KubeObject | null | undefined;
   private celAuthorizer: unknown;
@@ -252,8 +254,7 @@ class RequestFacts implements MatchContext {
   }
 
   activation(matchedAs: MatchedAs, param: KubeObject | null): PolicyActivation {
-    this.celObject ??= toCelValue(this.attrs.object);
-    this.celOldObject ??= toCelValue(this.attrs.oldObject);
+    const objects = this.objectsAs(matchedAs.resource);
     this.celNamespace ??= toCelValue(namespaceForCel(this.namespaceObject()));
     this.celAuthorizer ??= authorizerValue(celAuthorizer(this.deps.authorizer, this.attrs.userInfo));
     let params: unknown = null;
@@ -264,7 +265,20 @@ class RequestFacts implements MatchContext {
         this.celParams.set(param, params);
       }
     }
-    return { object: this.celObject, oldObject: this.celOldObject, request: this.request(matchedAs), namespaceObject: this.celNamespace, params, authorizer: this.celAuthorizer };
+    return { object: objects.object, oldObject: objects.oldObject, request: this.request(matchedAs), namespaceObject: this.celNamespace, params, authorizer: this.celAuthorizer };
+  }
+
+  private objectsAs(resource: GroupVersionResource): { object: unknown; oldObject: unknown } {
+    const key = `${resource.group}/${resource.version}/${resource.resource}`;
+    let objects = this.celObjects.get(key);
+    if (objects === undefined) {
+      const own = this.attrs.resource;
+      const same = resource.group === own.group && resource.version === own.version && resource.resource === own.resource;
+      const as = (obj: KubeObject | null) => (obj === null || same || this.deps.convert === undefined ? obj : this.deps.convert(obj, own, resource));
+      objects = { object: toCelValue(as(this.attrs.object)), oldObject: toCelValue(as(this.attrs.oldObject)) };
+      this.celObjects.set(key, objects);
+    }
+    return objects;
   }
 
   /** kube's CEL `request`: the AdmissionRequest without object and oldObject, with the kind the policy matched as. */

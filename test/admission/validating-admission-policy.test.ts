@@ -28,8 +28,10 @@ const rules = (resources: string[], operations = ['CREATE', 'UPDATE']) => ({ res
 let t: TestServer;
 const seen = observer();
 
+/** Polls for up to 20 s: the plugin reads watch caches, which lag writes by more under a loaded machine. */
 async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
     const v = await fn();
     if (v !== undefined) return v;
     await new Promise((r) => setTimeout(r, 25));

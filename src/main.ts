@@ -6,6 +6,7 @@
 import { parseFlags, FlagError } from './server/config.ts';
 import { startApiServer } from './server/api-server.ts';
 import { StartupError } from './server/startup-error.ts';
+import { startIdleMemoryReducer } from './server/idle-memory.ts';
 
 async function main(): Promise<void> {
   let parsed;
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
   if (stopping) return;
   process.stdout.write(`API server listening on ${server.url} (storage: ${parsed.storageBackend}, data: ${server.dataDir})\n`);
   process.stdout.write(`export KUBECONFIG=${server.kubeconfigPath}\n`);
+  startIdleMemoryReducer();
 }
 
 /**

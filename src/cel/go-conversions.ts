@@ -101,7 +101,7 @@ export function goParseDuration(s: string): Duration {
   if (rest === '0') return new Duration(0n, 0);
   if (rest === '') invalid();
   let total = 0n;
-  const part = /^([0-9]*)(?:\.([0-9]*))?(ns|us|µs|μs|ms|s|m|h)/;
+  const part = /^([0-9]*)(?:\.([0-9]*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/;
   while (rest !== '') {
     const m = part.exec(rest);
     if (m === null || (m[1] === '' && (m[2] ?? '') === '')) return invalid();

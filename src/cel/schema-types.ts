@@ -119,10 +119,10 @@ const DURATION_UNIT_NANOS: Readonly<Record<string, bigint>> = {
 
 /** Parses a Go duration string ("1h30m", "-1.5s", "300ms", "0") into a duration value, or undefined. */
 export function parseGoDuration(text: string): Duration | undefined {
-  const m = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
+  const m = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+|0)$/.exec(text);
   if (m === null) return undefined;
   let nanos = 0n;
-  for (const [, num, unit] of (m[2] ?? '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+  for (const [, num, unit] of (m[2] ?? '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) {
     const [whole = '0', frac = ''] = (num ?? '0').split('.');
     const scale = DURATION_UNIT_NANOS[unit ?? 's'] ?? 1n;
     nanos += BigInt(whole || '0') * scale + (frac === '' ? 0n : (BigInt(frac) * scale) / 10n ** BigInt(frac.length));

@@ -3,67 +3,12 @@
  * certificate, kept as PEM files in the data dir so a restart presents the same identity.
  * Keys are ECDSA P-256 in PKCS#8 PEM, which Node's tls and Go's crypto/tls (kubectl) both accept.
  */
-import { X509Certificate as NodeX509Certificate, webcrypto } from 'node:crypto';
+import { X509Certificate as NodeX509Certificate, createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type * as X509 from '@peculiar/x509';
+import { createCertificate, encodeName, keyIdentifier, subjectNameOf, toPem, type NameAttribute } from './x509-der.ts';
 
-type CryptoKey = webcrypto.CryptoKey;
-type CryptoKeyPair = webcrypto.CryptoKeyPair;
-const crypto = webcrypto;
-
-let x509Module: Promise<typeof X509> | undefined;
-
-/**
- * Loads @peculiar/x509 once. Its dependency tsyringe refuses to load without the Reflect metadata
- * API (normally the `reflect-metadata` package, which is not installed), so a minimal one is
- * installed first; the import is dynamic so that the shim is in place before the module runs.
- */
-function loadX509(): Promise<typeof X509> {
-  x509Module ??= (async () => {
-    installReflectMetadataShim();
-    // A CommonJS package: Node offers its exports both as named exports and as `default`; in the
-    // bundle that `npm start` runs (bin/build.js), only `default` holds them.
-    const imported = (await import('@peculiar/x509')) as typeof X509 & { default?: typeof X509 };
-    const mod = imported.default ?? imported;
-    mod.cryptoProvider.set(crypto);
-    return mod;
-  })();
-  return x509Module;
-}
-
-type MetadataTable = Map<string | symbol | undefined, Map<unknown, unknown>>;
-
-function installReflectMetadataShim(): void {
-  const reflect = Reflect as unknown as Record<string, unknown>;
-  if (typeof reflect.getMetadata === 'function') return;
-  const store = new WeakMap<object, MetadataTable>();
-  const own = (target: object, prop?: string | symbol) => store.get(target)?.get(prop);
-  const defineMetadata = (key: unknown, value: unknown, target: object, prop?: string | symbol) => {
-    let table = store.get(target);
-    if (!table) store.set(target, (table = new Map()));
-    let entries = table.get(prop);
-    if (!entries) table.set(prop, (entries = new Map()));
-    entries.set(key, value);
-  };
-  const getOwnMetadata = (key: unknown, target: object, prop?: string | symbol) => own(target, prop)?.get(key);
-  const getMetadata = (key: unknown, target: object, prop?: string | symbol): unknown => {
-    for (let t: object | null = target; t; t = Object.getPrototypeOf(t) as object | null) {
-      const entries = own(t, prop);
-      if (entries?.has(key)) return entries.get(key);
-    }
-    return undefined;
-  };
-  reflect.defineMetadata = defineMetadata;
-  reflect.getOwnMetadata = getOwnMetadata;
-  reflect.getMetadata = getMetadata;
-  reflect.hasMetadata = (key: unknown, target: object, prop?: string | symbol) => getMetadata(key, target, prop) !== undefined;
-  reflect.metadata = (key: unknown, value: unknown) => (target: object, prop?: string | symbol) => defineMetadata(key, value, target, prop);
-}
-
-const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
-const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CA_LIFETIME_MS = 10 * 365 * DAY_MS;
 const LEAF_LIFETIME_MS = 365 * DAY_MS;
@@ -132,27 +77,9 @@ export function certificatePaths(dataDir: string): CertificatePaths {
   };
 }
 
-/**
- * ensureCertificates for the server's start. Creating certificates loads @peculiar/x509, about
- * 11 MB of heap that no ES module can give back; the compiled server (build/, bin/build.js) does
- * that in a worker thread whose heap goes away with it, when anything must be created. Reading
- * existing files needs only Node's own X509Certificate, in this thread.
- */
+/** ensureCertificates for the server's start (kept as the start's entry point; creating is cheap now). */
 export async function ensureCertificatesForServer(dataDir: string): Promise<ClusterCertificates> {
-  const compiled = import.meta.url.endsWith('.js');
-  if (!compiled) return ensureCertificates(dataDir);
-  const existing = await readCurrentCertificates(dataDir);
-  if (existing !== undefined) return existing;
-  const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(new URL('./certs-worker.js', import.meta.url), { workerData: { dataDir } });
-  const reply = await new Promise<{ certs?: ClusterCertificates; error?: { message: string; code?: string } }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`certificate worker exited with code ${code}`)));
-  });
-  await worker.terminate();
-  if (reply.error !== undefined) throw Object.assign(new Error(reply.error.message), reply.error.code === undefined ? {} : { code: reply.error.code });
-  return reply.certs!;
+  return ensureCertificates(dataDir);
 }
 
 /** The data dir's certificates when all exist and none needs reissuing; otherwise undefined. */
@@ -211,130 +138,94 @@ export async function ensureCertificates(dataDir: string): Promise<ClusterCertif
  * then ends no later than the parent's). Pure: writes nothing.
  */
 export async function createCertificateAuthority(commonName = CA_COMMON_NAME, parent?: CertificateAuthority): Promise<CertKeyPair> {
-  const x509 = await loadX509();
-  const keys = await generateKeyPair();
+  const keys = generateKeyPair();
   const now = Date.now();
-  const extensions: X509.Extension[] = [
-    new x509.BasicConstraintsExtension(true, undefined, true),
-    new x509.KeyUsagesExtension(
-      x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-      true,
-    ),
-    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-  ];
-  const common = {
-    serialNumber: randomSerial(),
+  const subject: NameAttribute[] = [{ type: 'CN', value: commonName }];
+  const issuer = parent === undefined ? undefined : readAuthority(parent);
+  const der = createCertificate({
+    serial: randomSerial(),
+    subject,
+    issuerName: issuer?.name ?? encodeName(subject),
     notBefore: new Date(now - BACKDATE_MS),
-    signingAlgorithm: SIGNING_ALGORITHM,
-  };
-  let cert: X509.X509Certificate;
-  if (parent === undefined) {
-    cert = await x509.X509CertificateGenerator.createSelfSigned({
-      ...common,
-      name: [{ CN: [commonName] }],
-      notAfter: new Date(now + CA_LIFETIME_MS),
-      keys,
-      extensions,
-    });
-  } else {
-    const parentCert = new x509.X509Certificate(parent.caCert);
-    extensions.push(await x509.AuthorityKeyIdentifierExtension.create(parentCert.publicKey));
-    cert = await x509.X509CertificateGenerator.create({
-      ...common,
-      subject: [{ CN: [commonName] }],
-      issuer: parentCert.subject,
-      notAfter: new Date(Math.min(now + CA_LIFETIME_MS, parentCert.notAfter.getTime())),
-      signingKey: await importPrivateKeyPem(x509, parent.caKey),
-      publicKey: keys.publicKey,
-      extensions,
-    });
-  }
-  return { cert: cert.toString('pem') + '\n', key: await exportPrivateKeyPem(x509, keys.privateKey) };
+    notAfter: new Date(Math.min(now + CA_LIFETIME_MS, issuer?.notAfter ?? Infinity)),
+    publicKey: keys.publicKey,
+    isCA: true,
+    keyUsage: { keyCertSign: true, cRLSign: true, digitalSignature: true },
+    authorityKeyId: issuer?.keyId,
+    signingKey: issuer?.key ?? keys.privateKey,
+  });
+  return { cert: toPem(der, 'CERTIFICATE'), key: privateKeyPem(keys.privateKey) };
 }
 
 /** Issues a serving certificate (serverAuth) for the default in-cluster and loopback names. Writes nothing. */
 export async function issueServingCertificate(ca: CertificateAuthority, req: ServingCertificateRequest = {}): Promise<CertKeyPair> {
-  const dnsNames = req.dnsNames ?? SERVING_DNS_NAMES;
-  const ips = req.ips ?? SERVING_IPS;
-  const x509 = await loadX509();
   return issueLeaf(ca, {
-    subject: [{ CN: ['kube-apiserver'] }],
+    subject: [{ type: 'CN', value: 'kube-apiserver' }],
     lifetimeMs: req.lifetimeMs ?? LEAF_LIFETIME_MS,
-    usage: x509.ExtendedKeyUsage.serverAuth,
-    altNames: [...dnsNames.map((value) => ({ type: 'dns' as const, value })), ...ips.map((value) => ({ type: 'ip' as const, value }))],
+    usage: 'serverAuth',
+    dnsNames: req.dnsNames ?? SERVING_DNS_NAMES,
+    ips: req.ips ?? SERVING_IPS,
   });
 }
 
 /** Issues a client certificate (clientAuth): CN becomes the username, each O a group. Writes nothing. */
 export async function issueClientCertificate(ca: CertificateAuthority, req: ClientCertificateRequest): Promise<CertKeyPair> {
-  const x509 = await loadX509();
-  const subject: X509.JsonName = [];
   // Go orders O before CN when it prints a subject; the order carries no meaning for authentication.
-  for (const org of req.organizations ?? []) subject.push({ O: [org] });
-  subject.push({ CN: [req.commonName] });
-  return issueLeaf(ca, {
-    subject,
-    lifetimeMs: req.lifetimeMs ?? LEAF_LIFETIME_MS,
-    usage: x509.ExtendedKeyUsage.clientAuth,
-    altNames: [],
-  });
+  const subject: NameAttribute[] = [...(req.organizations ?? []).map((value) => ({ type: 'O' as const, value })), { type: 'CN', value: req.commonName }];
+  return issueLeaf(ca, { subject, lifetimeMs: req.lifetimeMs ?? LEAF_LIFETIME_MS, usage: 'clientAuth', dnsNames: [], ips: [] });
 }
 
 interface LeafSpec {
-  readonly subject: X509.JsonName;
+  readonly subject: readonly NameAttribute[];
   readonly lifetimeMs: number;
-  readonly usage: X509.ExtendedKeyUsage;
-  readonly altNames: readonly { type: 'dns' | 'ip'; value: string }[];
+  readonly usage: 'serverAuth' | 'clientAuth';
+  readonly dnsNames: readonly string[];
+  readonly ips: readonly string[];
 }
 
 async function issueLeaf(ca: CertificateAuthority, spec: LeafSpec): Promise<CertKeyPair> {
-  const x509 = await loadX509();
-  const caCert = new x509.X509Certificate(ca.caCert);
-  const caKey = await importPrivateKeyPem(x509, ca.caKey);
-  const keys = await generateKeyPair();
+  const issuer = readAuthority(ca);
+  const keys = generateKeyPair();
   const now = Date.now();
-  const extensions: X509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    // ECDSA keys sign; keyEncipherment only makes sense for RSA key exchange.
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension([spec.usage], false),
-    await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
-  ];
-  if (spec.altNames.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension([...spec.altNames], false));
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
+  const der = createCertificate({
+    serial: randomSerial(),
     subject: spec.subject,
-    issuer: caCert.subject,
+    issuerName: issuer.name,
     notBefore: new Date(now - BACKDATE_MS),
-    notAfter: new Date(Math.min(now + spec.lifetimeMs, caCert.notAfter.getTime())),
-    signingAlgorithm: SIGNING_ALGORITHM,
-    signingKey: caKey,
+    notAfter: new Date(Math.min(now + spec.lifetimeMs, issuer.notAfter)),
     publicKey: keys.publicKey,
-    extensions,
+    isCA: false,
+    // ECDSA keys sign; keyEncipherment only makes sense for RSA key exchange.
+    keyUsage: { digitalSignature: true },
+    extKeyUsage: spec.usage,
+    dnsNames: spec.dnsNames,
+    ips: spec.ips,
+    authorityKeyId: issuer.keyId,
+    signingKey: issuer.key,
   });
-  return { cert: cert.toString('pem') + '\n', key: await exportPrivateKeyPem(x509, keys.privateKey) };
+  return { cert: toPem(der, 'CERTIFICATE'), key: privateKeyPem(keys.privateKey) };
 }
 
-async function generateKeyPair(): Promise<CryptoKeyPair> {
-  return (await crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
+/** What signing with a CA needs from its PEM files. */
+function readAuthority(ca: CertificateAuthority): { name: Buffer; notAfter: number; keyId: Buffer; key: KeyObject } {
+  const cert = new NodeX509Certificate(ca.caCert);
+  return { name: subjectNameOf(cert.raw), notAfter: Date.parse(cert.validTo), keyId: keyIdentifier(cert.publicKey), key: createPrivateKey(ca.caKey) };
 }
 
-async function exportPrivateKeyPem(x509: typeof X509, key: CryptoKey): Promise<string> {
-  const der = await crypto.subtle.exportKey('pkcs8', key);
-  return x509.PemConverter.encode(der, 'PRIVATE KEY') + '\n';
+/** ECDSA P-256 (about a millisecond; node:crypto, synchronous). */
+function generateKeyPair(): { publicKey: KeyObject; privateKey: KeyObject } {
+  return generateKeyPairSync('ec', { namedCurve: 'P-256' });
 }
 
-async function importPrivateKeyPem(x509: typeof X509, pem: string): Promise<CryptoKey> {
-  const [der] = x509.PemConverter.decode(pem);
-  if (der === undefined) throw new Error('CA key file holds no PEM block');
-  return crypto.subtle.importKey('pkcs8', der, KEY_ALGORITHM, false, ['sign']);
+function privateKeyPem(key: KeyObject): string {
+  return String(key.export({ type: 'pkcs8', format: 'pem' }));
 }
 
 /** A random positive 128-bit serial; Go rejects negative serial numbers, so the top bit is clear. */
-function randomSerial(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+function randomSerial(): Buffer {
+  const bytes = randomBytes(16);
   bytes[0] = (bytes[0]! & 0x7f) | 0x01;
-  return Buffer.from(bytes).toString('hex');
+  return bytes;
 }
 
 /** True when a leaf is unreadable, close to expiry, or no longer signed by the CA (say, ca.crt was replaced). */

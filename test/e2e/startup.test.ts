@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
 import { startApiServer } from '../../src/server/api-server.ts';
 import type { ServerConfig } from '../../src/server/config.ts';
-import { ensureBuild } from '../../bin/build.js';
+import { buildDir as buildDirectory, ensureBuild } from '../../bin/build.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'kube-gateway.js');
@@ -153,6 +153,21 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
+  it('ships ASCII-only scripts: one other character makes V8 hold a whole script as two-byte text (+1.8 MB idle)', async () => {
+    // This build's outputs: earlier builds' chunks linger for an hour (bin/build.js pruneOldChunks).
+    const built = (await stat(join(buildDirectory, 'main.js'))).mtimeMs;
+    const files: string[] = [];
+    for (const f of await readdir(buildDirectory)) {
+      if (f.endsWith('.js') && (await stat(join(buildDirectory, f))).mtimeMs >= built - 5000) files.push(f);
+    }
+    expect(files).toContain('main.js');
+    for (const f of files) {
+      const text = await readFile(join(buildDirectory, f), 'latin1');
+      const at = text.search(/[^\x00-\x7f]/);
+      expect(at, `${f}: non-ASCII near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}; write it as a \\u escape`).toBe(-1);
+    }
+  });
+
   it('prints --help with every flag', async () => {
     const { code, stdout } = await runToExit(['--help']);
     expect(code).toBe(0);

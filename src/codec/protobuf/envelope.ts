@@ -81,6 +81,64 @@ export function writeEnvelope(apiVersion: string, kind: string, raw: Uint8Array)
   return out;
 }
 
+/** Bytes a base-128 varint of `n` (a non-negative length) takes. */
+export function varintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    len++;
+  }
+  return len;
+}
+
+/** Writes a varint of a non-negative `n` at `at`; returns the position after it. */
+export function writeVarintAt(out: Uint8Array, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[at++] = n;
+  return at;
+}
+
+/** Writes a length-delimited field (tag, length, bytes) at `at`; returns the position after it. */
+export function writeLengthDelimited(out: Uint8Array, at: number, tag: number, bytes: Uint8Array): number {
+  at = writeVarintAt(out, at, tag);
+  at = writeVarintAt(out, at, bytes.length);
+  out.set(bytes, at);
+  return at + bytes.length;
+}
+
+/**
+ * writeEnvelope for a raw message of `rawLength` bytes that `writeRaw` writes in place (returning
+ * the position after it): the same bytes, one allocation, no copy of the message.
+ */
+export function writeEnvelopeAround(apiVersion: string, kind: string, rawLength: number, writeRaw: (out: Uint8Array, at: number) => number): Uint8Array {
+  const typeMeta = Buffer.from(writeTypeMeta(apiVersion, kind));
+  const size = PROTOBUF_MAGIC.length + 1 + varintLength(typeMeta.length) + typeMeta.length + 1 + varintLength(rawLength) + rawLength + 4;
+  const out = Buffer.allocUnsafe(size);
+  out.set(PROTOBUF_MAGIC, 0);
+  let at = writeLengthDelimited(out, PROTOBUF_MAGIC.length, (1 << 3) | 2, typeMeta);
+  at = writeVarintAt(out, at, (2 << 3) | 2);
+  at = writeVarintAt(out, at, rawLength);
+  const end = writeRaw(out, at);
+  if (end !== at + rawLength) throw new Error(`protobuf envelope: raw message wrote ${end - at} bytes, expected ${rawLength}`);
+  at = end;
+  // contentEncoding and contentType, empty, as Go writes them.
+  out[at++] = (3 << 3) | 2;
+  out[at++] = 0;
+  out[at++] = (4 << 3) | 2;
+  out[at++] = 0;
+  return out;
+}
+
+function writeTypeMeta(apiVersion: string, kind: string): Uint8Array {
+  const w = Writer.create();
+  w.uint32((1 << 3) | 2).string(apiVersion);
+  w.uint32((2 << 3) | 2).string(kind);
+  return w.finish();
+}
+
 /** One frame of a protobuf watch stream: 4-byte big-endian length, then the bytes. */
 export function lengthDelimitedFrame(message: Uint8Array): Uint8Array {
   const out = new Uint8Array(4 + message.length);

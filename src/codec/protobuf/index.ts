@@ -3,7 +3,7 @@
  * by kubectl and client-go, encoding responses, lists, Status errors and watch events.
  */
 import { errors, type StatusObject } from '../../api/status-errors.ts';
-import { hasProtobufMagic, lengthDelimitedFrame, readEnvelope, splitFrames, writeEnvelope, PROTOBUF_MAGIC } from './envelope.ts';
+import { hasProtobufMagic, lengthDelimitedFrame, readEnvelope, splitFrames, varintLength, writeEnvelope, writeEnvelopeAround, writeLengthDelimited, writeVarintAt, PROTOBUF_MAGIC } from './envelope.ts';
 import { decodeMessageBytes, MalformedMessageError } from './message-decode.ts';
 import { encodeMessageBytes, UnencodableValueError } from './message-encode.ts';
 import { messageForKind } from './schema.ts';
@@ -88,6 +88,39 @@ export function encodeProtobufList(
   return encodeAs(apiVersion, listKind, { metadata: listMeta, items });
 }
 
+/**
+ * One object's message bytes, without the envelope: what a list carries per item and what an
+ * enveloped single object wraps. Callers memoize it per stored object (the list handler keeps
+ * it on the cache entry), so a list encodes each object once, not once per request.
+ */
+export function encodeProtobufItemMessage(apiVersion: string, kind: string, obj: Record<string, unknown>): Uint8Array {
+  const message = messageForKind(apiVersion, kind);
+  if (!message) throw errors.notAcceptable([`kind ${kind} of ${apiVersion} has no protobuf encoding`]);
+  try {
+    return encodeMessageBytes(obj, message, kind);
+  } catch (err) {
+    if (err instanceof UnencodableValueError) throw errors.internal(`protobuf encoding of ${kind}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * A list (`ConfigMapList` etc.) with the envelope, from its ListMeta and its items' message bytes
+ * (encodeProtobufItemMessage): the bytes encodeProtobufList writes for the same items, built by
+ * splicing, in one allocation. Every `<Kind>List` message is {metadata=1 ListMeta, items=2 repeated}.
+ */
+export function encodeProtobufListOfMessages(listKind: string, apiVersion: string, listMeta: Record<string, unknown>, itemMessages: readonly Uint8Array[]): Uint8Array {
+  if (!messageForKind(apiVersion, listKind)) throw errors.notAcceptable([`kind ${listKind} of ${apiVersion} has no protobuf encoding`]);
+  const meta = encodeMessageBytes(listMeta, 'ListMeta', `${listKind}.metadata`);
+  let listLength = 1 + varintLength(meta.length) + meta.length;
+  for (const item of itemMessages) listLength += 1 + varintLength(item.length) + item.length;
+  return writeEnvelopeAround(apiVersion, listKind, listLength, (out, at) => {
+    at = writeLengthDelimited(out, at, (1 << 3) | 2, meta);
+    for (const item of itemMessages) at = writeLengthDelimited(out, at, (2 << 3) | 2, item);
+    return at;
+  });
+}
+
 /** Encodes a Status (an ApiError's toStatus() or a success Status) with the envelope. */
 export function encodeProtobufStatus(status: StatusObject | Record<string, unknown>): Uint8Array {
   return encodeAs('v1', 'Status', { ...status });
@@ -99,7 +132,17 @@ export function encodeProtobufStatus(status: StatusObject | Record<string, unkno
  * envelope: kube encodes watch events with its raw protobuf serializer.
  */
 export function encodeProtobufWatchEventMessage(type: string, objectBytes: Uint8Array): Uint8Array {
-  return encodeMessageBytes({ type, object: { raw: Buffer.from(objectBytes).toString('base64') } }, 'WatchEvent');
+  // WatchEvent {type=1 string, object=2 RawExtension {raw=1 bytes}}, written around the object's
+  // bytes without copying them through the message encoder.
+  const typeBytes = Buffer.from(type, 'utf8');
+  const rawLength = 1 + varintLength(objectBytes.length) + objectBytes.length;
+  const size = 1 + varintLength(typeBytes.length) + typeBytes.length + 1 + varintLength(rawLength) + rawLength;
+  const out = new Uint8Array(size);
+  let at = writeLengthDelimited(out, 0, (1 << 3) | 2, typeBytes);
+  at = writeVarintAt(out, at, (2 << 3) | 2);
+  at = writeVarintAt(out, at, rawLength);
+  writeLengthDelimited(out, at, (1 << 3) | 2, objectBytes);
+  return out;
 }
 
 /** One frame of a protobuf watch stream (4-byte big-endian length, then the WatchEvent), ready to write. */

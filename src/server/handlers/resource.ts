@@ -14,7 +14,7 @@ import { isCorruptObjectError } from '../../registry/storage-errors.ts';
 import { deleteOptionsDecodeError, dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
 import { cloneObject } from '../../registry/object-meta.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
-import { encodeProtobufList, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
+import { encodeProtobufItemMessage, encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
 import { partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
@@ -177,8 +177,12 @@ export async function handleList(c: VerbContext): Promise<void> {
     ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
   };
   if (fmt.kind === 'protobuf') {
-    const items = out.entries.map((e) => store.served(e.value));
-    sendBytes(c.req, c.reply, 200, encodeProtobufList(rt.listKind, apiVersionOf(rt), listMeta, items), PROTOBUF_MEDIA_TYPE);
+    // Each item's message is encoded once and kept with its cache entry (as kube's cacher keeps
+    // serializations); the list is spliced around those bytes.
+    const apiVersion = apiVersionOf(rt);
+    const memoKey = `pb:${apiVersion}/${rt.kind}`;
+    const items = out.entries.map((e) => e.encode(memoKey, (v) => encodeProtobufItemMessage(apiVersion, rt.kind, store.served(v))));
+    sendBytes(c.req, c.reply, 200, encodeProtobufListOfMessages(rt.listKind, apiVersion, listMeta, items), PROTOBUF_MEDIA_TYPE);
     return;
   }
   if (fmt.kind === 'table') {

@@ -58,6 +58,7 @@ import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
 import { policyStatusController } from '../admission/policy/index.ts';
+import { admittedCreateOnly } from '../admission/create-only.ts';
 import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
@@ -331,7 +332,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
 
-  const authn = await buildAuthentication(config, catalog, clientCa);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -406,7 +407,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -449,7 +450,19 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
   const endpoints = new CreateOnlyEndpoints()
-    .add('', 'v1', 'serviceaccounts', 'token', tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }), { namespaced: true })
+    .add(
+      '',
+      'v1',
+      'serviceaccounts',
+      'token',
+      admittedCreateOnly(
+        tokenRequestEndpoint({ issuer, apiAudiences, maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, objects }),
+        { group: '', version: 'v1', resource: 'serviceaccounts' },
+        'token',
+        admission,
+      ),
+      { namespaced: true },
+    )
     .add('authentication.k8s.io', 'v1', 'tokenreviews', '', tokenReviewEndpoint({ review: (t, a) => authenticator.reviewToken(t, a), apiAudiences }), { namespaced: false })
     .add('authentication.k8s.io', 'v1', 'selfsubjectreviews', '', selfSubjectReviewEndpoint(), { namespaced: false });
   // The jwks_uri names this server's URL, known once it listens.

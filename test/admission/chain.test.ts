@@ -175,6 +175,22 @@ describe('the chain on the write path', () => {
     expect(deletes.every((s) => s.attrs.name === '' && s.attrs.operation === 'DELETE')).toBe(true);
   });
 
+  it('the token subresource is admitted as a CREATE of serviceaccounts/token with the TokenRequest', async () => {
+    await ts.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } });
+    rec.seen.length = 0;
+    const res = await ts.request('POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['x'] } },
+    });
+    expect(res.status).toBe(201);
+    const a = last('validate').attrs;
+    expect(a.operation).toBe('CREATE');
+    expect(a.resource).toEqual({ group: '', version: 'v1', resource: 'serviceaccounts' });
+    expect(a.subresource).toBe('token');
+    expect(a.kind).toEqual({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
+    expect(a.name).toBe('robot');
+    expect((a.object as { spec: { audiences: string[] } }).spec.audiences).toEqual(['x']);
+  });
+
   it('reads pass no admission', async () => {
     rec.seen.length = 0;
     await ts.request('GET', '/api/v1/namespaces/default/configmaps');

@@ -4,6 +4,9 @@
  */
 import { registerAdmissionPlugin } from '../chain.ts';
 import { alwaysAdmit, alwaysDeny } from './always.ts';
+import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from '../webhook/dispatcher.ts';
+import { ownerReferencesPermissionEnforcement } from './owner-references.ts';
+import { eventRateLimit } from './event-rate-limit.ts';
 import { namespaceAutoProvision, namespaceExists, namespaceLifecycle } from './namespace.ts';
 import { validatingAdmissionPolicy } from '../policy/index.ts';
 
@@ -12,4 +15,8 @@ registerAdmissionPlugin('NamespaceAutoProvision', namespaceAutoProvision);
 registerAdmissionPlugin('NamespaceLifecycle', namespaceLifecycle);
 registerAdmissionPlugin('NamespaceExists', namespaceExists);
 registerAdmissionPlugin('ValidatingAdmissionPolicy', validatingAdmissionPolicy);
+registerAdmissionPlugin('EventRateLimit', (deps) => eventRateLimit(deps));
+registerAdmissionPlugin('OwnerReferencesPermissionEnforcement', ownerReferencesPermissionEnforcement);
+registerAdmissionPlugin('MutatingAdmissionWebhook', mutatingAdmissionWebhook);
+registerAdmissionPlugin('ValidatingAdmissionWebhook', validatingAdmissionWebhook);
 registerAdmissionPlugin('AlwaysDeny', alwaysDeny);

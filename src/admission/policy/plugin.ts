@@ -10,8 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
 import { ApiError, groupResourceString, type StatusReason } from '../../api/status-errors.ts';
-import type { Attributes as AuthzAttributes, Authorizer as RequestAuthorizer } from '../../authz/authorizer.ts';
-import { authorizerValue, toCelValue, type Authorizer as CelAuthorizer, type AuthorizationAttributes } from '../../cel/index.ts';
+import type { Authorizer as RequestAuthorizer } from '../../authz/authorizer.ts';
+import { authorizerValue, toCelValue } from '../../cel/index.ts';
+import { celAuthorizerFor } from '../cel-authorizer.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
 import type { RequestUser } from '../../server/user.ts';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
@@ -56,6 +57,9 @@ export interface PolicyPluginDeps {
   /** The server's authorizer, for the `authorizer` variable; absent: every check has no opinion. */
   readonly authorizer?: RequestAuthorizer;
 }
+
+/** Without a server authorizer every check has no opinion. */
+const NO_OPINION: RequestAuthorizer = { authorize: () => ({ decision: 'noOpinion', reason: '' }) };
 
 const REASON_CODES: Readonly<Record<string, number>> = { Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413, Unauthorized: 401 };
 
@@ -256,7 +260,7 @@ class RequestFacts implements MatchContext {
   activation(matchedAs: MatchedAs, param: KubeObject | null): PolicyActivation {
     const objects = this.objectsAs(matchedAs.resource);
     this.celNamespace ??= toCelValue(namespaceForCel(this.namespaceObject()));
-    this.celAuthorizer ??= authorizerValue(celAuthorizer(this.deps.authorizer, this.attrs.userInfo));
+    this.celAuthorizer ??= authorizerValue(celAuthorizerFor(this.deps.authorizer ?? NO_OPINION, this.attrs.userInfo));
     let params: unknown = null;
     if (param !== null) {
       params = this.celParams.get(param);
@@ -329,28 +333,4 @@ function namespaceForCel(ns: KubeObject | null): KubeObject | null {
     if (m[k] !== undefined && m[k] !== null) metadata[k] = m[k];
   }
   return { apiVersion: 'v1', kind: 'Namespace', metadata, ...(ns.spec !== undefined ? { spec: ns.spec } : {}), ...(ns.status !== undefined ? { status: ns.status } : {}) };
-}
-
-const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-
-/** The `authorizer` variable over the server's authorizer, for the requesting user. */
-function celAuthorizer(authz: RequestAuthorizer | undefined, user: RequestUser): CelAuthorizer {
-  return {
-    authorize(attrs: AuthorizationAttributes) {
-      if (authz === undefined) return { decision: 'noOpinion', reason: '' };
-      const r = attrs.resource;
-      const request: AuthzAttributes = r
-        ? { user, verb: attrs.verb, isResourceRequest: true, path: '', apiGroup: r.group, apiVersion: '*', resource: r.resource, subresource: r.subresource, namespace: r.namespace, name: r.name }
-        : { user, verb: attrs.verb, isResourceRequest: false, path: attrs.path ?? '', apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
-      const d = authz.authorize(request);
-      return { decision: d.decision, reason: d.reason };
-    },
-    forServiceAccount(namespace: string, name: string) {
-      return celAuthorizer(authz, {
-        username: `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`,
-        groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
-        extra: {},
-      });
-    },
-  };
 }

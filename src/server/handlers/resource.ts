@@ -85,6 +85,16 @@ function admissionDeleteOptions(o: ParsedDeleteOptions): Record<string, unknown>
   };
 }
 
+/** Runs a write; a refused one still carries the warnings gathered so far (admission's), as kube's responses do. */
+async function warnEvenOnError<T>(c: VerbContext, ctx: WriteContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    addWarnings(c.reply, ctx.warnings);
+    throw err;
+  }
+}
+
 /** What a resource endpoint can produce: protobuf too for built-in kinds. */
 export function offerFor(c: VerbContext): Offer {
   return { table: true, serializers: protobufServed(c.served.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'] };
@@ -247,7 +257,7 @@ export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
   const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
-  const created = await c.served.store.create(c.info.namespace, obj, ctx);
+  const created = await warnEvenOnError(c, ctx, () => c.served.store.create(c.info.namespace, obj, ctx));
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, 201, created, fmt);
 }
@@ -260,7 +270,7 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   // kube's checkName: an update must name its object (the URL alone does not).
   if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
   const sub = c.info.subresource;
-  const result = await store.update(
+  const result = await warnEvenOnError(c, ctx, () => store.update(
     c.info.namespace,
     c.info.name,
     (current) => {
@@ -275,7 +285,7 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
       preconditions: { uid: obj.metadata!.uid },
       requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
     },
-  );
+  ));
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, result.created ? 201 : 200, result.object, fmt);
 }
@@ -309,7 +319,7 @@ export function mergeSubresource(next: KubeObject, current: KubeObject, subresou
 export async function handlePatch(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const { object, created } = await applyPatchBody(c, ctx);
+  const { object, created } = await warnEvenOnError(c, ctx, () => applyPatchBody(c, ctx));
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, created ? 201 : 200, object, fmt);
 }
@@ -340,7 +350,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
   const ctx = writeContext(c, opts);
   let outcome;
   try {
-    outcome = await store.delete(c.info.namespace, c.info.name, opts, ctx);
+    outcome = await warnEvenOnError(c, ctx, () => store.delete(c.info.namespace, c.info.name, opts, ctx));
   } catch (err) {
     // The unsafe delete of an object that cannot be read: only when asked, only on corruption.
     if (opts.ignoreStoreReadError && isCorruptObjectError(err)) {
@@ -391,7 +401,7 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
     // items of a typed list carry no kind/apiVersion.
     items.push(withoutTypeMeta(store.served(e.value)));
     try {
-      await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
+      await warnEvenOnError(c, ctx, () => store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx));
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;

@@ -1,0 +1,154 @@
+/**
+ * Admission benchmark (issue 14): creates per second at 32 clients against a server in its own
+ * process (memory store, so admission is not hidden behind disk writes) with (a) no admission
+ * configuration, (b) 10 ValidatingAdmissionPolicies of 3 expressions each matching the object
+ * (when this build serves them), (c) one validating webhook on loopback (keep-alive pool warm);
+ * and (d) how long a request takes to fail when a Fail-policy webhook is down and its circuit
+ * breaker is open.
+ */
+import { fork } from 'node:child_process';
+import https from 'node:https';
+import { fileURLToPath } from 'node:url';
+
+interface Ready { url: string; ca: string; cert: string; key: string }
+
+const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
+  execArgv: ['--import', 'tsx'],
+  env: { ...process.env, BENCH_BACKEND: 'memory' },
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+});
+// The server process goes with this one, however this one ends.
+process.on('exit', () => child.kill());
+const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
+const agent = new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 });
+
+function request(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = https.request(`${ready.url}${path}`, { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+let runs = 0;
+
+/** `total` creates from `clients` concurrent clients; returns creates/s and latency percentiles. */
+async function createLoad(label: string, total: number, clients: number, expect = 201): Promise<{ rate: number; p50: number; p99: number }> {
+  const lat: number[] = [];
+  const prefix = `run${++runs}`;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const s = performance.now();
+        const r = await request('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `${prefix}-${i}`, labels: { bench: 'yes' } }, data: { key: `value-${i}` } });
+        if (r.status !== expect) throw new Error(`${label}: expected ${expect}, got ${r.status} ${r.text}`);
+        lat.push(performance.now() - s);
+      }
+    }),
+  );
+  const rate = total / ((performance.now() - t0) / 1000);
+  const out = { rate, p50: pct(lat, 50), p99: pct(lat, 99) };
+  console.log(`admission ${label.padEnd(26)} clients=${clients}  ${rate.toFixed(0).padStart(6)}/s  p50 ${out.p50.toFixed(2)} ms  p99 ${out.p99.toFixed(2)} ms`);
+  return out;
+}
+
+/** The webhook runs in a third process (see admission-webhook-child.ts). */
+async function webhookServer(): Promise<{ port: number; caBundle: string; close(): void }> {
+  const wh = fork(fileURLToPath(new URL('./admission-webhook-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  process.on('exit', () => wh.kill());
+  const m = await new Promise<{ port: number; caBundle: string }>((resolve) => wh.on('message', (msg: { type: string; port: number; caBundle: string }) => msg.type === 'ready' && resolve(msg)));
+  return { port: m.port, caBundle: m.caBundle, close: () => wh.send({ type: 'stop' }) };
+}
+
+const webhookConfig = (name: string, url: string, caBundle: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingWebhookConfiguration',
+  metadata: { name },
+  webhooks: [
+    {
+      name: `${name}.bench.example.com`,
+      clientConfig: { url, caBundle },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      ...extra,
+    },
+  ],
+});
+
+const TOTAL = Number(process.env.BENCH_ADMISSION_CREATES ?? 4000);
+await request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+await createLoad('warm-up', 500, 32);
+const a = await createLoad('(a) no admission', TOTAL, 32);
+
+// (b) ValidatingAdmissionPolicies, when served.
+const vapServed = (await request('GET', '/apis/admissionregistration.k8s.io/v1')).text.includes('"validatingadmissionpolicies"');
+if (vapServed) {
+  for (let i = 0; i < 10; i++) {
+    await request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+      metadata: { name: `bench-${i}` },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+        validations: [
+          { expression: "object.metadata.name.startsWith('(')  || object.metadata.name.size() > 0" },
+          { expression: "has(object.data) && 'key' in object.data" },
+          { expression: "object.metadata.labels['bench'] == 'yes'" },
+        ],
+      },
+    });
+    await request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+      metadata: { name: `bench-${i}` },
+      spec: { policyName: `bench-${i}`, validationActions: ['Deny'] },
+    });
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  await createLoad('(b) warm-up', 500, 32);
+  const b = await createLoad('(b) 10 policies x 3 expr', TOTAL, 32);
+  console.log(`admission (b)/(a) = ${((b.rate / a.rate) * 100).toFixed(0)}% (target >= 80%)`);
+  for (let i = 0; i < 10; i++) {
+    await request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/bench-${i}`);
+    await request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/bench-${i}`);
+  }
+} else {
+  console.log('admission (b) skipped: ValidatingAdmissionPolicy is not served by this build');
+}
+
+// (c) one validating webhook on loopback.
+const wh = await webhookServer();
+await request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', webhookConfig('allow', `https://127.0.0.1:${wh.port}/allow`, wh.caBundle));
+await new Promise((r) => setTimeout(r, 500));
+await createLoad('(c) warm-up', 500, 32);
+const c = await createLoad('(c) one webhook', TOTAL, 32);
+console.log(`admission (c) webhook overhead p50 ${(c.p50 - a.p50).toFixed(2)} ms per request at 32 clients (target < 1 ms with the pool warm)`);
+const c1 = await createLoad('(c) one webhook, 1 client', 1000, 1);
+await request('DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/allow');
+await new Promise((r) => setTimeout(r, 500));
+const a1 = await createLoad('(a) no admission, 1 client', 1000, 1);
+console.log(`admission (c) webhook overhead p50 ${(c1.p50 - a1.p50).toFixed(2)} ms per request at 1 client`);
+wh.close();
+
+// (d) a Fail-policy webhook that is down: after the breaker opens, requests fail without a call.
+await request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', webhookConfig('down', 'https://127.0.0.1:1/down', wh.caBundle));
+await new Promise((r) => setTimeout(r, 500));
+for (let i = 0; i < 10; i++) await request('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `trip-${i}` } });
+const d = await createLoad('(d) breaker open, 1 client', 1000, 1, 500);
+console.log(`admission (d) failing request p50 ${d.p50.toFixed(2)} ms end to end vs ${a1.p50.toFixed(2)} ms for a successful create: the breaker fails it without waiting`);
+
+child.send({ type: 'stop' });
+agent.destroy();

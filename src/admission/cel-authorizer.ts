@@ -1,0 +1,36 @@
+/**
+ * The expression language's `authorizer` variable for one admission request: checks are asked of
+ * the server's authorizer as the requesting user (or, through authorizer.serviceAccount, as a
+ * service account), as kube's admission CEL environment does.
+ */
+import type { Authorizer } from '../authz/authorizer.ts';
+import type { Authorizer as CelAuthorizer } from '../cel/index.ts';
+import type { RequestUser } from '../server/user.ts';
+
+export function celAuthorizerFor(authz: Authorizer, user: RequestUser): CelAuthorizer {
+  return {
+    authorize(a) {
+      const r = a.resource;
+      const d = authz.authorize({
+        user,
+        verb: a.verb,
+        isResourceRequest: r !== undefined,
+        path: a.path ?? '',
+        apiGroup: r?.group ?? '',
+        apiVersion: '*',
+        resource: r?.resource ?? '',
+        subresource: r?.subresource ?? '',
+        namespace: r?.namespace ?? '',
+        name: r?.name ?? '',
+      });
+      return { decision: d.decision, reason: d.reason };
+    },
+    forServiceAccount(namespace, name) {
+      return celAuthorizerFor(authz, {
+        username: `system:serviceaccount:${namespace}:${name}`,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+        extra: {},
+      });
+    },
+  };
+}

@@ -1,0 +1,676 @@
+/**
+ * MutatingAdmissionWebhook and ValidatingAdmissionWebhook: the webhooks of the stored
+ * configurations, matched against each request (rules with matchPolicy Equivalent, namespace and
+ * object selectors, CEL matchConditions), called with an AdmissionReview (v1 or v1beta1, as the
+ * webhook accepts), their answers applied (JSONPatch, warnings, audit annotations, denials with
+ * kube's messages), and failures handled by failurePolicy.
+ *
+ * Mutating webhooks are called one after the other, each seeing the previous one's changes;
+ * validating webhooks are called in parallel. Two safety features beyond kube (documented in the
+ * README): a circuit breaker per webhook, and an audit-only rollout annotation on a configuration.
+ */
+import { randomUUID } from 'node:crypto';
+import { ApiError, errors } from '../../api/status-errors.ts';
+import type { KubeObject, ResourceType } from '../../api/types.ts';
+import { ADMISSION_GROUP, MATCH_CONDITION_VARIABLES } from '../../api/kinds/admissionregistration.ts';
+import type { ResourceStore } from '../../registry/resource-store.ts';
+import { labelSelectorFromObject, type LabelSelector } from '../../registry/label-selector.ts';
+import { cloneObject, jsonEqual } from '../../registry/object-meta.ts';
+import { applyJsonPatch } from '../../patch/json-patch.ts';
+import { authorizerValue, compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../../cel/index.ts';
+import type { Authorizer } from '../../authz/authorizer.ts';
+import type { ResourceCatalog } from '../../server/api-context.ts';
+import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
+import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';
+import { celAuthorizerFor } from '../cel-authorizer.ts';
+import { CircuitBreaker, type BreakerSnapshot } from './breaker.ts';
+import { CallError, WebhookClient, type WebhookEndpoint } from './client.ts';
+import { credentialsFor, webhookSettings, type WebhookSettings } from './settings.ts';
+
+/** The annotation that puts a configuration's webhooks in audit-only mode: `"true"` or a comma-separated list of webhook names. */
+export const AUDIT_ONLY_ANNOTATION = 'admission.kube-gateway.io/audit-only';
+/** The annotation where the gateway publishes the state of each webhook's circuit breaker (JSON by webhook name). */
+export const BREAKER_STATE_ANNOTATION = 'admission.kube-gateway.io/circuit-breakers';
+
+type Phase = 'mutating' | 'validating';
+
+interface Rule {
+  readonly operations: readonly string[];
+  readonly apiGroups: readonly string[];
+  readonly apiVersions: readonly string[];
+  readonly resources: readonly string[];
+  readonly scope: string;
+}
+
+interface MatchCondition {
+  readonly name: string;
+  readonly program: CompiledExpression | undefined;
+  readonly error?: string;
+}
+
+/** One webhook of one stored configuration, prepared for matching and calling. */
+interface Hook {
+  readonly key: string;
+  readonly configName: string;
+  readonly name: string;
+  readonly rules: readonly Rule[];
+  readonly failurePolicy: 'Fail' | 'Ignore';
+  readonly matchPolicy: 'Exact' | 'Equivalent';
+  readonly namespaceSelector: LabelSelector;
+  readonly objectSelector: LabelSelector;
+  readonly sideEffects: string;
+  readonly timeoutMs: number;
+  readonly reviewVersion: 'v1' | 'v1beta1' | undefined;
+  readonly reinvokeIfNeeded: boolean;
+  readonly matchConditions: readonly MatchCondition[];
+  readonly auditOnly: boolean;
+  readonly endpoint: WebhookEndpoint | string;
+  readonly breaker: CircuitBreaker;
+}
+
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/** Group/resource pairs kube never sends to webhooks: the admission configuration objects themselves. */
+function isExemptResource(r: GroupVersionResource): boolean {
+  return (
+    r.group === ADMISSION_GROUP &&
+    ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'].includes(r.resource)
+  );
+}
+
+/** kube's rule matcher: operation, group, version, resource/subresource with wildcards, scope. */
+function ruleMatches(rule: Rule, op: string, gvr: GroupVersionResource, subresource: string, namespace: string): boolean {
+  const any = (list: readonly string[], v: string) => list.includes('*') || list.includes(v);
+  if (!any(rule.operations, op) || !any(rule.apiGroups, gvr.group) || !any(rule.apiVersions, gvr.version)) return false;
+  const resOk = rule.resources.some((r) => {
+    const slash = r.indexOf('/');
+    const res = slash < 0 ? r : r.slice(0, slash);
+    const sub = slash < 0 ? '' : r.slice(slash + 1);
+    return (res === '*' || res === gvr.resource) && (sub === '*' || sub === subresource);
+  });
+  if (!resOk) return false;
+  const isNamespaceObject = gvr.group === '' && gvr.resource === 'namespaces';
+  if (rule.scope === 'Namespaced') return !isNamespaceObject && namespace !== '';
+  if (rule.scope === 'Cluster') return isNamespaceObject || namespace === '';
+  return true;
+}
+
+/** One invocation: the webhook and the version of the object it is sent. */
+interface Invocation {
+  readonly hook: Hook;
+  readonly kind: GroupVersionKind;
+  readonly resource: GroupVersionResource;
+  /** The served type of that version, when it differs from the request's (matchPolicy Equivalent). */
+  readonly convertTo?: ResourceType;
+}
+
+/** Reads the configurations of one kind from their watch cache and keeps them prepared until one changes. */
+class HookSource {
+  private hooks: Hook[] | undefined;
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  private handle: { close(): void } | undefined;
+
+  constructor(
+    private readonly store: ResourceStore,
+    private readonly phase: Phase,
+    private readonly settings: WebhookSettings,
+    private readonly publishBreaker: (configName: string, hookName: string, s: BreakerSnapshot) => void,
+  ) {}
+
+  start(): void {
+    const cache = this.store.cache;
+    this.handle = cache.watch(
+      { fromRevision: cache.revision },
+      {
+        onEvent: () => {
+          this.hooks = undefined;
+        },
+        onError: () => {
+          this.hooks = undefined;
+          setTimeout(() => this.start(), 1000).unref();
+        },
+      },
+    );
+  }
+
+  stop(): void {
+    this.handle?.close();
+  }
+
+  current(): readonly Hook[] {
+    if (this.hooks) return this.hooks;
+    const entries = this.store.cache.list({ keyPrefix: this.store.listPrefix('') }).entries;
+    // kube calls webhooks in the order of their configurations' names, then their order within.
+    const configs = entries.map((e) => e.value).sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+    const hooks: Hook[] = [];
+    const live = new Set<string>();
+    for (const cfg of configs) {
+      for (const raw of (cfg.webhooks as Record<string, unknown>[] | undefined) ?? []) {
+        const hook = this.prepare(cfg, raw);
+        hooks.push(hook);
+        live.add(hook.key);
+      }
+    }
+    for (const k of this.breakers.keys()) if (!live.has(k)) this.breakers.delete(k);
+    this.hooks = hooks;
+    return hooks;
+  }
+
+  private prepare(cfg: KubeObject, raw: Record<string, unknown>): Hook {
+    const configName = cfg.metadata?.name ?? '';
+    const name = String(raw.name ?? '');
+    const key = `${cfg.metadata?.uid ?? configName}/${name}`;
+    let breaker = this.breakers.get(key);
+    if (!breaker) {
+      breaker = new CircuitBreaker(this.settings.breaker, (s) => this.publishBreaker(configName, name, s));
+      this.breakers.set(key, breaker);
+    }
+    const auditAnnotation = cfg.metadata?.annotations?.[AUDIT_ONLY_ANNOTATION];
+    const auditOnly = auditAnnotation === 'true' || (auditAnnotation ?? '').split(',').map((s) => s.trim()).includes(name);
+    const versions = strs(raw.admissionReviewVersions);
+    const selector = (v: unknown): LabelSelector => {
+      try {
+        return labelSelectorFromObject((v ?? {}) as never);
+      } catch {
+        // Validation refuses bad selectors; one that slipped through selects nothing.
+        return labelSelectorFromObject(null);
+      }
+    };
+    return {
+      key,
+      configName,
+      name,
+      rules: ((raw.rules as Record<string, unknown>[] | undefined) ?? []).map((r) => ({
+        operations: strs(r.operations),
+        apiGroups: strs(r.apiGroups),
+        apiVersions: strs(r.apiVersions),
+        resources: strs(r.resources),
+        scope: typeof r.scope === 'string' ? r.scope : '*',
+      })),
+      failurePolicy: raw.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+      matchPolicy: raw.matchPolicy === 'Exact' ? 'Exact' : 'Equivalent',
+      namespaceSelector: selector(raw.namespaceSelector),
+      objectSelector: selector(raw.objectSelector),
+      sideEffects: String(raw.sideEffects ?? 'Unknown'),
+      timeoutMs: (typeof raw.timeoutSeconds === 'number' ? raw.timeoutSeconds : 10) * 1000,
+      reviewVersion: versions.find((v): v is 'v1' | 'v1beta1' => v === 'v1' || v === 'v1beta1'),
+      reinvokeIfNeeded: this.phase === 'mutating' && raw.reinvocationPolicy === 'IfNeeded',
+      matchConditions: ((raw.matchConditions as Record<string, unknown>[] | undefined) ?? []).map((mc) => {
+        const compiled = compile(String(mc.expression ?? ''), { variables: MATCH_CONDITION_VARIABLES, expressions: 'stored' });
+        return isCompileError(compiled) ? { name: String(mc.name), program: undefined, error: compiled.message } : { name: String(mc.name), program: compiled };
+      }),
+      auditOnly,
+      endpoint: this.endpointOf(raw.clientConfig as Record<string, unknown> | undefined, typeof raw.timeoutSeconds === 'number' ? raw.timeoutSeconds : 10),
+      breaker,
+    };
+  }
+
+  /** The URL kube would call, and where to dial it; a string when the client config cannot be used. */
+  private endpointOf(cc: Record<string, unknown> | undefined, timeoutSeconds: number): WebhookEndpoint | string {
+    const ca = typeof cc?.caBundle === 'string' && cc.caBundle !== '' ? Buffer.from(cc.caBundle, 'base64').toString() : undefined;
+    let host: string;
+    let port: number;
+    let path: string;
+    let dialHost: string;
+    let dialPort: number;
+    if (typeof cc?.url === 'string') {
+      let u: URL;
+      try {
+        u = new URL(cc.url);
+      } catch {
+        return `invalid webhook URL ${JSON.stringify(cc.url)}`;
+      }
+      host = u.hostname;
+      port = u.port ? Number(u.port) : 443;
+      path = u.pathname || '/';
+      dialHost = host.replace(/^\[|\]$/g, '');
+      dialPort = port;
+    } else if (cc?.service && typeof cc.service === 'object') {
+      const svc = cc.service as { name?: string; namespace?: string; path?: string; port?: number };
+      host = `${svc.name}.${svc.namespace}.svc`;
+      port = svc.port ?? 443;
+      path = svc.path || '/';
+      const resolved = this.settings.serviceResolution.get(`${host}:${port}`) ?? this.settings.serviceResolution.get(host);
+      if (!resolved) return `unable to resolve the service ${host}:${port}: no entry in the webhook configuration's serviceResolution map`;
+      const colon = resolved.lastIndexOf(':');
+      dialHost = (colon > 0 ? resolved.slice(0, colon) : resolved).replace(/^\[|\]$/g, '');
+      dialPort = colon > 0 ? Number(resolved.slice(colon + 1)) : port;
+    } else {
+      return 'the webhook has neither url nor service';
+    }
+    const fullPath = `${path}${path.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`;
+    const creds = credentialsFor(this.settings, host, port);
+    return {
+      url: `https://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}${fullPath}`,
+      dialHost,
+      dialPort,
+      serverName: host.replace(/^\[|\]$/g, ''),
+      path: fullPath,
+      ...(ca ? { ca } : {}),
+      ...(creds?.clientCert ? { clientCert: creds.clientCert } : {}),
+      ...(creds?.bearerToken ? { bearerToken: creds.bearerToken } : {}),
+    };
+  }
+}
+
+/** What failed: a call (failurePolicy applies) or the webhook's refusal. */
+class CallingError extends Error {}
+
+/** The shared machinery of both plugins. */
+class WebhookDispatcher {
+  readonly source: HookSource;
+
+  constructor(
+    readonly phase: Phase,
+    private readonly catalog: ResourceCatalog,
+    private readonly authorizer: Authorizer,
+    private readonly client: WebhookClient,
+    settings: WebhookSettings,
+  ) {
+    const store = catalog.lookup(ADMISSION_GROUP, 'v1', phase === 'mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations')?.store;
+    if (!store) throw new Error(`the ${phase} webhook configuration kind is not served`);
+    this.source = new HookSource(store, phase, settings, (config, hook, s) => this.publishBreaker(store, config, hook, s));
+  }
+
+  /** Records breaker state on the configuration, as the server (no admission), without waiting for it. */
+  private publishBreaker(store: ResourceStore, configName: string, hookName: string, s: BreakerSnapshot): void {
+    void store
+      .update(
+        '',
+        configName,
+        (current) => {
+          if (!current) throw errors.notFound(store.gr, configName);
+          const meta = current.metadata!;
+          let states: Record<string, unknown> = {};
+          try {
+            states = JSON.parse(meta.annotations?.[BREAKER_STATE_ANNOTATION] ?? '{}') as Record<string, unknown>;
+          } catch {
+            states = {};
+          }
+          if (s.state === 'closed') delete states[hookName];
+          else states[hookName] = s;
+          const annotations = { ...(meta.annotations ?? {}) };
+          if (Object.keys(states).length === 0) delete annotations[BREAKER_STATE_ANNOTATION];
+          else annotations[BREAKER_STATE_ANNOTATION] = JSON.stringify(states);
+          meta.annotations = annotations;
+          if (Object.keys(annotations).length === 0) delete meta.annotations;
+          delete meta.resourceVersion;
+          return current;
+        },
+        { dryRun: false, warnings: [], now: new Date(), manager: 'kube-gateway-admission', subresource: '' },
+        { allowCreate: false, subresource: '' },
+      )
+      .catch((err: unknown) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `recording the circuit breaker of webhook ${hookName}: ${(err as Error).message}` })}\n`));
+  }
+
+  /** The webhooks this request goes to, each with the version it is sent. */
+  async matching(a: AdmissionAttributes): Promise<Invocation[]> {
+    if (isExemptResource(a.resource)) return [];
+    const hooks = this.source.current();
+    if (hooks.length === 0) return [];
+    const out: Invocation[] = [];
+    let nsLabels: Record<string, string> | undefined | null = null;
+    for (const hook of hooks) {
+      const inv = this.ruleMatch(hook, a);
+      if (!inv) continue;
+      if (!hook.objectSelector.empty && !hook.objectSelector.matches(a.object?.metadata?.labels) && !hook.objectSelector.matches(a.oldObject?.metadata?.labels)) continue;
+      if (!hook.namespaceSelector.empty) {
+        if (nsLabels === null) nsLabels = await this.namespaceLabels(a);
+        // Cluster-scoped objects (other than namespaces) match any namespace selector.
+        if (nsLabels !== undefined && !hook.namespaceSelector.matches(nsLabels)) continue;
+      }
+      out.push(inv);
+    }
+    return out;
+  }
+
+  private ruleMatch(hook: Hook, a: AdmissionAttributes): Invocation | undefined {
+    if (hook.rules.some((r) => ruleMatches(r, a.operation, a.resource, a.subresource, a.namespace))) return { hook, kind: a.kind, resource: a.resource };
+    if (hook.matchPolicy !== 'Equivalent') return undefined;
+    for (const eq of this.equivalents(a)) {
+      const gvr = { group: eq.group, version: eq.version, resource: eq.resource };
+      if (hook.rules.some((r) => ruleMatches(r, a.operation, gvr, a.subresource, a.namespace))) {
+        return { hook, kind: { group: eq.group, version: eq.version, kind: eq.kind }, resource: gvr, convertTo: eq };
+      }
+    }
+    return undefined;
+  }
+
+  /** Served types that are the same objects as the request's in another group or version (they share storage). */
+  private equivalents(a: AdmissionAttributes): ResourceType[] {
+    const self = this.catalog.lookup(a.resource.group, a.resource.version, a.resource.resource)?.rt;
+    if (!self) return [];
+    return this.catalog.types().filter((t) => t !== self && t.storagePrefix === self.storagePrefix);
+  }
+
+  /** The labels of the request's namespace (of the namespace object itself for namespaces); undefined for cluster-scoped objects. */
+  private async namespaceLabels(a: AdmissionAttributes): Promise<Record<string, string> | undefined> {
+    if (a.resource.group === '' && a.resource.resource === 'namespaces') return (a.object ?? a.oldObject)?.metadata?.labels ?? {};
+    if (a.namespace === '') return undefined;
+    const ns = this.catalog.lookup('', 'v1', 'namespaces')?.store;
+    if (!ns) return {};
+    const cached = ns.cache.get(ns.key('', a.namespace));
+    if (cached) return cached.value.metadata?.labels ?? {};
+    try {
+      return (await ns.get('', a.namespace, '')).value.metadata?.labels ?? {};
+    } catch {
+      // kube: a namespace that cannot be found leaves the request unmatched by label; the lifecycle plugin already answered.
+      return {};
+    }
+  }
+
+  /** The object in the invoked version. */
+  convert(obj: KubeObject | null, from: AdmissionAttributes, to: ResourceType | undefined): KubeObject | null {
+    if (!obj || !to) return obj;
+    const self = this.catalog.lookup(from.resource.group, from.resource.version, from.resource.resource)?.rt;
+    const stored = self?.storageConversion ? self.storageConversion.toStorage(obj) : obj;
+    return to.storageConversion ? to.storageConversion.fromStorage(stored) : stored;
+  }
+
+  /** The inverse of `convert`, for a mutated object. */
+  convertBack(obj: KubeObject, from: AdmissionAttributes, to: ResourceType | undefined): KubeObject {
+    if (!to) return obj;
+    const self = this.catalog.lookup(from.resource.group, from.resource.version, from.resource.resource)?.rt;
+    const stored = to.storageConversion ? to.storageConversion.toStorage(obj) : obj;
+    return self?.storageConversion ? self.storageConversion.fromStorage(stored) : stored;
+  }
+
+  /** The AdmissionRequest kube sends, as a plain object. */
+  request(a: AdmissionAttributes, inv: Invocation, uid: string, object: KubeObject | null, oldObject: KubeObject | null): Record<string, unknown> {
+    const u = a.userInfo;
+    return {
+      uid,
+      kind: inv.kind,
+      resource: inv.resource,
+      ...(a.subresource ? { subResource: a.subresource } : {}),
+      requestKind: a.kind,
+      requestResource: a.resource,
+      ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+      ...(a.name ? { name: a.name } : {}),
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      operation: a.operation,
+      userInfo: {
+        username: u.username,
+        ...(u.uid ? { uid: u.uid } : {}),
+        ...(u.groups.length > 0 ? { groups: u.groups } : {}),
+        ...(Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}),
+      },
+      object,
+      oldObject,
+      dryRun: a.dryRun,
+      options: a.options,
+    };
+  }
+
+  /** Whether the match conditions let the request through; throws CallingError when one fails to evaluate. */
+  conditionsMatch(hook: Hook, req: Record<string, unknown>, a: AdmissionAttributes): boolean {
+    if (hook.matchConditions.length === 0) return true;
+    const activation = {
+      object: toCelValue(req.object),
+      oldObject: toCelValue(req.oldObject),
+      request: toCelValue(req),
+      authorizer: authorizerValue(celAuthorizerFor(this.authorizer, a.userInfo)),
+      authorizer_requestResource: null,
+    };
+    let error: string | undefined;
+    for (const mc of hook.matchConditions) {
+      if (!mc.program) {
+        error ??= `compilation failed for match condition ${JSON.stringify(mc.name)}: ${mc.error}`;
+        continue;
+      }
+      const r = evaluate(mc.program, activation);
+      if (r.kind === 'error') error ??= `expression '${mc.program.expression}' resulted in error: ${r.message}`;
+      // Any false condition skips the webhook, even when another one errs (kube's order of precedence).
+      else if (r.value === false) return false;
+      else if (r.value !== true) error ??= `expression '${mc.program.expression}' resulted in error: must evaluate to bool`;
+    }
+    if (error) throw new CallingError(error);
+    return true;
+  }
+
+  /** Calls one webhook; returns its AdmissionResponse. Throws CallingError for anything that is not a well-formed answer. */
+  async call(inv: Invocation, req: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { hook } = inv;
+    if (typeof hook.endpoint === 'string') throw new CallingError(hook.endpoint);
+    if (!hook.reviewVersion) throw new CallingError(`webhook does not accept known AdmissionReview versions`);
+    if (!hook.breaker.tryAcquire()) {
+      throw new CallingError(`circuit breaker open after ${hook.breaker.snapshot().consecutiveFailures} consecutive failures (last: ${hook.breaker.snapshot().lastError ?? 'unknown'}); not calling the webhook until the cool-down ends`);
+    }
+    const apiVersion = `admission.k8s.io/${hook.reviewVersion}`;
+    const body = Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion, request: req }));
+    let response: Record<string, unknown>;
+    try {
+      const res = await this.client.post(hook.endpoint, body, hook.timeoutMs);
+      if (res.status < 200 || res.status > 299) {
+        throw new CallError(`an error on the server (${JSON.stringify(res.body.toString('utf8').slice(0, 256))}) has prevented the request from succeeding`);
+      }
+      let review: Record<string, unknown>;
+      try {
+        review = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
+      } catch (err) {
+        throw new CallError(`failed to decode the webhook response: ${(err as Error).message}`);
+      }
+      response = verifyResponse(review, hook.reviewVersion, String(req.uid), this.phase === 'mutating');
+      hook.breaker.success();
+    } catch (err) {
+      const message = err instanceof CallError ? `failed to call webhook: ${err.message}` : (err as Error).message;
+      hook.breaker.failure(message);
+      throw new CallingError(message);
+    }
+    return response;
+  }
+}
+
+/** kube's VerifyAdmissionResponse; throws CallError with its wording. */
+function verifyResponse(review: Record<string, unknown>, version: 'v1' | 'v1beta1', uid: string, mutating: boolean): Record<string, unknown> {
+  const invalid = (m: string) => new CallError(`received invalid webhook response: ${m}`);
+  if (!review || typeof review !== 'object' || Array.isArray(review)) throw invalid('the response is not an AdmissionReview object');
+  if (version === 'v1') {
+    if (review.apiVersion !== 'admission.k8s.io/v1') throw invalid(`expected webhook response of admission.k8s.io/v1, got ${String(review.apiVersion ?? '')}`);
+    if (review.kind !== 'AdmissionReview') throw invalid(`expected webhook response of kind AdmissionReview, got ${String(review.kind ?? '')}`);
+  }
+  const r = review.response as Record<string, unknown> | undefined | null;
+  if (!r || typeof r !== 'object') throw invalid('webhook response was absent');
+  if (version === 'v1' && r.uid !== uid) throw invalid(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(r.uid ?? ''))}`);
+  const patchType = typeof r.patchType === 'string' ? r.patchType : '';
+  const hasPatch = typeof r.patch === 'string' && r.patch.length > 0;
+  if (mutating) {
+    if (version === 'v1' && patchType === '' && hasPatch) throw invalid('webhook returned response.patch but not response.patchType');
+    if (patchType !== '' && patchType !== 'JSONPatch') throw invalid(`webhook returned invalid response.patchType of ${JSON.stringify(patchType)}`);
+  } else if (version === 'v1') {
+    if (hasPatch) throw invalid('validating webhook may not return response.patch');
+    if (patchType !== '') throw invalid('validating webhook may not return response.patchType');
+  }
+  return r;
+}
+
+/** kube's webhookerrors.ToStatusErr: the webhook's Status, with "admission webhook ... denied the request". */
+function denial(hookName: string, status: Record<string, unknown> | undefined): ApiError {
+  const deniedBy = `admission webhook ${JSON.stringify(hookName)} denied the request`;
+  const s = status ?? {};
+  const code = typeof s.code === 'number' && s.code >= 400 ? s.code : 403;
+  const message = typeof s.message === 'string' && s.message ? `${deniedBy}: ${s.message}` : typeof s.reason === 'string' && s.reason ? `${deniedBy}: ${s.reason}` : `${deniedBy} without explanation`;
+  return new ApiError(code, (typeof s.reason === 'string' ? s.reason : '') as never, message, (s.details ?? undefined) as never);
+}
+
+/** What a refusal turns into in audit-only mode: a warning and an audit annotation instead. */
+function auditOnly(a: AdmissionAttributes, hook: Hook, what: string): void {
+  a.warnings.push(`admission webhook ${JSON.stringify(hook.name)} (audit-only) would have denied the request: ${what}`);
+  a.auditAnnotations[`${hook.name}/audit-only-denial`] = what;
+}
+
+/** The webhook's warnings and audit annotations, as kube records them. */
+function recordResponse(a: AdmissionAttributes, hook: Hook, r: Record<string, unknown>): void {
+  for (const w of strs(r.warnings)) if (w) a.warnings.push(w);
+  const ann = r.auditAnnotations;
+  if (ann && typeof ann === 'object') for (const [k, v] of Object.entries(ann as Record<string, unknown>)) a.auditAnnotations[`${hook.name}/${k}`] = String(v);
+}
+
+/** A calling failure under the webhook's failurePolicy: kube's InternalError for Fail, nothing for Ignore. */
+function callFailure(a: AdmissionAttributes, hook: Hook, err: CallingError): void {
+  const message = `failed calling webhook ${JSON.stringify(hook.name)}: ${err.message}`;
+  if (hook.failurePolicy === 'Ignore') {
+    a.auditAnnotations[`${hook.name}/failed-open`] = message;
+    return;
+  }
+  if (hook.auditOnly) {
+    auditOnly(a, hook, message);
+    return;
+  }
+  throw errors.internal(message);
+}
+
+/** Dry run reaches only webhooks without side effects (kube's NewDryRunUnsupportedErr otherwise). */
+function checkDryRun(a: AdmissionAttributes, hook: Hook): void {
+  if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun') {
+    throw errors.badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
+  }
+}
+
+interface PluginOptions {
+  readonly client: WebhookClient;
+  readonly settings: WebhookSettings;
+}
+
+/** Each plugin has its own pool of connections, closed with the server. */
+function pluginOptions(deps: AdmissionPluginDeps): PluginOptions {
+  return { client: new WebhookClient(), settings: webhookSettings(deps.config, deps.configDir) };
+}
+
+/** ValidatingAdmissionWebhook: every matching webhook is called in parallel; the first refusal (in order) wins. */
+export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): AdmissionPlugin {
+  const { client, settings } = pluginOptions(deps);
+  const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings);
+  return {
+    name: 'ValidatingAdmissionWebhook',
+    handles: () => true,
+    async ready() {
+      d.source.start();
+    },
+    stop() {
+      d.source.stop();
+      client.close();
+    },
+    async validate(a) {
+      const invocations = await d.matching(a);
+      if (invocations.length === 0) return;
+      const outcomes = await Promise.all(
+        invocations.map(async (inv): Promise<ApiError | undefined> => {
+          const hook = inv.hook;
+          const uid = randomUUID();
+          const object = d.convert(a.object, a, inv.convertTo);
+          const oldObject = d.convert(a.oldObject, a, inv.convertTo);
+          const req = d.request(a, inv, uid, object, oldObject);
+          try {
+            if (!d.conditionsMatch(hook, req, a)) return undefined;
+            checkDryRun(a, hook);
+            const r = await d.call(inv, req);
+            recordResponse(a, hook, r);
+            if (r.allowed === true) return undefined;
+            const err = denial(hook.name, r.status as Record<string, unknown> | undefined);
+            if (hook.auditOnly) {
+              auditOnly(a, hook, err.message);
+              return undefined;
+            }
+            return err;
+          } catch (err) {
+            if (!(err instanceof CallingError)) throw err;
+            try {
+              callFailure(a, hook, err);
+              return undefined;
+            } catch (failure) {
+              return failure as ApiError;
+            }
+          }
+        }),
+      );
+      const refusal = outcomes.find((o) => o !== undefined);
+      if (refusal) throw refusal;
+    },
+  };
+}
+
+/** Per request: the object as each IfNeeded webhook left it, for the reinvocation decision. */
+const reinvocationState = new WeakMap<AdmissionAttributes, Map<string, { inv: Invocation; after: string }>>();
+
+/** MutatingAdmissionWebhook: webhooks in order, each seeing the last one's patches; IfNeeded ones once more when changed after them. */
+export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): ReinvocablePlugin {
+  const { client, settings } = pluginOptions(deps);
+  const d = new WebhookDispatcher('mutating', deps.catalog, deps.authorizer, client, settings);
+
+  const invoke = async (a: AdmissionAttributes, inv: Invocation): Promise<void> => {
+    const hook = inv.hook;
+    const uid = randomUUID();
+    const object = d.convert(a.object, a, inv.convertTo);
+    const oldObject = d.convert(a.oldObject, a, inv.convertTo);
+    const req = d.request(a, inv, uid, object, oldObject);
+    let r: Record<string, unknown>;
+    try {
+      if (!d.conditionsMatch(hook, req, a)) return;
+      checkDryRun(a, hook);
+      r = await d.call(inv, req);
+    } catch (err) {
+      if (!(err instanceof CallingError)) throw err;
+      callFailure(a, hook, err);
+      return;
+    }
+    recordResponse(a, hook, r);
+    if (r.allowed !== true) {
+      const err = denial(hook.name, r.status as Record<string, unknown> | undefined);
+      if (hook.auditOnly) auditOnly(a, hook, err.message);
+      else throw err;
+      return;
+    }
+    if (typeof r.patch !== 'string' || r.patch === '' || !object || !a.object) return;
+    // kube: a patch that does not decode or apply is an internal error, whatever the failure policy.
+    let patched: unknown;
+    try {
+      const ops = JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8')) as unknown;
+      patched = applyJsonPatch(object, ops);
+    } catch (err) {
+      throw errors.internal(err instanceof ApiError || err instanceof Error ? err.message : String(err));
+    }
+    if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw errors.internal('the patched object is not an object');
+    const back = d.convertBack(patched as KubeObject, a, inv.convertTo);
+    if (hook.auditOnly) {
+      // Audit-only mutations are reported, not applied.
+      if (!jsonEqual(back, a.object)) auditOnly(a, hook, 'the webhook returned a patch that was not applied');
+      return;
+    }
+    const target = a.object;
+    for (const k of Object.keys(target)) delete target[k];
+    Object.assign(target, cloneObject(back));
+  };
+
+  return {
+    name: 'MutatingAdmissionWebhook',
+    handles: () => true,
+    async ready() {
+      d.source.start();
+    },
+    stop() {
+      d.source.stop();
+      client.close();
+    },
+    async admit(a) {
+      const invocations = await d.matching(a);
+      if (invocations.length === 0) return;
+      const state = new Map<string, { inv: Invocation; after: string }>();
+      for (const inv of invocations) {
+        await invoke(a, inv);
+        if (inv.hook.reinvokeIfNeeded) state.set(inv.hook.key, { inv, after: JSON.stringify(a.object) });
+      }
+      if (state.size > 0) reinvocationState.set(a, state);
+    },
+    async reinvoke(a) {
+      const state = reinvocationState.get(a);
+      if (!state) return;
+      reinvocationState.delete(a);
+      const now = JSON.stringify(a.object);
+      for (const { inv, after } of state.values()) {
+        // Reinvoked once, only when something changed the object after this webhook's call.
+        if (after !== now) await invoke(a, inv);
+      }
+    },
+  };
+}

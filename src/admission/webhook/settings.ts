@@ -1,0 +1,90 @@
+/**
+ * The configuration of the two webhook plugins, from --admission-control-config-file: kube's
+ * WebhookAdmissionConfiguration (`kubeConfigFile`: client credentials per webhook host) and the
+ * gateway's own settings beside it (service resolution, the circuit breaker).
+ *
+ *   apiVersion: apiserver.config.k8s.io/v1
+ *   kind: WebhookAdmissionConfiguration
+ *   kubeConfigFile: /etc/gateway/webhook-clients.kubeconfig
+ *   serviceResolution:                      # <service>.<namespace>.svc:<port> -> host:port to dial
+ *     policy.gatekeeper.svc:443: 10.0.0.12:8443
+ *   circuitBreaker: { failureThreshold: 5, coolDown: 30s }
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseGoDuration } from '../../server/config.ts';
+import { AdmissionConfigError } from '../config-file.ts';
+import { DEFAULT_BREAKER_SETTINGS, type BreakerSettings } from './breaker.ts';
+
+export interface ClientCredentials {
+  readonly clientCert?: { readonly cert: string; readonly key: string };
+  readonly bearerToken?: string;
+}
+
+export interface WebhookSettings {
+  /** Credentials by kubeconfig user name: `host:port`, `host`, `*.ns.svc` or `*`. */
+  readonly credentials: ReadonlyMap<string, ClientCredentials>;
+  /** `<name>.<namespace>.svc:<port>` -> `host:port` actually dialled (kube's service resolver). */
+  readonly serviceResolution: ReadonlyMap<string, string>;
+  readonly breaker: BreakerSettings;
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { credentials: new Map(), serviceResolution: new Map(), breaker: DEFAULT_BREAKER_SETTINGS };
+
+function readRelative(dir: string, path: string): string {
+  return readFileSync(isAbsolute(path) ? path : resolve(dir, path), 'utf8');
+}
+
+/** Client credentials of a kubeconfig's users, by user name. */
+function loadKubeconfig(path: string): Map<string, ClientCredentials> {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new AdmissionConfigError(`unable to read webhook kubeConfigFile ${JSON.stringify(path)}: ${(err as Error).message}`);
+  }
+  const dir = resolve(path, '..');
+  const out = new Map<string, ClientCredentials>();
+  for (const u of ((doc as { users?: unknown[] })?.users ?? []) as Array<{ name?: string; user?: Record<string, string> }>) {
+    if (!u?.name || !u.user) continue;
+    const user = u.user;
+    const cert = user['client-certificate-data'] ? Buffer.from(user['client-certificate-data'], 'base64').toString() : user['client-certificate'] ? readRelative(dir, user['client-certificate']) : undefined;
+    const key = user['client-key-data'] ? Buffer.from(user['client-key-data'], 'base64').toString() : user['client-key'] ? readRelative(dir, user['client-key']) : undefined;
+    const token = user.token ?? (user.tokenFile ? readRelative(dir, user.tokenFile).trim() : undefined);
+    out.set(u.name, { ...(cert && key ? { clientCert: { cert, key } } : {}), ...(token ? { bearerToken: token } : {}) });
+  }
+  return out;
+}
+
+/** Reads the plugin's configuration (undefined: defaults). */
+export function webhookSettings(config: unknown, configDir: string): WebhookSettings {
+  if (config === undefined || config === null) return DEFAULT_WEBHOOK_SETTINGS;
+  const c = config as { kind?: string; kubeConfigFile?: string; serviceResolution?: Record<string, string>; circuitBreaker?: { failureThreshold?: number; coolDown?: string } };
+  if (c.kind !== undefined && c.kind !== 'WebhookAdmissionConfiguration' && c.kind !== 'WebhookAdmission') {
+    throw new AdmissionConfigError(`webhook admission configuration: expected kind WebhookAdmissionConfiguration, got ${c.kind}`);
+  }
+  const credentials = c.kubeConfigFile ? loadKubeconfig(isAbsolute(c.kubeConfigFile) ? c.kubeConfigFile : resolve(configDir, c.kubeConfigFile)) : new Map();
+  let coolDownMs = DEFAULT_BREAKER_SETTINGS.coolDownMs;
+  if (c.circuitBreaker?.coolDown !== undefined) {
+    try {
+      coolDownMs = parseGoDuration(String(c.circuitBreaker.coolDown));
+    } catch (err) {
+      throw new AdmissionConfigError(`webhook admission configuration: circuitBreaker.coolDown: ${(err as Error).message}`);
+    }
+  }
+  const failureThreshold = c.circuitBreaker?.failureThreshold ?? DEFAULT_BREAKER_SETTINGS.failureThreshold;
+  if (!Number.isInteger(failureThreshold) || failureThreshold < 1) throw new AdmissionConfigError('webhook admission configuration: circuitBreaker.failureThreshold must be a positive integer');
+  return {
+    credentials,
+    serviceResolution: new Map(Object.entries(c.serviceResolution ?? {}).map(([k, v]) => [k, String(v)])),
+    breaker: { failureThreshold, coolDownMs },
+  };
+}
+
+/** The credentials for a webhook host, as kube's kubeconfig lookup: exact host:port, host, `*.rest`, then `*`. */
+export function credentialsFor(settings: WebhookSettings, host: string, port: number): ClientCredentials | undefined {
+  const c = settings.credentials;
+  const dot = host.indexOf('.');
+  return c.get(`${host}:${port}`) ?? c.get(host) ?? (dot > 0 ? c.get(`*${host.slice(dot)}`) : undefined) ?? c.get('*');
+}

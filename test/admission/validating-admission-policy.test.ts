@@ -499,3 +499,29 @@ describe('matchPolicy Equivalent', () => {
     }, 'Exact to stop matching core events');
   });
 });
+
+describe('variables', () => {
+  it('an expression may name only variables declared (a variable: only earlier ones), as kube\'s composited compiler', async () => {
+    const r = await t.request('POST', VAP, {
+      body: {
+        metadata: { name: 'vars' },
+        spec: {
+          matchConstraints: rules(['configmaps']),
+          variables: [
+            { name: 'a', expression: 'variables.b' },
+            { name: 'b', expression: '1' },
+          ],
+          validations: [{ expression: 'variables.nope == 1', messageExpression: 'string(variables.zz)' }, { expression: 'variables.a == variables.b' }],
+          auditAnnotations: [{ key: 'x', valueExpression: 'string(variables.q)' }],
+        },
+      },
+    });
+    expect(r.status).toBe(422);
+    expect(r.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`)).toEqual([
+      "spec.variables[0].expression: Invalid value: \"variables.b\": compilation failed: ERROR: <input>:1:10: undefined field 'b'\n | variables.b\n | .........^",
+      "spec.validations[0].expression: Invalid value: \"variables.nope == 1\": compilation failed: ERROR: <input>:1:10: undefined field 'nope'\n | variables.nope == 1\n | .........^",
+      "spec.validations[0].messageExpression: Invalid value: \"string(variables.zz)\": compilation failed: ERROR: <input>:1:17: undefined field 'zz'\n | string(variables.zz)\n | ................^",
+      "spec.auditAnnotations[0].valueExpression: Invalid value: \"string(variables.q)\": compilation failed: ERROR: <input>:1:17: undefined field 'q'\n | string(variables.q)\n | ................^",
+    ]);
+  });
+});

@@ -68,8 +68,9 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
   const spec = obj(policy.spec) ?? {};
   const paramKind = obj(spec.paramKind);
   const hasParams = paramKind !== undefined;
-  const hasVariables = arr(spec.variables).length > 0;
-  const base = { hasParams, hasAuthorizer: true, hasVariables };
+  const variableNames = arr(spec.variables).map((v) => str(v.name));
+  const hasVariables = variableNames.length > 0;
+  const base = { hasParams, hasAuthorizer: true, hasVariables, variableNames };
   const constraints = compileMatchSafely(obj(spec.matchConstraints) ?? {});
   return {
     name: policy.metadata?.name ?? '',
@@ -77,7 +78,7 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
     ...(paramKind ? { paramKind: { apiVersion: str(paramKind.apiVersion), kind: str(paramKind.kind) } } : {}),
     ...constraints,
     matchConditions: arr(spec.matchConditions).map((c) => ({ name: str(c.name), ...entry(str(c.expression), 'bool', { ...base, hasVariables: false }) })),
-    variables: arr(spec.variables).map((v) => ({ name: str(v.name), ...entry(str(v.expression), 'any', base) })),
+    variables: arr(spec.variables).map((v, i) => ({ name: str(v.name), ...entry(str(v.expression), 'any', { ...base, variableNames: variableNames.slice(0, i) }) })),
     validations: arr(spec.validations).map((v) => {
       const messageExpression = str(v.messageExpression);
       return {

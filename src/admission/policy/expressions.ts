@@ -7,6 +7,8 @@
  * the policy has a paramKind; `authorizer` everywhere but in messageExpression; `variables` only
  * when the policy defines variables (its composited compiler).
  */
+import type { Schema } from '../../schema/types.ts';
+import { formatIssues, undefinedFields, type EngineNode } from './ast-fields.ts';
 import { compile, isCompileError, type CompiledExpression, type CompileError, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
 
 export interface ExpressionOptions {
@@ -15,6 +17,12 @@ export interface ExpressionOptions {
   readonly hasVariables: boolean;
   /** `stored` for expressions an update leaves unchanged (kube's preexisting expressions). */
   readonly environment?: ExpressionsEnvironment;
+  /**
+   * The variables declared so far (kube's composited compiler knows a variable once compiled:
+   * all of them for validations, the earlier ones for a variable); `variables.<other>` is an
+   * undefined field. Only with hasVariables.
+   */
+  readonly variableNames?: readonly string[];
 }
 
 const DYN: VariableDeclaration = { type: 'dyn' };
@@ -81,6 +89,12 @@ function compilationFailed(expression: string, error: CompileError): string {
 export function compilePolicyExpression(expression: string, expected: ExpectedType, opts: ExpressionOptions): Compiled {
   const program = compile(expression, environmentFor(opts));
   if (isCompileError(program)) return { ok: false, detail: compilationFailed(expression, program) };
+  if (opts.hasVariables && opts.variableNames !== undefined) {
+    const declared: Record<string, Schema> = {};
+    for (const name of opts.variableNames) declared[name] = { 'x-kubernetes-preserve-unknown-fields': true };
+    const issues = undefinedFields(program.ast as unknown as EngineNode, { variables: { type: 'object', properties: declared } });
+    if (issues.length > 0) return { ok: false, detail: `compilation failed: ${formatIssues(expression, issues)}` };
+  }
   const type = outputType(program);
   if (!acceptsType(expected, type)) {
     const want = expected === 'stringOrNull' ? 'one of [string null_type]' : expected;

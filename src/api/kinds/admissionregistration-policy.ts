@@ -342,6 +342,7 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     });
   }
 
+  const variableNames = arrField(spec, 'variables').map((v) => strField(v, 'name'));
   arrField(spec, 'variables').forEach((v, i) => {
     const path = fieldPath.index('spec.variables', i);
     const name = strField(v, 'name');
@@ -349,7 +350,7 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     else if (!isCelIdentifier(name)) errs.push(fieldErr.invalid(fieldPath.child(path, 'name'), name, 'name is not a valid CEL identifier'));
     const expression = strField(v, 'expression');
     if (expression.trim() === '') errs.push(fieldErr.required(fieldPath.child(path, 'expression'), 'expression is not specified'));
-    else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'any', { hasParams, hasAuthorizer: true, hasVariables: true, environment: envOf(pre?.validations, expression) }));
+    else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'any', { hasParams, hasAuthorizer: true, hasVariables: true, variableNames: variableNames.slice(0, i), environment: envOf(pre?.validations, expression) }));
   });
 
   const validations = arrField(spec, 'validations');
@@ -359,7 +360,7 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     errs.push(fieldErr.required('spec.auditAnnotations', 'validations or auditAnnotations must contain at least one item'));
     return errs;
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(v, fieldPath.index('spec.validations', i), hasParams, hasVariables, pre)));
+  validations.forEach((v, i) => errs.push(...validateValidation(v, fieldPath.index('spec.validations', i), hasParams, hasVariables ? variableNames : undefined, pre)));
   if (audits.length > MAX_AUDIT_ANNOTATIONS) {
     errs.push(fieldErr.invalid('spec.auditAnnotations', goLiteral('[]admissionregistration.AuditAnnotation{...}'), `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
   }
@@ -375,7 +376,7 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     if (trimmed === '') errs.push(fieldErr.required(fieldPath.child(path, 'valueExpression'), 'valueExpression is not specified'));
     else if (trimmed.length > MAX_AUDIT_VALUE_EXPRESSION_LENGTH) errs.push(fieldErr.required(fieldPath.child(path, 'valueExpression'), `must not exceed ${MAX_AUDIT_VALUE_EXPRESSION_LENGTH} bytes in length`));
     else {
-      const compiled = compilePolicyExpression(trimmed, 'stringOrNull', { hasParams, hasAuthorizer: true, hasVariables, environment: envOf(pre?.auditValues, value) });
+      const compiled = compilePolicyExpression(trimmed, 'stringOrNull', { hasParams, hasAuthorizer: true, hasVariables, variableNames, environment: envOf(pre?.auditValues, value) });
       if (!compiled.ok) errs.push(fieldErr.invalid(fieldPath.child(path, 'valueExpression'), value, compiled.detail));
     }
     if (keys.has(key)) errs.push(fieldErr.duplicate(fieldPath.child(path, 'key'), key));
@@ -384,18 +385,19 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
   return errs;
 }
 
-function validateValidation(v: unknown, path: string, hasParams: boolean, hasVariables: boolean, pre: Preexisting | undefined): FieldError[] {
+function validateValidation(v: unknown, path: string, hasParams: boolean, variableNames: readonly string[] | undefined, pre: Preexisting | undefined): FieldError[] {
+  const hasVariables = variableNames !== undefined;
   const errs: FieldError[] = [];
   const expression = strField(v, 'expression');
   const message = strField(v, 'message');
   const messageExpression = strField(v, 'messageExpression');
   if (expression.trim() === '') errs.push(fieldErr.required(fieldPath.child(path, 'expression'), 'expression is not specified'));
-  else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'bool', { hasParams, hasAuthorizer: true, hasVariables, environment: envOf(pre?.validations, expression) }));
+  else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'bool', { hasParams, hasAuthorizer: true, hasVariables, variableNames, environment: envOf(pre?.validations, expression) }));
   if (messageExpression.length > 0 && messageExpression.trim() === '') {
     errs.push(fieldErr.invalid(fieldPath.child(path, 'messageExpression'), messageExpression, 'must be non-empty if specified'));
   } else if (messageExpression.trim() !== '') {
     // kube compiles messageExpression without the authorizer, and with params only when the policy has a paramKind.
-    errs.push(...expressionError(fieldPath.child(path, 'messageExpression'), messageExpression, 'string', { hasParams, hasAuthorizer: false, hasVariables, environment: envOf(pre?.messages, messageExpression) }));
+    errs.push(...expressionError(fieldPath.child(path, 'messageExpression'), messageExpression, 'string', { hasParams, hasAuthorizer: false, hasVariables, variableNames, environment: envOf(pre?.messages, messageExpression) }));
   }
   const trimmedMessage = message.trim();
   if (message.length > 0 && trimmedMessage === '') errs.push(fieldErr.invalid(fieldPath.child(path, 'message'), message, 'message must be non-empty if specified'));

@@ -525,3 +525,14 @@ describe('variables', () => {
     ]);
   });
 });
+
+describe('audit annotations', () => {
+  it('a failing valueExpression refuses the request under Fail even when the binding only warns', async () => {
+    await namespace('vap-aud', { vap: 'aud' });
+    await create(VAP, { metadata: { name: 'aud' }, spec: { matchConstraints: rules(['configmaps'], ['CREATE']), auditAnnotations: [{ key: 'x', valueExpression: 'string(object.data.nope)' }] } });
+    await create(VAPB, { metadata: { name: 'aud' }, spec: { policyName: 'aud', validationActions: ['Warn'], matchResources: { namespaceSelector: { matchLabels: { vap: 'aud' } } } } });
+    const r = await postWhenEnforced('/api/v1/namespaces/vap-aud/configmaps', configMap('c1', { a: '1' }), 201);
+    expect(r.status).toBe(422);
+    expect(r.json.message).toMatch(/^configmaps "c1" is forbidden: ValidatingAdmissionPolicy 'aud' with binding 'aud' denied request: expression 'string\(object.data.nope\)' resulted in error: no such key: nope$/i);
+  });
+});

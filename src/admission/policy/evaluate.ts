@@ -33,6 +33,8 @@ export interface PolicyDecision {
   /** The index of the validation, for the audit annotation; -1 for whole-policy errors. */
   readonly index: number;
   readonly evaluationError: boolean;
+  /** An audit annotation's failure: kube denies it whatever the binding's validationActions say. */
+  readonly denyAlways?: boolean;
 }
 
 export interface PolicyResult {
@@ -150,7 +152,7 @@ export function evaluatePolicy(policy: CompiledPolicy, input: PolicyActivation):
   for (const a of policy.auditAnnotations) {
     const out = budget.run(a, activation);
     if (!out.ok) {
-      if (policy.failurePolicy === 'Fail') decisions.push({ action: 'deny', message: out.error, reason: 'Invalid', index: -1, evaluationError: true });
+      if (policy.failurePolicy === 'Fail') decisions.push({ action: 'deny', message: out.error, reason: 'Invalid', index: -1, evaluationError: true, denyAlways: true });
       if (out.outOfBudget) break;
       continue;
     }
@@ -158,7 +160,7 @@ export function evaluatePolicy(policy: CompiledPolicy, input: PolicyActivation):
       const value = out.value.trim();
       if (value !== '' && Buffer.byteLength(value) <= MAX_AUDIT_VALUE_BYTES) auditAnnotations.push({ key: `${policy.name}/${a.key}`, value });
     } else if (out.value !== null && policy.failurePolicy === 'Fail') {
-      decisions.push({ action: 'deny', message: `valueExpression '${a.expression}' resulted in unsupported return type. Return type must be either string or null.`, reason: 'Invalid', index: -1, evaluationError: true });
+      decisions.push({ action: 'deny', message: `valueExpression '${a.expression}' resulted in unsupported return type. Return type must be either string or null.`, reason: 'Invalid', index: -1, evaluationError: true, denyAlways: true });
     }
   }
   return { matched: true, decisions, auditAnnotations };

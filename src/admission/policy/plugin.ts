@@ -147,6 +147,10 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
 
   /** One failed validation, per the binding's actions. */
   private act(policy: CompiledPolicy, binding: CompiledBinding, d: PolicyDecision, request: RequestFacts, denials: Denial[]): void {
+    if (d.denyAlways) {
+      denials.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason });
+      return;
+    }
     for (const action of binding.validationActions) {
       if (action === 'Deny') denials.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason });
       else if (action === 'Warn') request.attrs.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${d.message}`);

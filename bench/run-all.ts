@@ -4,7 +4,19 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benches = ['startup.ts', 'storage.ts', 'api.ts', 'apply.ts', 'cel.ts', 'codec.ts', 'protobuf-list.ts', 'robustness.ts'];
+// One per line, so that benchmarks added on different branches merge without conflicts.
+const benches = [
+  'startup.ts',
+  'storage.ts',
+  'api.ts',
+  'apply.ts',
+  'cel.ts',
+  'authz.ts',
+  'authn.ts',
+  'codec.ts',
+  'protobuf-list.ts',
+  'robustness.ts',
+];
 for (const b of benches) {
   console.log(`\n== ${b} ==`);
   const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./${b}`, import.meta.url))], { stdio: 'inherit' });

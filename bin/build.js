@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The ahead-of-time build: bundles src/ (from src/main.ts, plus its two worker threads) with
+ * The ahead-of-time build: bundles src/ (from src/main.ts, plus its worker threads) with
  * esbuild into build/, plain JavaScript that Node runs without a TypeScript loader. One bundle
  * instead of ~600 module files halves the CPU a start spends loading code (about 0.17 s against
  * 0.34 s for tsc's file-per-module output) and saves about 10 MB of RSS. esbuild is also what
@@ -68,7 +68,7 @@ export async function build() {
   try {
     result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: ['src/main.ts', 'src/codec/yaml-decode-worker.ts'],
+      entryPoints: ['src/main.ts', 'src/codec/yaml-decode-worker.ts', 'src/storage/sqlite-writer-worker.ts'],
       outdir: buildDir,
       // Flat: every chunk sits beside the worker entries, which their callers locate by import.meta.url.
       entryNames: '[name]',

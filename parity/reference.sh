@@ -3,7 +3,7 @@
 # real thing how it behaves.
 #
 #   parity/reference.sh start  [--dir DIR] [--port N] [--etcd-port N] [--authorization-mode RBAC|AlwaysAllow]
-#                              [--no-controller-manager]
+#                              [--no-controller-manager] [--controllers LIST]
 #   parity/reference.sh stop   [--dir DIR]
 #   parity/reference.sh status [--dir DIR]      (exit 0 when it answers /readyz)
 #   parity/reference.sh env    [--dir DIR]      (prints the shell lines of DIR/env)
@@ -26,6 +26,8 @@ PORT=
 ETCD_PORT=
 AUTHZ=RBAC
 KCM=1
+# The controllers of kube-controller-manager (its --controllers names); see below.
+CONTROLLERS=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -36,6 +38,7 @@ while [[ $# -gt 0 ]]; do
     --etcd-port) ETCD_PORT=$2; shift 2 ;;
     --authorization-mode) AUTHZ=$2; shift 2 ;;
     --no-controller-manager) KCM=0; shift ;;
+    --controllers) CONTROLLERS=$2; shift 2 ;;
     *) echo "reference.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -149,10 +152,12 @@ start() {
   # that namespace deletion, garbage collection and per-namespace `default` ServiceAccounts and
   # kube-root-ca.crt ConfigMaps happen as in a cluster. The others (deployments, nodes, ...) would only
   # add load. It reaches the apiserver through the admin kubeconfig, so it may start before /readyz.
+  # `--controllers` narrows the set (the parity harness runs only the namespace, garbage collector and
+  # clusterrole-aggregation controllers: kube-gateway implements those itself, and none that adds objects).
   if [[ -x $BIN/kube-controller-manager && $KCM == 1 ]]; then
     setsid "$BIN/kube-controller-manager" \
       --kubeconfig="$DIR/kubeconfig" --leader-elect=false --secure-port=0 \
-      --controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller \
+      --controllers="$CONTROLLERS" \
       --service-account-private-key-file="$p/sa.key" --root-ca-file="$p/ca.crt" \
       >"$DIR/kube-controller-manager.log" 2>&1 </dev/null &
     echo $! >"$DIR/kube-controller-manager.pid"

@@ -7,7 +7,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { RawResponse } from './http.ts';
 import { decodeProtobufEnvelope, decodeProtobufFrame } from './protobuf-wire.ts';
-import { filterDiscovery, isControllerObject } from './served.ts';
+import { filterDiscovery, isControllerObject, isControllerObjectProtobuf } from './served.ts';
 
 /** Headers that differ per request or per transport and say nothing about API behaviour. */
 const IGNORED_HEADERS = new Set([
@@ -28,6 +28,8 @@ export class NormalizeContext {
   private readonly generated = new Map<string, string>();
   /** How many distinct uids / resourceVersions each object has had so far. */
   private readonly perObject = new Map<string, number>();
+  /** Set per response by normalizeResponse: did the request address a collection? */
+  collectionRequest = false;
   constructor(private readonly now: number = Date.now()) {}
 
   uid(value: string): string {
@@ -77,6 +79,8 @@ export class NormalizeContext {
   /** Rewrites uids, known resourceVersions and generated names inside free text (messages). */
   text(s: string): string {
     let out = s.replace(UUID, (u) => this.uid(u));
+    // Go's %#v prints pointer fields as heap addresses (`Controller:(*bool)(0xc000a1c0a8)`).
+    out = out.replace(/\((\*[\w.]+)\)\(0x[0-9a-f]+\)/g, '($1)(<ptr>)');
     // Objects quoted inside messages ("patch: Invalid value: \"{...}\"") carry their timestamps.
     out = out.replace(TIME_IN_TEXT, (t) => (this.isNow(t) ? timeShape(t) : t));
     for (const [name, sym] of this.generated) out = out.split(name).join(sym);
@@ -110,12 +114,31 @@ export interface View {
   readonly body: unknown;
 }
 
-/** Normalizes one response. `ctx` accumulates symbols across the scenario's steps. */
-export function normalizeResponse(res: RawResponse, ctx: NormalizeContext): View {
+/**
+ * Headers whose value varies legitimately, kept in shape only: the process start time, the
+ * OpenAPI documents' build time, and
+ * content hashes (ETags of discovery and OpenAPI documents, which hash the served kinds: kube
+ * serves more, see served.ts).
+ */
+function maskHeader(name: string, value: string, ctx: NormalizeContext): string {
+  if (name === 'process-start-time-unix' && /^\d+$/.test(value)) return '<epoch-seconds>';
+  // When a document was built (OpenAPI Last-Modified): the server's start, not an API property.
+  if (name === 'last-modified' && ctx.isNow(value)) return '<http-date>';
+  if (name === 'etag' && /^"[0-9A-F]{128}"$/.test(value)) return '"<sha512>"';
+  return value;
+}
+
+/**
+ * Normalizes one response. `ctx` accumulates symbols across the scenario's steps; `collection`
+ * says whether the request addressed a collection (a Table of a list carries the list's global
+ * resourceVersion, a Table of one object that object's).
+ */
+export function normalizeResponse(res: RawResponse, ctx: NormalizeContext, collection = false): View {
+  ctx.collectionRequest = collection;
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(res.headers)) {
     if (IGNORED_HEADERS.has(name)) continue;
-    headers[name] = values.map((v) => ctx.text(v)).join(' | ');
+    headers[name] = values.map((v) => maskHeader(name, ctx.text(v), ctx)).join(' | ');
   }
   if (res.error && res.status === 0) return { status: 0, headers, kind: 'error', body: res.error };
   const fullCt = (res.headers['content-type']?.[0] ?? '').replace(/\s+/g, '').toLowerCase();
@@ -162,6 +185,15 @@ function maskProtobufListRv(decoded: unknown): unknown {
   if (typeof kind !== 'string' || !kind.endsWith('List') || !listMeta || typeof listMeta !== 'object') return decoded;
   const lm = listMeta as Record<string, unknown>;
   if (typeof lm['2'] === 'string' && lm['2'] !== '') lm['2'] = '<rv>';
+  // Items (field 2; one item decodes as a value, several as an array) without the controller
+  // manager's objects, as for JSON lists.
+  const list = env!['2'] as Record<string, unknown>;
+  const items = list['2'];
+  if (items !== undefined) {
+    const kept = (Array.isArray(items) ? items : [items]).filter((it) => !isControllerObjectProtobuf(kind.slice(0, -4), it));
+    if (kept.length === 0) delete list['2'];
+    else list['2'] = kept.length === 1 ? kept[0] : kept;
+  }
   return decoded;
 }
 
@@ -231,6 +263,7 @@ function registerGenerated(v: unknown, ctx: NormalizeContext, kindHint = ''): vo
     return;
   }
   const o = v as Record<string, unknown>;
+  registerRefusedGeneratedName(o, ctx);
   const md = o.metadata as Record<string, unknown> | undefined;
   if (md && typeof md === 'object') {
     if (typeof md.generateName === 'string' && typeof md.name === 'string' && md.name.startsWith(md.generateName) && md.name !== md.generateName) {
@@ -251,6 +284,23 @@ function registerGenerated(v: unknown, ctx: NormalizeContext, kindHint = ''): vo
   }
 }
 
+/**
+ * A create refused for an invalid generateName still names the object with the random suffix
+ * (`ConfigMap "Gen_k9wlg" is invalid: metadata.generateName: Invalid value: "Gen_"`): the Status
+ * is the only place that name appears, so it is learnt from there.
+ */
+function registerRefusedGeneratedName(o: Record<string, unknown>, ctx: NormalizeContext): void {
+  if (o.kind !== 'Status') return;
+  const details = o.details as { name?: unknown; causes?: Array<{ field?: unknown; message?: unknown }> } | undefined;
+  const name = details?.name;
+  if (typeof name !== 'string') return;
+  for (const c of details?.causes ?? []) {
+    if (c.field !== 'metadata.generateName' || typeof c.message !== 'string') continue;
+    const prefix = /^Invalid value: "([^"]*)"/.exec(c.message)?.[1];
+    if (prefix && name.startsWith(prefix) && name.length > prefix.length) ctx.generatedName(prefix, name);
+  }
+}
+
 function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unknown {
   if (Array.isArray(v)) {
     return v.map((x, i) => walk(x, ctx, [...path, String(i)]));
@@ -263,12 +313,15 @@ function walk(v: unknown, ctx: NormalizeContext, path: readonly string[]): unkno
     for (const [k, x] of Object.entries(o)) {
       if (k === 'metadata' && x && typeof x === 'object' && (isList || o.kind === 'Table')) {
         // A Table of one object carries that object's resourceVersion; a Table of a list the list's.
-        out[k] = walkListMeta(x as Record<string, unknown>, ctx, [...path, k], o.kind === 'Table');
+        out[k] = walkListMeta(x as Record<string, unknown>, ctx, [...path, k], o.kind === 'Table' && !ctx.collectionRequest);
       } else if (k === 'items' && Array.isArray(x) && typeof o.kind === 'string' && o.kind.endsWith('List')) {
         // List items carry no kind of their own; the list's kind names it.
         const kind = o.kind.slice(0, -4);
         const kept = x.filter((item) => !isControllerObject({ kind, ...(item as object) }));
         out[k] = walkField(k, kept, ctx, [...path, k]);
+      } else if (k === 'rows' && Array.isArray(x) && o.kind === 'Table') {
+        // Table rows of kube-controller-manager's objects, as for list items.
+        out[k] = walkField(k, x.filter((r) => !isControllerObject((r as { object?: unknown } | null)?.object)), ctx, [...path, k]);
       } else if (k === 'goVersion' && typeof x === 'string' && typeof o.gitVersion === 'string') {
         // /version: the reference is built locally with another Go release than the official build.
         out[k] = x.startsWith('go') ? '<go>' : x;

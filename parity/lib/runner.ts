@@ -46,8 +46,9 @@ export async function runScenario(sc: Scenario, kube: Endpoint, ours: Endpoint):
   try {
     for (const [index, step] of sc.steps.entries()) {
       const [rk, ro] = await Promise.all(sides.map((s) => execute(step, s)));
-      const vk = normalizeResponse(rk!, sides[0].ctx);
-      const vo = normalizeResponse(ro!, sides[1].ctx);
+      const collection = isCollectionPath(substitute(step.path, sides[0].vars) as string);
+      const vk = normalizeResponse(rk!, sides[0].ctx, collection);
+      const vo = normalizeResponse(ro!, sides[1].ctx, collection);
       if (!step.compare) continue;
       results.push({
         file: basename(sc.file, '.yaml'),
@@ -67,6 +68,20 @@ export async function runScenario(sc: Scenario, kube: Endpoint, ours: Endpoint):
     })));
   }
   return results;
+}
+
+const SUBRESOURCES = new Set(['status', 'finalize', 'token', 'scale']);
+
+/**
+ * Does a resource path address a collection (`.../configmaps`, `/api/v1/namespaces`) rather than
+ * one object (`.../configmaps/a`, `.../namespaces/a/status`)?
+ */
+export function isCollectionPath(path: string): boolean {
+  const segs = path.split('?')[0]!.split('/').filter((x) => x !== '');
+  const rest = segs[0] === 'api' ? segs.slice(2) : segs[0] === 'apis' ? segs.slice(3) : [];
+  if (rest.length === 0 || SUBRESOURCES.has(rest[rest.length - 1]!)) return false;
+  const below = rest[0] === 'namespaces' && rest.length >= 3 ? rest.slice(2) : rest;
+  return below.length === 1;
 }
 
 /** Sends one step to one server (repeating it while polling), then records what it saves. */

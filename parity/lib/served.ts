@@ -18,11 +18,35 @@ const CONTROLLER_OBJECTS: ReadonlyArray<{ kind: string; name: string }> = [
   { kind: 'ServiceAccount', name: 'default' },
 ];
 
-/** Is this one of the objects kube-controller-manager adds to every namespace? */
+const CONTROLLER_MANAGER = 'kube-controller-manager';
+
+/**
+ * Is this one of the objects kube-controller-manager adds to every namespace? As a
+ * PartialObjectMetadata (metadata lists, Table rows) the kind is gone: the name and the
+ * controller manager's managedFields entry identify it instead.
+ */
 export function isControllerObject(o: unknown): boolean {
   if (!o || typeof o !== 'object') return false;
-  const obj = o as { kind?: unknown; metadata?: { name?: unknown } };
+  const obj = o as { kind?: unknown; metadata?: { name?: unknown; managedFields?: Array<{ manager?: unknown }> } };
+  if (obj.kind === 'PartialObjectMetadata') {
+    const byController = obj.metadata?.managedFields?.some((m) => m.manager === CONTROLLER_MANAGER) ?? false;
+    return byController && CONTROLLER_OBJECTS.some((c) => c.name === obj.metadata?.name);
+  }
   return CONTROLLER_OBJECTS.some((c) => c.kind === obj.kind && c.name === obj.metadata?.name);
+}
+
+/**
+ * The same test on a protobuf list item decoded schema-less (ObjectMeta is field 1: name is its
+ * field 1, managedFields its field 17 with the manager in field 1).
+ */
+export function isControllerObjectProtobuf(itemKind: string, item: unknown): boolean {
+  const meta = (item as Record<string, unknown> | null)?.['1'] as Record<string, unknown> | undefined;
+  if (!meta || typeof meta !== 'object') return false;
+  const name = meta['1'];
+  const mf = meta['17'];
+  const managers = (Array.isArray(mf) ? mf : mf ? [mf] : []).map((m) => (m as Record<string, unknown>)['1']);
+  if (itemKind === 'PartialObjectMetadata') return managers.includes(CONTROLLER_MANAGER) && CONTROLLER_OBJECTS.some((c) => c.name === name);
+  return CONTROLLER_OBJECTS.some((c) => c.kind === itemKind && c.name === name);
 }
 
 /** Restricts discovery documents (legacy and aggregated) to the served groups and resources. */

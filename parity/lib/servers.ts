@@ -16,6 +16,7 @@ export interface RunningEndpoint {
 }
 
 const parityDir = resolve(import.meta.dirname, '..');
+const PARITY_CONTROLLERS = 'namespace-controller,garbage-collector-controller,clusterrole-aggregation-controller';
 const repoDir = resolve(parityDir, '..');
 
 /** Finds a free loopback port (there is a small race until the server binds it; fine on a test box). */
@@ -48,7 +49,12 @@ async function waitReady(ep: Endpoint, timeoutMs: number, alive: () => boolean):
  * one already running there: reference.sh start is idempotent.
  */
 export async function startReference(dir: string, opts: { keep: boolean }): Promise<RunningEndpoint> {
-  execFileSync(join(parityDir, 'reference.sh'), ['start', '--dir', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // Only the controllers kube-gateway implements itself (namespace deletion, garbage collection,
+  // ClusterRole aggregation):
+  // the serviceaccount and root-ca publisher controllers add objects (`default`, kube-root-ca.crt) to
+  // every namespace that kube-gateway, which runs no kube-controller-manager, never has. A reused
+  // reference keeps the controllers it was started with (served.ts then drops those objects).
+  execFileSync(join(parityDir, 'reference.sh'), ['start', '--dir', dir, '--controllers', PARITY_CONTROLLERS], { stdio: ['ignore', 'ignore', 'inherit'] });
   const env = readFileSync(join(dir, 'env'), 'utf8');
   const url = /REF_URL=(\S+)/.exec(env)?.[1];
   if (!url) throw new Error(`no REF_URL in ${dir}/env`);

@@ -23,6 +23,12 @@ export function celAuthorizerFor(authz: Authorizer, user: RequestUser): CelAutho
         namespace: r?.namespace ?? '',
         name: r?.name ?? '',
       });
+      // Expressions evaluate synchronously; an authorizer that answers later (the webhook mode) cannot
+      // be waited for here, and its check counts as failed, with the reason saying so.
+      if (d instanceof Promise) {
+        d.catch(() => undefined);
+        return { decision: 'noOpinion', reason: '', error: 'the authorizer answers asynchronously; not available to expressions' };
+      }
       return { decision: d.decision, reason: d.reason };
     },
     forServiceAccount(namespace, name) {

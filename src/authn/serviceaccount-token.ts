@@ -11,6 +11,9 @@ import { CREDENTIAL_ID_KEY, type AuthnOutcome, type TokenAuthenticator, type Use
 
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+/** How long, and for how many tokens, a verified signature is remembered. */
+const VERIFIED_CACHE_MS = 10_000;
+const MAX_VERIFIED = 4096;
 /** kube's leeway for exp/nbf/iat (go-jose's DefaultLeeway). */
 const LEEWAY_SECONDS = 60;
 
@@ -103,38 +106,50 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountAuthe
   const keys = opts.keys.map((key) => ({ kid: keyIdOf(key), key }));
   const issuers = new Set(opts.issuers);
   const now = opts.now ?? Date.now;
+  // Tokens whose signature verified lately: the signature check (the costly part) is skipped
+  // for them; every other check, the lookup included, runs on each request.
+  const verified = new Map<string, { readonly claims: Readonly<Record<string, unknown>>; readonly until: number }>();
   return {
     name: 'service-account',
     async authenticateToken(token, context) {
-      const jws = parseJws(token);
-      if (!jws) return { kind: 'no-credentials' };
-      const iss = jws.claims.iss;
-      if (typeof iss !== 'string' || !issuers.has(iss)) return { kind: 'no-credentials' };
       const reject = (reason: string): AuthnOutcome => ({ kind: 'rejected', reason });
-      if (!verifyJws(jws, keys)) return reject('square/go-jose: error in cryptographic primitive');
+      let claims: Readonly<Record<string, unknown>>;
+      const hit = verified.get(token);
+      if (hit && hit.until > now()) {
+        claims = hit.claims;
+      } else {
+        const jws = parseJws(token);
+        if (!jws) return { kind: 'no-credentials' };
+        const iss = jws.claims.iss;
+        if (typeof iss !== 'string' || !issuers.has(iss)) return { kind: 'no-credentials' };
+        if (!verifyJws(jws, keys)) return reject('square/go-jose: error in cryptographic primitive');
+        claims = jws.claims;
+        if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
+        verified.set(token, { claims, until: now() + VERIFIED_CACHE_MS });
+      }
 
       const wanted = context?.audiences && context.audiences.length > 0 ? context.audiences : opts.audiences;
-      const tokenAudiences = audiencesOf(jws.claims.aud);
+      const tokenAudiences = audiencesOf(claims.aud);
       const matched = wanted.filter((a) => tokenAudiences.includes(a));
       if (matched.length === 0) return reject(`token audiences ${goQuoteList(tokenAudiences)} is invalid for the target audiences ${goQuoteList(wanted)}`);
 
       const t = now() / 1000;
-      const exp = numericClaim(jws.claims.exp);
-      const nbf = numericClaim(jws.claims.nbf);
-      const iat = numericClaim(jws.claims.iat);
+      const exp = numericClaim(claims.exp);
+      const nbf = numericClaim(claims.nbf);
+      const iat = numericClaim(claims.iat);
       if (exp === undefined) return reject('service account token has no expiration');
       if (t > exp + LEEWAY_SECONDS) return reject('service account token has expired');
       if (nbf !== undefined && t < nbf - LEEWAY_SECONDS) return reject('service account token is not valid yet');
       if (iat !== undefined && t < iat - LEEWAY_SECONDS) return reject('service account token is issued in the future');
 
-      const k8s = asRecord(jws.claims['kubernetes.io']);
+      const k8s = asRecord(claims['kubernetes.io']);
       const namespace = k8s?.namespace;
       const sa = asRecord(k8s?.serviceaccount);
       if (!k8s || typeof namespace !== 'string' || namespace === '' || typeof sa?.name !== 'string' || typeof sa.uid !== 'string') {
         return reject('service account token claims could not be validated');
       }
       const sub = `${SERVICE_ACCOUNT_USER_PREFIX}${namespace}:${sa.name}`;
-      if (jws.claims.sub !== sub) return reject('service account token claims could not be validated');
+      if (claims.sub !== sub) return reject('service account token claims could not be validated');
       const secret = asRecord(k8s.secret);
 
       if (opts.getter) {
@@ -147,7 +162,7 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountAuthe
         }
       }
 
-      const jti = jws.claims.jti;
+      const jti = claims.jti;
       const user: UserInfo = {
         username: sub,
         uid: sa.uid,

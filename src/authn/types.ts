@@ -31,6 +31,8 @@ export interface AuthRequest {
   readonly peerCertificate?: PeerCertificateInfo | null;
   /** `socket.authorized`: the TLS layer verified the peer chain. Used only when `raw` is missing. */
   readonly peerAuthorized: boolean;
+  /** The request path without the query (anonymous access may be limited to some paths). */
+  readonly path?: string;
 }
 
 /** One step's answer: a user, "not my kind of credential", or a credential of its kind that is bad. */

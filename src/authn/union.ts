@@ -27,8 +27,8 @@ export interface AuthenticatorOptions {
   readonly clientCa?: readonly string[];
   /** Path of a static token CSV file, read once now; a bad file throws. */
   readonly tokenFile?: string;
-  /** Treat requests without credentials as system:anonymous. */
-  readonly anonymous: boolean;
+  /** Treat requests without credentials as system:anonymous: always, or only on these paths (the authentication configuration's conditions). */
+  readonly anonymous: boolean | { readonly paths: readonly string[] };
   /** Further token steps (service accounts, webhooks), tried after the token file. */
   readonly tokenAuthenticators?: readonly TokenAuthenticator[];
   /** Receives non-fatal findings such as duplicate tokens. */
@@ -60,7 +60,8 @@ export function createAuthenticator(opts: AuthenticatorOptions): ServerAuthentic
 }
 
 /** Composes request steps in the given order into the gate (see the file comment for the rules). */
-export function composeAuthenticators(steps: readonly RequestAuthenticator[], opts: { readonly anonymous: boolean }): Authenticator {
+export function composeAuthenticators(steps: readonly RequestAuthenticator[], opts: { readonly anonymous: AuthenticatorOptions['anonymous'] }): Authenticator {
+  const anonymousPaths = typeof opts.anonymous === 'object' ? new Set(opts.anonymous.paths) : undefined;
   return {
     async authenticate(req: AuthRequest): Promise<AuthResult> {
       const reasons: string[] = [];
@@ -70,7 +71,7 @@ export function composeAuthenticators(steps: readonly RequestAuthenticator[], op
         if (outcome.kind === 'rejected') reasons.push(`${step.name}: ${outcome.reason}`);
       }
       if (reasons.length > 0) return { ok: false, error: errors.unauthorized(), reason: reasons.join('; ') };
-      if (opts.anonymous) return { ok: true, user: anonymousUser };
+      if (anonymousPaths ? req.path !== undefined && anonymousPaths.has(req.path) : opts.anonymous) return { ok: true, user: anonymousUser };
       return { ok: false, error: errors.unauthorized(), reason: 'no credentials and anonymous access is disabled' };
     },
   };

@@ -16,6 +16,7 @@ export const ACCESS_REVIEW_KINDS: Readonly<Record<string, string>> = {
   subjectaccessreviews: 'SubjectAccessReview',
   localsubjectaccessreviews: 'LocalSubjectAccessReview',
   selfsubjectaccessreviews: 'SelfSubjectAccessReview',
+  selfsubjectrulesreviews: 'SelfSubjectRulesReview',
 };
 
 type Obj = Record<string, unknown>;
@@ -23,10 +24,11 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 
 /** Answers one review; `namespace` is the path's (LocalSubjectAccessReview). Throws ApiError for bad input. */
-export function answerAccessReview(resource: string, body: unknown, caller: RequestUser, namespace: string, authorizer: Authorizer): Obj {
+export async function answerAccessReview(resource: string, body: unknown, caller: RequestUser, namespace: string, authorizer: Authorizer): Promise<Obj> {
   const kind = ACCESS_REVIEW_KINDS[resource]!;
   const review = obj(body) ?? {};
   const spec = obj(review.spec) ?? {};
+  if (kind === 'SelfSubjectRulesReview') return answerRulesReview(spec, caller, authorizer);
   const ra = obj(spec.resourceAttributes);
   const nra = obj(spec.nonResourceAttributes);
   const errs: FieldError[] = [];
@@ -63,18 +65,44 @@ export function answerAccessReview(resource: string, body: unknown, caller: Requ
         name: str(ra.name),
       }
     : { user, verb: str(nra!.verb), isResourceRequest: false, path: str(nra!.path), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
-  const d = authorizer.authorize(attrs);
+  const d = await authorizer.authorize(attrs);
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status.denied = true;
   if (d.reason !== '') status.reason = d.reason;
+  if (d.error !== undefined) status.evaluationError = d.error;
   const metadata = { ...(obj(review.metadata) ?? {}), creationTimestamp: null };
   return { kind, apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata, spec, status };
+}
+
+/**
+ * SelfSubjectRulesReview, as kube's registry answers it: a new object (the request's metadata and
+ * spec are not echoed) with the chain's rules for the caller in `spec.namespace`.
+ */
+function answerRulesReview(spec: Obj, caller: RequestUser, authorizer: Authorizer): Obj {
+  const namespace = str(spec.namespace);
+  if (namespace === '') throw errors.badRequest('no namespace on request');
+  const r = authorizer.rulesFor?.(caller, namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: false };
+  const status: Obj = {
+    resourceRules: r.resourceRules.map((x) => withoutEmpty({ verbs: x.verbs, apiGroups: x.apiGroups, resources: x.resources, resourceNames: x.resourceNames })),
+    nonResourceRules: r.nonResourceRules.map((x) => withoutEmpty({ verbs: x.verbs, nonResourceURLs: x.nonResourceURLs })),
+    incomplete: r.incomplete,
+  };
+  if (r.error !== undefined) status.evaluationError = r.error;
+  return { kind: 'SelfSubjectRulesReview', apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata: { creationTimestamp: null }, spec: {}, status };
+}
+
+/** Go's omitempty on the optional lists; `verbs` is always written (null when empty). */
+function withoutEmpty(rule: Record<string, readonly string[] | undefined>): Obj {
+  const out: Obj = { verbs: rule.verbs && rule.verbs.length > 0 ? rule.verbs : null };
+  for (const [k, v] of Object.entries(rule)) if (k !== 'verbs' && v && v.length > 0) out[k] = v;
+  return out;
 }
 
 /** How discovery lists them: create-only, as kube-apiserver v1.32.4's /apis/authorization.k8s.io/v1. */
 export const ACCESS_REVIEW_RESOURCES: readonly VirtualResource[] = [
   { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', singular: 'localsubjectaccessreview', namespaced: true, verbs: ['create'] },
   { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', singular: 'selfsubjectaccessreview', namespaced: false, verbs: ['create'] },
+  { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', singular: 'selfsubjectrulesreview', namespaced: false, verbs: ['create'] },
   { group: AUTHORIZATION_GROUP, version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', singular: 'subjectaccessreview', namespaced: false, verbs: ['create'] },
 ];
 

@@ -4,8 +4,11 @@
  * or denies decides; when all have no opinion the request is denied. Group `system:masters` is
  * allowed before any mode is asked (kube's privileged-group authorizer sits in front of the chain).
  *
- * Decisions are synchronous: every compiled-in mode decides from memory, and the expression
- * language's authorizer library (src/cel) needs a synchronous answer.
+ * Decisions are synchronous where they can be: RBAC, ABAC and the testing modes decide from
+ * memory and return a Decision; a mode that must call out (Webhook, on a cache miss) returns a
+ * Promise. The chain stays synchronous until the first mode that answers with a promise, so an
+ * RBAC-only gate allocates no promise; `authorizeSync` is for callers that cannot wait (the
+ * expression language's authorizer library), where a mode that would need I/O counts as an error.
  */
 import type { RequestInfo } from '../server/request-info.ts';
 import type { RequestUser } from '../server/user.ts';
@@ -26,6 +29,9 @@ export interface Attributes {
   readonly subresource: string;
   readonly namespace: string;
   readonly name: string;
+  /** The raw selectors of a list, watch or deletecollection (parsed only by a mode that sends them: Webhook). */
+  readonly fieldSelector?: string;
+  readonly labelSelector?: string;
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'noOpinion';
@@ -34,10 +40,49 @@ export interface Decision {
   readonly decision: DecisionKind;
   /** Why: kube appends it to a denial's message and returns it in access reviews. */
   readonly reason: string;
+  /**
+   * An evaluation error (a webhook that could not be asked). kube's gate answers a request that
+   * was not allowed and carries one with a 500, not a 403; access reviews report it.
+   */
+  readonly error?: string;
 }
 
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface Authorizer {
-  authorize(attrs: Attributes): Decision;
+  authorize(attrs: Attributes): MaybePromise<Decision>;
+  /** kube's RuleResolver (SelfSubjectRulesReview): what the user may do in `namespace`, as far as this mode can tell. */
+  rulesFor?(user: RequestUser, namespace: string): RulesResult;
+}
+
+/** authorization.k8s.io/v1 ResourceRule. */
+export interface ResourceRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+
+/** authorization.k8s.io/v1 NonResourceRule. */
+export interface NonResourceRule {
+  readonly verbs: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+}
+
+export interface RulesResult {
+  readonly resourceRules: readonly ResourceRule[];
+  readonly nonResourceRules: readonly NonResourceRule[];
+  /** True when the mode cannot list everything it would allow (a webhook). */
+  readonly incomplete: boolean;
+  /** An evaluation problem; the rules found are still returned. */
+  readonly error?: string;
+}
+
+const NO_RULES: RulesResult = Object.freeze({ resourceRules: [], nonResourceRules: [], incomplete: false });
+
+/** A promise is recognised by its then (every async mode returns a native Promise). */
+export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown }).then === 'function';
 }
 
 export const SYSTEM_MASTERS = 'system:masters';
@@ -60,7 +105,15 @@ export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSe
     subresource: info.subresource,
     namespace: info.namespace,
     name: info.name === '' && (info.verb === 'list' || info.verb === 'watch') ? selectedName(query) : info.name,
+    ...(query && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection') ? selectorsOf(query) : undefined),
   };
+}
+
+function selectorsOf(query: URLSearchParams): { fieldSelector?: string; labelSelector?: string } | undefined {
+  const fieldSelector = query.get('fieldSelector');
+  const labelSelector = query.get('labelSelector');
+  if (!fieldSelector && !labelSelector) return undefined;
+  return { ...(fieldSelector ? { fieldSelector } : {}), ...(labelSelector ? { labelSelector } : {}) };
 }
 
 /** The name a field selector requires exactly, when it is a valid path segment (else ''). */
@@ -87,13 +140,16 @@ function nonResourceAttributes(user: RequestUser, verb: string, path: string): A
 const noOpinion = (reason = ''): Decision => ({ decision: 'noOpinion', reason });
 
 /** Allows every request (AlwaysAllow mode; testing only). */
-export const alwaysAllow: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }) };
+export const alwaysAllow: Authorizer = {
+  authorize: () => ({ decision: 'allow', reason: '' }),
+  rulesFor: () => ({ resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false }),
+};
 
 /**
  * AlwaysDeny mode (testing only). As kube's alwaysDenyAuthorizer it answers no opinion, not deny,
  * with the reason "Everything is forbidden.": a later mode in the list may still allow.
  */
-export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
+export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }), rulesFor: () => NO_RULES };
 
 /**
  * The chain: `system:masters` first, then each authorizer in order. Reasons of authorizers that
@@ -102,16 +158,83 @@ export const alwaysDeny: Authorizer = { authorize: () => ({ decision: 'noOpinion
 export class AuthorizerChain implements Authorizer {
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
-  authorize(attrs: Attributes): Decision {
-    if (attrs.user.groups.includes(SYSTEM_MASTERS)) return { decision: 'allow', reason: '' };
-    const reasons: string[] = [];
-    for (const a of this.authorizers) {
-      const d = a.authorize(attrs);
+  authorize(attrs: Attributes): MaybePromise<Decision> {
+    if (attrs.user.groups.includes(SYSTEM_MASTERS)) return ALLOW_MASTERS;
+    let acc: Accumulated | undefined;
+    for (let i = 0; i < this.authorizers.length; i++) {
+      const d = this.authorizers[i]!.authorize(attrs);
+      // The first mode that must wait turns the rest of the walk asynchronous.
+      if (isPromise(d)) return this.continueAsync(attrs, i, d, acc ?? { reasons: [], errors: [] });
       if (d.decision !== 'noOpinion') return d;
-      if (d.reason !== '') reasons.push(d.reason);
+      if (d.reason !== '' || d.error !== undefined) acc = accumulate(acc ?? { reasons: [], errors: [] }, d);
     }
-    return noOpinion(reasons.join('\n'));
+    return acc === undefined ? NO_OPINION : finalNoOpinion(acc);
   }
+
+  private async continueAsync(attrs: Attributes, from: number, pending: Promise<Decision>, acc: Accumulated): Promise<Decision> {
+    let d = await pending;
+    for (let i = from; ; ) {
+      if (d.decision !== 'noOpinion') return d;
+      accumulate(acc, d);
+      if (++i >= this.authorizers.length) break;
+      d = await this.authorizers[i]!.authorize(attrs);
+    }
+    return finalNoOpinion(acc);
+  }
+
+  /**
+   * kube's union rule resolver: every mode's rules together, incomplete when any is, errors
+   * aggregated. (system:masters is not a mode here, as in kube: its rules come from its bindings.)
+   */
+  rulesFor(user: RequestUser, namespace: string): RulesResult {
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    const errs: string[] = [];
+    let incomplete = false;
+    for (const a of this.authorizers) {
+      const r = a.rulesFor?.(user, namespace);
+      if (!r) continue;
+      resourceRules.push(...r.resourceRules);
+      nonResourceRules.push(...r.nonResourceRules);
+      incomplete ||= r.incomplete;
+      if (r.error !== undefined) errs.push(r.error);
+    }
+    const error = errs.length === 0 ? undefined : errs.length === 1 ? errs[0]! : `[${[...new Set(errs)].join(', ')}]`;
+    return { resourceRules, nonResourceRules, incomplete, ...(error !== undefined ? { error } : {}) };
+  }
+}
+
+interface Accumulated {
+  readonly reasons: string[];
+  readonly errors: string[];
+}
+
+function accumulate(acc: Accumulated, d: Decision): Accumulated {
+  if (d.reason !== '') acc.reasons.push(d.reason);
+  if (d.error !== undefined) acc.errors.push(d.error);
+  return acc;
+}
+
+/** kube's union: reasons joined by newline, errors as one aggregate. */
+function finalNoOpinion(acc: Accumulated): Decision {
+  const reason = acc.reasons.join('\n');
+  if (acc.errors.length === 0) return noOpinion(reason);
+  const error = acc.errors.length === 1 ? acc.errors[0]! : `[${[...new Set(acc.errors)].join(', ')}]`;
+  return { decision: 'noOpinion', reason, error };
+}
+
+const ALLOW_MASTERS: Decision = Object.freeze({ decision: 'allow', reason: '' });
+const NO_OPINION: Decision = Object.freeze({ decision: 'noOpinion', reason: '' });
+
+/**
+ * A decision now, for callers that cannot wait: a mode that would have to call out is reported
+ * as an error (the caller treats it as not allowed), as kube's CEL library treats a failed check.
+ */
+export function authorizeSync(authorizer: Authorizer, attrs: Attributes): Decision | { error: string } {
+  const d = authorizer.authorize(attrs);
+  if (!isPromise(d)) return d;
+  d.catch(() => undefined); // the answer arrives later and is only cached
+  return { error: 'the authorizer needs a remote call that cannot be made synchronously' };
 }
 
 /**

@@ -30,7 +30,7 @@ export function canonicalValue(v: unknown): Tagged {
   if (typeof v === 'string') return { t: 'string', v };
   if (v instanceof UnsignedInt) return { t: 'uint', v: v.value.toString() };
   if (v instanceof Uint8Array) return { t: 'bytes', v: Buffer.from(v).toString('base64') };
-  if (v instanceof Date) return { t: 'timestamp', v: formatTimestamp(v) };
+  if (v instanceof Date) return { t: 'timestamp', v: formatTimestamp(v, true) };
   if (v instanceof Duration) return { t: 'duration', v: durationNanos(v).toString() };
   if (v instanceof Optional) return v.hasValue() ? { t: 'optional', v: canonicalValue(v.value()) } : { t: 'optional' };
   if (Array.isArray(v)) return { t: 'list', v: v.map(canonicalValue) };

@@ -3,7 +3,7 @@
 // transformMap, transformMapEntry) and the optional library's optMap/optFlatMap.
 // Each macro keeps its sub-expressions in `args` so cost instrumentation reaches them.
 import { Optional, type Environment } from '@marcbachmann/cel-js';
-import { charge, LIST_CREATE_BASE_COST } from './cost.ts';
+import { charge, CostLimitExceeded, LIST_CREATE_BASE_COST } from './cost.ts';
 
 // The engine's checker, evaluator, context and type objects, as far as these macros use them.
 interface CelType {
@@ -145,46 +145,88 @@ function evaluateTwoVar(ev: Evaluator, m: TwoVarMacro, ctx: Ctx): unknown {
       return !decisive;
     }
     case 'existsOne': {
+      // An error is cel-go's accumulator from then on: later elements are still evaluated and
+      // charged, and the first error is the result.
       let count = 0;
+      let error: unknown;
       for (const [k, v] of pairs) {
-        if (asBool(ev.run(body, bind(k, v)))) {
-          count++;
-          charge(2);
+        try {
+          if (!asBool(ev.run(body, bind(k, v)))) continue;
+        } catch (e) {
+          error ??= rethrowCostLimit(e);
+          continue;
         }
+        count++;
+        charge(2);
       }
       charge(2);
+      if (error !== undefined) throw error;
       return count === 1;
     }
     case 'transformList': {
       const out: unknown[] = [];
+      let error: unknown;
       for (const [k, v] of pairs) {
         const c = bind(k, v);
-        if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
-        out.push(ev.run(body, c));
+        try {
+          if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
+        } catch (e) {
+          error ??= rethrowCostLimit(e);
+          continue;
+        }
+        try {
+          out.push(ev.run(body, c));
+        } catch (e) {
+          error ??= rethrowCostLimit(e);
+        }
         charge(2 + (body.op === 'value' ? 0 : LIST_CREATE_BASE_COST));
       }
       charge(1);
+      if (error !== undefined) throw error;
       return out;
     }
     default: {
       const out = new Map<unknown, unknown>();
+      let error: unknown;
       for (const [k, v] of pairs) {
         const c = bind(k, v);
-        if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
-        const r = ev.run(body, c);
+        try {
+          if (m.hasFilter && !asBool(ev.run(rest[0], c))) continue;
+        } catch (e) {
+          error ??= rethrowCostLimit(e);
+          continue;
+        }
+        let r: unknown;
+        try {
+          r = ev.run(body, c);
+        } catch (e) {
+          error ??= rethrowCostLimit(e);
+        }
         charge(m.kind === 'transformMap' ? 3 : 2);
+        if (error !== undefined) continue;
         if (m.kind === 'transformMap') out.set(k, r);
         else {
-          for (const [k2, v2] of entriesOf(r)) {
-            if (out.has(k2)) fail(`insert failed: key ${String(k2)} already exists`);
-            out.set(k2, v2);
+          try {
+            for (const [k2, v2] of entriesOf(r)) {
+              if (out.has(k2)) fail(`insert failed: key ${String(k2)} already exists`);
+              out.set(k2, v2);
+            }
+          } catch (e) {
+            error = e;
           }
         }
       }
       charge(1);
+      if (error !== undefined) throw error;
       return out;
     }
   }
+}
+
+/** Returns a non-budget error to be carried as the accumulator; the budget error ends evaluation. */
+function rethrowCostLimit(error: unknown): unknown {
+  if (error instanceof CostLimitExceeded) throw error;
+  return error;
 }
 
 function twoVarMacro(kind: Kind, hasFilter: boolean) {
@@ -223,13 +265,27 @@ function typeCheckOptMap(chk: Checker, m: OptMapMacro, ctx: Ctx): CelType {
   return chk.getType('optional<dyn>');
 }
 
+/**
+ * optMap/optFlatMap, charged as cel-go's expansion of them:
+ * `t.hasValue() ? optional.of(cel.bind(v, t.value(), body)) : optional.none()` (no optional.of for
+ * optFlatMap), in which the target `t` is evaluated a second time when it has a value.
+ */
 function evaluateOptMap(ev: Evaluator, m: OptMapMacro, ctx: Ctx): unknown {
   const [receiver, body] = m.args as [AstNode, AstNode];
   const opt = ev.run(receiver, ctx);
   if (!(opt instanceof Optional)) return fail('optMap receiver must be optional');
-  if (!opt.hasValue()) return Optional.none();
+  charge(1);
+  if (!opt.hasValue()) {
+    charge(1);
+    return Optional.none();
+  }
+  ev.run(receiver, ctx);
+  charge(1);
   const r = ev.run(body, ctx.forkWithVariable(m.name, m.valueType as CelType).setIterValue(opt.value(), ev));
-  if (!m.flat) return Optional.of(r);
+  if (!m.flat) {
+    charge(1);
+    return Optional.of(r);
+  }
   return r instanceof Optional ? r : fail('optFlatMap function must return optional');
 }
 

@@ -19,12 +19,12 @@ const CONVERSIONS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'stri
 const OPTIONAL_LITERAL_HELPERS: ReadonlySet<string> = new Set(['__optList__', '__optMap__']);
 
 /** How cel-go's comprehension expansion of each single-variable macro is charged beyond its own sub-expressions. */
-const MACRO_STEPS: Readonly<Record<string, { perStep: number; brokenCondition: number; result: number }>> = {
-  all: { perStep: 3, brokenCondition: 2, result: 1 },
-  exists: { perStep: 4, brokenCondition: 3, result: 1 },
-  exists_one: { perStep: 0, brokenCondition: 0, result: 2 },
-  map: { perStep: 0, brokenCondition: 0, result: 1 },
-  filter: { perStep: 0, brokenCondition: 0, result: 1 },
+const MACRO_STEPS: Readonly<Record<string, { perStep: number; brokenCondition: number; result: number; continuesAfterError: boolean }>> = {
+  all: { perStep: 3, brokenCondition: 2, result: 1, continuesAfterError: false },
+  exists: { perStep: 4, brokenCondition: 3, result: 1, continuesAfterError: false },
+  exists_one: { perStep: 0, brokenCondition: 0, result: 2, continuesAfterError: true },
+  map: { perStep: 0, brokenCondition: 0, result: 1, continuesAfterError: true },
+  filter: { perStep: 0, brokenCondition: 0, result: 1, continuesAfterError: true },
 };
 
 function isVariable(n: EngineNode): boolean {
@@ -51,7 +51,7 @@ interface Plan {
   readonly free: Set<EngineNode>;
   /** Qualifiers above an optional qualifier in the same chain. */
   readonly afterOptional: Set<EngineNode>;
-  /** The cost of each `!`/`-` node after cel-go's parser folds runs of them (see unaryRuns). */
+  /** The cost of each `!`/`-` node after cel-go's parser folds runs of them (see unaryRunCosts). */
   readonly unary: Map<EngineNode, number>;
 }
 
@@ -110,7 +110,7 @@ function plan(nodes: readonly EngineNode[]): Plan {
       x = (x.args as [EngineNode])[0];
     }
   }
-  unaryRuns(nodes, p);
+  for (const [n, c] of unaryRunCosts(nodes)) p.unary.set(n, c);
   typeNameChains(nodes, p);
   // Embedding reaches down a qualifier chain to its root.
   for (const top of [...p.embedded]) {
@@ -130,7 +130,8 @@ type Positioned = EngineNode & { readonly start?: number };
  * odd run; a single `-` before a number literal is part of the literal. Runs are recognised by
  * source positions, so `-(-1)` (parenthesised) stays two operations.
  */
-function unaryRuns(nodes: readonly EngineNode[], p: Plan): void {
+export function unaryRunCosts(nodes: readonly EngineNode[]): Map<EngineNode, number> {
+  const costs = new Map<EngineNode, number>();
   const inner = new Set<EngineNode>();
   for (const n of nodes as Positioned[]) {
     if (n.op !== '!_' && n.op !== '-_') continue;
@@ -148,9 +149,12 @@ function unaryRuns(nodes: readonly EngineNode[], p: Plan): void {
       x = x.args as Positioned;
     }
     const numeric = x.op === 'value' && (typeof x.args === 'bigint' || typeof x.args === 'number');
-    const cost = length % 2 === 0 || (numeric && length === 1) ? 0 : 1;
-    run.forEach((r, i) => p.unary.set(r, i === 0 ? cost : 0));
+    // A single minus written right before a number is part of the literal (not `-(1)`).
+    const literal = numeric && length === 1 && (x as Positioned).start === (n.start ?? -2) + 1;
+    const cost = length % 2 === 0 || literal ? 0 : 1;
+    run.forEach((r, i) => costs.set(r, i === 0 ? cost : 0));
   }
+  return costs;
 }
 
 /** Type names spelled as qualified identifiers (google.protobuf.Duration): constants to cel-go. */
@@ -205,21 +209,74 @@ function wrapHandle(node: EngineNode, wrap: (inner: Handle) => Handle): boolean 
   return true;
 }
 
-function chargeAround(node: EngineNode, cost: number): void {
-  if (cost === 0) return;
+/**
+ * Charges a node's cost after its operands, as cel-go's observer does (it sees a node when its
+ * value is known, also when that value is an error), so a budget is crossed at the same step.
+ */
+function chargeAround(node: EngineNode, cost: number, before = 0, then = 0): void {
+  if (cost === 0 && before === 0 && then === 0) return;
   const inner = currentEvaluate(node);
   node.evaluate = function charged(ev, ast, ctx) {
+    if (before !== 0) charge(before);
+    let r: unknown;
+    try {
+      r = inner.call(node, ev, ast, ctx);
+    } catch (error) {
+      if (!(error instanceof CostLimitExceeded)) {
+        charge(cost);
+        charge(then);
+      }
+      throw error;
+    }
     charge(cost);
-    return inner.call(node, ev, ast, ctx);
+    charge(then);
+    return r;
   };
 }
 
 /**
- * Charges a call node's cost from its argument values and result (also when the call fails). cel-go
- * charges a call even when an argument failed (the error is its argument value, of size 1), so a
- * failure before the call is reached is charged as such a call.
+ * Stands for an argument whose evaluation failed: cel-go passes the error value on to the call,
+ * whose cost functions size it as 1 (an error is not a Sizer).
  */
-function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[]): void {
+class FailedArgument {}
+const FAILED = new FailedArgument();
+
+/**
+ * After an argument failed, cel-go still evaluates the call's remaining arguments (an error is a
+ * value, not an exception) and then observes the call itself. Replays that: the arguments before
+ * the failed one (already evaluated and charged) are re-evaluated without charge (CEL is pure, so
+ * this gives the values they had), the ones after it are evaluated and charged, and the call is
+ * charged with the error standing in.
+ */
+function chargeAfterFailedArgument(name: string, receiverStyle: boolean, argNodes: readonly EngineNode[], ev: unknown, ctx: unknown): void {
+  const values: unknown[] = [];
+  let failed = false;
+  for (const arg of argNodes) {
+    const run = currentEvaluate(arg);
+    if (!failed) {
+      try {
+        values.push(withoutCharging(() => run.call(arg, ev, arg, ctx)));
+      } catch {
+        failed = true;
+        values.push(FAILED);
+      }
+      continue;
+    }
+    try {
+      values.push(run.call(arg, ev, arg, ctx));
+    } catch (error) {
+      if (error instanceof CostLimitExceeded) throw error;
+      values.push(FAILED);
+    }
+  }
+  charge(callCost(name, receiverStyle, values, FAILED));
+}
+
+/**
+ * Charges a call node's cost from its argument values and result (also when the call fails). cel-go
+ * charges a call even when an argument failed (see chargeAfterFailedArgument).
+ */
+function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, argsOf: (a: unknown[]) => unknown[], argNodes: readonly EngineNode[]): void {
   let reached = false;
   const ok = wrapHandle(node, (inner) => function costed(this: unknown, ...a: unknown[]) {
     reached = true;
@@ -244,7 +301,7 @@ function instrumentCall(node: EngineNode, name: string, receiverStyle: boolean, 
     try {
       return evaluate.call(node, ev, ast, ctx);
     } catch (error) {
-      if (!reached && !(error instanceof CostLimitExceeded)) charge(callCost(name, receiverStyle, [], undefined));
+      if (!reached && !(error instanceof CostLimitExceeded)) chargeAfterFailedArgument(name, receiverStyle, argNodes, ev, ctx);
       throw error;
     } finally {
       reached = outer;
@@ -293,7 +350,15 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
     const outer = count;
     count = 0;
     try {
-      const result = inner.call(this, items, ...rest);
+      let result: unknown;
+      try {
+        result = inner.call(this, items, ...rest);
+      } catch (error) {
+        if (error instanceof CostLimitExceeded) throw error;
+        if (step !== undefined && steps.continuesAfterError) finishAfterError(items, count, rest as [ComprehensionArgs, LoopEvaluator, unknown], step);
+        charge(steps.result);
+        throw error;
+      }
       const size = Array.isArray(items) ? items.length : items instanceof Map ? items.size : items !== null && typeof items === 'object' ? Object.keys(items).length : 0;
       if (count < size) charge(steps.brokenCondition, true);
       charge(steps.result);
@@ -302,6 +367,38 @@ function instrumentComprehension(macro: EngineNode, name: string): void {
       count = outer;
     }
   });
+}
+
+// The engine's comprehension arguments, evaluator and iteration context, as far as finishAfterError uses them.
+interface ComprehensionArgs {
+  readonly init: EngineNode;
+  readonly iterCtx: { reuse(ctx: unknown): LoopContext };
+}
+interface LoopContext {
+  accuValue: unknown;
+  setIterValue(v: unknown, ev: LoopEvaluator): LoopContext;
+}
+interface LoopEvaluator {
+  run(node: EngineNode, ctx: unknown): unknown;
+}
+
+/**
+ * In cel-go a failed step makes the error the accumulator, and map, filter and exists_one loop on
+ * (their condition is constant true): the remaining elements' steps are evaluated and charged. The
+ * engine stops at the first error, so the remaining steps are run here for their cost only, on a
+ * fresh accumulator; their values and errors are discarded (the first error is the result).
+ */
+function finishAfterError(items: unknown, done: number, [args, ev, ctx]: [ComprehensionArgs, LoopEvaluator, unknown], step: EngineNode): void {
+  const elements = Array.isArray(items) ? items : items instanceof Map ? [...items.keys()] : items !== null && typeof items === 'object' ? Object.keys(items) : [];
+  const loop = args.iterCtx.reuse(ctx);
+  loop.accuValue = withoutCharging(() => ev.run(args.init, loop));
+  for (let i = done; i < elements.length; i++) {
+    try {
+      ev.run(step, loop.setIterValue(elements[i], ev));
+    } catch (error) {
+      if (error instanceof CostLimitExceeded) throw error;
+    }
+  }
 }
 
 /** Wraps every node of a checked program so evaluation charges the active tracker as cel-go would. */
@@ -327,12 +424,13 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
     } else if (op === 'accuInc') {
       chargeAround(node, 2);
     } else if (op === 'accuPush') {
-      chargeAround(node, 2 + (p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST));
+      // cel-go's `accu + [item]`: the accumulator first, then the item, its list and the `+` call.
+      chargeAround(node, p.constant.has(node.args as EngineNode) ? 0 : LIST_CREATE_BASE_COST, 1, 1);
     } else if (op === '!_' || op === '-_') {
       chargeAround(node, p.unary.get(node) ?? 1);
     } else if (BINARY.has(op)) {
       if (p.setMembership.has(node)) continue;
-      instrumentCall(node, op, false, (a) => [a[0], a[1]]);
+      instrumentCall(node, op, false, (a) => [a[0], a[1]], node.args as EngineNode[]);
     } else if (op === 'call') {
       if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
         // has() on a select from something other than a variable: the relative attribute's step.
@@ -341,18 +439,18 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
         if (name === 'has' && sel !== undefined && SELECTS.has(sel.op) && !isAttribute(sel)) chargeAround(node, 1);
         continue;
       }
-      const [name] = node.args as [string];
-      instrumentCall(node, name, false, (a) => a[0] as unknown[]);
+      const [name, args] = node.args as [string, EngineNode[]];
+      instrumentCall(node, name, false, (a) => a[0] as unknown[], args);
     } else if (op === 'rcall') {
-      const [name, receiver] = node.args as [string, EngineNode];
+      const [name, receiver, args] = node.args as [string, EngineNode, EngineNode[]];
       if (node.meta.macro !== undefined || node.meta.alternate !== undefined) {
         instrumentComprehension(node, name);
         continue;
       }
       if (receiver.op === 'id' && NAMESPACES.has(receiver.args as string)) {
-        instrumentCall(node, `${receiver.args as string}.${name}`, false, (a) => (a[0] as unknown[]).slice(1));
+        instrumentCall(node, `${receiver.args as string}.${name}`, false, (a) => (a[0] as unknown[]).slice(1), args);
       } else {
-        instrumentCall(node, name, true, (a) => a[0] as unknown[]);
+        instrumentCall(node, name, true, (a) => a[0] as unknown[], [receiver, ...args]);
       }
     }
   }

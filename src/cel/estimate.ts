@@ -5,7 +5,8 @@
 // expansions; unlike the runtime, nothing is folded. Arithmetic saturates at 2^64-1 as Go's does.
 import type { CelType } from './schema-types.ts';
 import type { EngineNode } from './engine-ast.ts';
-import { TYPE_NAMES, NAMESPACES } from './cost-plan.ts';
+import { TYPE_NAMES, NAMESPACES, unaryRunCosts } from './cost-plan.ts';
+import { allNodes } from './engine-ast.ts';
 
 export interface CostEstimate {
   readonly kind: 'estimate';
@@ -181,9 +182,13 @@ const NO_TARGET: Est = { cost: ZERO, type: DYN };
 const MACRO_NAMES: ReadonlySet<string> = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
 class Coster {
+  /** The cost of each `!`/`-` after cel-go's parser folds runs of them, as the runtime charges. */
+  private unary = new Map<EngineNode, number>();
+
   constructor(private readonly roots: ReadonlyMap<string, CelType>) {}
 
   run(root: Node): Range {
+    this.unary = unaryRunCosts(allNodes(root));
     return this.cost(root, { roots: this.roots, iter: new Map() }).cost;
   }
 
@@ -237,10 +242,11 @@ class Coster {
         return { cost: add(c.cost, union(t.cost, f.cost)), type: this.typeOf(n), size: union(sizeOf(t, scope), sizeOf(f, scope)) };
       }
       case '!_': case '-_': {
+        const own = r(this.unary.get(n) ?? 1);
         const negated = negativeLiteral(n);
-        if (negated !== undefined) return { cost: ZERO, type: literalType(negated), size: ONE, literal: negated };
+        if (negated !== undefined) return { cost: own, type: literalType(negated), size: ONE, literal: negated };
         const x = this.cost(a as Node, scope);
-        return { cost: add(x.cost, ONE), type: this.typeOf(n) };
+        return { cost: add(x.cost, own), type: this.typeOf(n) };
       }
       case 'call':
         return this.call(n, scope);
@@ -332,6 +338,21 @@ class Coster {
     if (n.meta.alternate !== undefined && MACRO_NAMES.has(name)) return this.macro(n, name, receiver, argNodes, scope);
     const macro = n.meta.macro as { kind?: string; first?: string; second?: string; args?: Node[]; hasFilter?: boolean } | undefined;
     if (macro?.kind !== undefined && macro.first !== undefined && macro.second !== undefined) return this.twoVariableMacro(n, macro as Required<typeof macro>, scope);
+    if (macro !== undefined && (name === 'or' || name === 'orValue') && argNodes.length === 1) {
+      // The engine evaluates these lazily as macros; cel-go estimates them as calls: both operands and the call.
+      const operands = add(this.cost(receiver, scope).cost, this.cost(argNodes[0] as Node, scope).cost);
+      return { cost: add(operands, ONE), type: this.typeOf(n) };
+    }
+    const optMap = n.meta.macro as { flat?: boolean; name?: string; args?: Node[] } | undefined;
+    if ((name === 'optMap' || name === 'optFlatMap') && optMap?.name !== undefined && optMap.args?.length === 2) {
+      // cel-go's expansion: t.hasValue() ? [optional.of(]cel.bind(v, t.value(), body)[)] : optional.none(),
+      // the bind a comprehension over an empty list literal.
+      const target = this.cost(optMap.args[0] as Node, scope);
+      const elem = target.type.kind === 'optional' ? (target.type.elem ?? DYN) : DYN;
+      const body = this.cost(optMap.args[1] as Node, this.scoped(scope, [[optMap.name, false, elem]], target)).cost;
+      const present = add(add(add(target.cost, ONE), r(10)), add(body, optMap.flat === true ? ZERO : ONE));
+      return { cost: add(add(target.cost, ONE), union(present, ONE)), type: this.typeOf(n) };
+    }
     if (macro !== undefined) return { cost: ONE, type: this.typeOf(n) };
     const target = this.cost(receiver, scope);
     const args = argNodes.map((x) => this.cost(x, scope));

@@ -7,6 +7,7 @@
 import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
+import { addDuration, compareTimestamps, durationFromNanos, timestampDifference } from './timestamps.ts';
 import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
 import { goParseInt, goParseUint, goParseFloat, goParseTimestamp, goParseDuration, uintFromDouble } from './go-conversions.ts';
@@ -169,6 +170,32 @@ function checkTemporal(v: unknown): unknown {
   return v;
 }
 
+const ORDER_HOLDS: Readonly<Record<string, (c: number) => boolean>> = {
+  '<': (c) => c < 0, '<=': (c) => c <= 0, '>': (c) => c > 0, '>=': (c) => c >= 0,
+};
+
+const durationNanos = (d: Duration): bigint => d.seconds * 1_000_000_000n + BigInt(d.nanos);
+
+/**
+ * Timestamp and duration `+`/`-` at nanosecond precision (the engine's work in milliseconds);
+ * durations are Go's int64 nanoseconds, so their sums overflow as integers do. Undefined for
+ * operands that are not temporal.
+ */
+function temporalArithmetic(l: unknown, r: unknown, sign: 1n | -1n): unknown {
+  if (r instanceof Duration) {
+    if (l instanceof Date) return addDuration(l, r, sign);
+    if (l instanceof Duration) return durationFromNanos(checkIntOverflow(durationNanos(l) + sign * durationNanos(r)));
+  } else if (r instanceof Date) {
+    if (l instanceof Duration && sign === 1n) return addDuration(r, l);
+    if (l instanceof Date && sign === -1n) return timestampDifference(l, r);
+  }
+  return undefined;
+}
+
+function checkIntOverflow(v: bigint): bigint {
+  return v < INT64_MIN || v > INT64_MAX ? fail('integer overflow') : v;
+}
+
 const isNumber = (v: unknown): boolean => typeof v === 'bigint' || typeof v === 'number' || v instanceof UnsignedInt;
 
 /** The key of a map equal to a number under CEL's cross-type numeric equality (1 == 1u == 1.0). */
@@ -225,6 +252,15 @@ function indexOfOffset(s: string, sub: string, offset: bigint, last: boolean): b
   return -1n;
 }
 
+/** Go's strings.SplitN(s, "", n): one piece per code point, the last n-th piece keeping the rest. */
+function explode(s: string, n: bigint | undefined): string[] {
+  const runes = [...s];
+  if (n === 0n) return [];
+  if (n === undefined || n < 0n || n >= BigInt(runes.length)) return runes;
+  const k = Number(n);
+  return [...runes.slice(0, k - 1), runes.slice(k - 1).join('')];
+}
+
 /** ext/strings substring, in code points, with cel-go's errors. */
 function substring(s: string, start: bigint, end: bigint | undefined): string {
   const runes = [...s];
@@ -242,7 +278,7 @@ const STRING_SEARCH: Readonly<Record<string, (s: string, sub: string, offset: bi
     if (offset !== undefined) return indexOfOffset(s, sub, offset, true);
     const length = BigInt([...s].length);
     if (sub === '') return length;
-    return length === 0n ? -1n : indexOfOffset(s, sub, length - 1n, true);
+    return indexOfOffset(s, sub, length - 1n, true);
   },
 };
 
@@ -327,9 +363,35 @@ function patchGlobalMatches(node: Node): void {
 }
 
 /** Applies the evaluation patches; call after type-checking (handlers are chosen by the checker). */
+/** Evaluates argument or element nodes first to last, as cel-go does (the engine goes last to first). */
+function leftToRight(ev: Evaluator, nodes: readonly unknown[], ctx: unknown): unknown[] {
+  const out = new Array<unknown>(nodes.length);
+  for (let i = 0; i < nodes.length; i++) out[i] = ev.run(nodes[i], ctx);
+  return out;
+}
+
+const IN_ORDER: Readonly<Record<string, (ev: Evaluator, node: EngineNode, ctx: unknown) => unknown>> = {
+  call: (ev, node, ctx) => (node.handle as Handle)(leftToRight(ev, (node.args as [string, unknown[]])[1], ctx), node, ev),
+  rcall: (ev, node, ctx) => (node.handle as Handle)(leftToRight(ev, (node as unknown as { receiverWithArgs: unknown[] }).receiverWithArgs, ctx), ev, node),
+  list: (ev, node, ctx) => leftToRight(ev, node.args as unknown[], ctx),
+};
+
+/**
+ * cel-go evaluates a call's arguments and a list's elements in order, so the first failing one
+ * decides the error and a cost budget is crossed at the same step; the engine's own evaluation
+ * (still in place for macros and specialised nodes) goes last to first.
+ */
+function evaluateInOrder(node: Node): void {
+  const inOrder = IN_ORDER[node.op];
+  const meta = node.meta as EngineNode['meta'] & { async?: boolean };
+  if (inOrder === undefined || meta.macro !== undefined || meta.alternate !== undefined || meta.evaluate.name !== 'evaluate' || meta.async === true) return;
+  node.setMeta('evaluate', inOrder);
+}
+
 export function patchChecked(root: EngineNode): void {
   for (const node of allNodes(root)) {
     const op = node.op;
+    evaluateInOrder(node);
     if (op === 'map' && Array.isArray(node.args) && node.args.length > 0) {
       node.setMeta('evaluate', literalMapEvaluate);
     } else if (op === '==' || op === '!=') {
@@ -340,6 +402,7 @@ export function patchChecked(root: EngineNode): void {
         // Values of different runtime types (only reachable through dyn: the checker rejects them
         // otherwise) compare by CEL's heterogeneous equality: numbers by value, anything else unequal.
         if (isNumber(l) && isNumber(r)) return celEquals(l, r) !== negate;
+        if (l instanceof Date && r instanceof Date) return (compareTimestamps(l, r) === 0) !== negate;
         try {
           return inner(l, r, ...rest);
         } catch (error) {
@@ -362,23 +425,31 @@ export function patchChecked(root: EngineNode): void {
       });
     } else if (op === '+') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
+        const temporal = temporalArithmetic(l, r, 1n);
+        if (temporal !== undefined) return checkTemporal(temporal);
         const merged = Array.isArray(r) ? listTypeConcat(l, r) : undefined;
         return merged ?? checkTemporal(checkInt(inner(l, r, ...rest)));
       });
     } else if (op === '<' || op === '<=' || op === '>' || op === '>=') {
+      const holds = ORDER_HOLDS[op] as (c: number) => boolean;
       // CEL compares an int or uint with a double as doubles (cel-go compareIntDouble).
       wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if (l instanceof Date && r instanceof Date) return holds(compareTimestamps(l, r));
         if (typeof r === 'number' && typeof l !== 'number' && isNumber(l)) return inner(Number(l instanceof UnsignedInt ? l.value : l), r, ...rest);
         if (typeof l === 'number' && typeof r !== 'number' && isNumber(r)) return inner(l, Number(r instanceof UnsignedInt ? r.value : r), ...rest);
         return inner(l, r, ...rest);
       });
     } else if (op === '-') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
-        const v = checkTemporal(checkInt(inner(l, r, ...rest)));
+        const temporal = temporalArithmetic(l, r, -1n);
+        const v = checkTemporal(temporal ?? checkInt(inner(l, r, ...rest)));
         // A timestamp difference is a Go time.Duration in cel-go: int64 nanoseconds.
         if (l instanceof Date && v instanceof Duration && (v.seconds > MAX_TIME_DIFF_SECONDS || v.seconds < -MAX_TIME_DIFF_SECONDS)) fail('duration out of range');
         return v;
       });
+    } else if (op === '%') {
+      // Go's MinInt64 % -1 overflows in cel-go's modulus (the quotient does not fit).
+      wrapHandle(node, (inner) => (l, r, ...rest) => (l === INT64_MIN && r === -1n ? fail('integer overflow') : inner(l, r, ...rest)));
     } else if (op === '*' || op === '/' || op === '-_') {
       wrapHandle(node, (inner) => (...a) => checkTemporal(checkInt(inner(...a))));
     } else if (op === 'call') {
@@ -416,7 +487,12 @@ export function patchChecked(root: EngineNode): void {
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
       const search = STRING_SEARCH[name];
-      if (name === 'substring') {
+      if (name === 'split') {
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [s, sep, n] = a as unknown[];
+          return typeof s === 'string' && sep === '' && (n === undefined || typeof n === 'bigint') ? explode(s, n) : inner(a, ...rest);
+        });
+      } else if (name === 'substring') {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [s, start, end] = a as unknown[];
           if (typeof s !== 'string' || typeof start !== 'bigint' || (end !== undefined && typeof end !== 'bigint')) return inner(a, ...rest);

@@ -3,6 +3,7 @@
 // timestamp(string) time.Parse(time.RFC3339, s), duration(string) time.ParseDuration.
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { makeTimestamp } from './timestamps.ts';
 
 function fail(message: string): never {
   throw new Error(message);
@@ -62,7 +63,7 @@ function daysIn(month: number, year: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-/** time.Parse(time.RFC3339, s) as a Date (milliseconds kept; the engine's timestamps are Dates). */
+/** time.Parse(time.RFC3339, s): nanoseconds (up to nine digits of fraction) and the written offset kept (see timestamps.ts). */
 export function goParseTimestamp(s: string): Date {
   const m = RFC3339.exec(s);
   if (m === null) return fail(`timestamp() requires a string in ISO 8601 format`);
@@ -79,10 +80,11 @@ export function goParseTimestamp(s: string): Date {
     if (oh > 24 || om > 59) fail('time zone offset out of range');
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  const ms = Math.floor(Number(`0.${m[7] ?? '0'}`) * 1000);
-  const date = new Date(Date.UTC(2000, mo - 1, d, h, mi, sec, ms));
+  const date = new Date(Date.UTC(2000, mo - 1, d, h, mi, sec));
   date.setUTCFullYear(y);
-  return new Date(date.getTime() - offsetMinutes * 60_000);
+  const fraction = BigInt((m[7] ?? '').slice(0, 9).padEnd(9, '0'));
+  const nanos = (BigInt(date.getTime()) - BigInt(offsetMinutes * 60_000)) * 1_000_000n + fraction;
+  return makeTimestamp(nanos, offsetMinutes * 60);
 }
 
 const DURATION_UNITS: Readonly<Record<string, bigint>> = {

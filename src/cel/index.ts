@@ -8,7 +8,8 @@ import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
-import { rewriteSource } from './source-rewrite.ts';
+import { checkDeclaredTypes } from './schema-check.ts';
+import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
@@ -128,6 +129,7 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
 function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
   try {
     const engine = engineFor(env);
+    checkSource(expression);
     const source = rewriteSource(expression);
     const program = engine.parse(source);
     checkParsed(program.ast as unknown as EngineNode);
@@ -135,6 +137,7 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     const checked = program.check();
     if (!checked.valid) throw checked.error;
     checkTyped(program.ast as unknown as EngineNode);
+    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables);
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };

@@ -7,6 +7,7 @@ import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
 import { KubeUrl, parseKubeUrl, parseKubeUrlValue } from './url.ts';
 import { celEquals } from './values.ts';
+import { compareTimestamps } from './timestamps.ts';
 import { formatString, quoteString } from './strings-ext.ts';
 import { registerComprehensionMacros } from './comprehensions.ts';
 import { registerCoreOverloads } from './core-overloads.ts';
@@ -29,7 +30,7 @@ function compareValues(a: unknown, b: unknown): number {
   if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
   if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
   if (x instanceof Uint8Array && y instanceof Uint8Array) return Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength));
-  if (x instanceof Date && y instanceof Date) return Math.sign(x.getTime() - y.getTime());
+  if (x instanceof Date && y instanceof Date) return compareTimestamps(x, y);
   if (x instanceof Duration && y instanceof Duration) return x.seconds < y.seconds ? -1 : x.seconds > y.seconds ? 1 : Math.sign(x.nanos - y.nanos);
   if (x instanceof Quantity && y instanceof Quantity) return x.compare(y);
   return fail('no such overload');
@@ -214,10 +215,29 @@ function registerNullEquality(env: Environment): void {
   }
 }
 
+/**
+ * cel-go's checker keeps the legacy rule that null is assignable to timestamps and durations, so
+ * ordering null against null, a timestamp, a duration or dyn type-checks (as bool) and fails only
+ * when evaluated, where no overload accepts a null operand.
+ */
+function registerNullOrdering(env: Environment): void {
+  const noOverload = () => fail('no such overload');
+  for (const op of ['<', '<=', '>', '>=']) {
+    env.registerOperator(`null ${op} null`, noOverload);
+    for (const t of ['google.protobuf.Timestamp', 'google.protobuf.Duration']) {
+      env.registerOperator(`null ${op} ${t}`, noOverload);
+      env.registerOperator(`${t} ${op} null`, noOverload);
+    }
+  }
+}
+
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
 export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  // cel-go puts no limit on the elements of a list or map literal (the expression's size bounds them).
+  const limits = { maxListElements: Number.MAX_SAFE_INTEGER, maxMapEntries: Number.MAX_SAFE_INTEGER };
+  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true, limits });
   registerNullEquality(env);
+  registerNullOrdering(env);
   registerCoreOverloads(env);
   registerLists(env);
   registerRegex(env);

@@ -1,5 +1,6 @@
 // From OpenAPI schemas to CEL: property-name escaping, the CEL type of a schema, and the conversion
 // of a JSON value to the engine's values (int64 as bigint, formats to bytes/timestamp/duration).
+import { goParseTimestamp } from './go-conversions.ts';
 import type { Schema } from '../schema/types.ts';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { setList, mapList } from './list-types.ts';
@@ -50,33 +51,61 @@ function stringMaxElements(schema: Schema): number {
   }
 }
 
-/** The CEL type SPEC.md's mapping gives a schema, with kube's size bounds. */
-export function celTypeFromSchema(schema: Schema): CelType {
+export interface SchemaTypeOptions {
+  /**
+   * The schema is the root of a resource (a custom resource's top-level schema): `apiVersion`,
+   * `kind` and `metadata.name`/`metadata.generateName` are declared even when it does not list
+   * them, as kube does (WithTypeAndObjectMeta). Implied for x-kubernetes-embedded-resource.
+   */
+  readonly resourceRoot?: boolean;
+}
+
+const STRING_SCHEMA: Schema = { type: 'string' };
+
+/** kube's WithTypeAndObjectMeta: the resource-root properties every rule may read. */
+function withTypeAndObjectMeta(schema: Schema): Schema {
+  const p = schema.properties;
+  const meta = p?.metadata?.properties;
+  if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && p.metadata?.type === 'object' && meta?.name?.type === 'string' && meta.generateName?.type === 'string') return schema;
+  return {
+    ...schema,
+    properties: { ...p, kind: STRING_SCHEMA, apiVersion: STRING_SCHEMA, metadata: { type: 'object', properties: { name: STRING_SCHEMA, generateName: STRING_SCHEMA } } },
+  };
+}
+
+const childOptions = (s: Schema): SchemaTypeOptions => ({ resourceRoot: s['x-kubernetes-embedded-resource'] === true });
+
+/**
+ * The CEL type kube gives a schema (common.SchemaDeclType), with its size bounds. An object with
+ * properties or with neither properties nor additionalProperties is an object type declaring exactly
+ * its properties (x-kubernetes-preserve-unknown-fields adds none: unknown fields are not readable).
+ */
+export function celTypeFromSchema(schema: Schema, options: SchemaTypeOptions = {}): CelType {
   if (schema['x-kubernetes-int-or-string'] === true) return { kind: 'intOrString', maxElements: MAX_REQUEST_BYTES - 2, minSize: 1 };
   if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined && schema.type === undefined) return { kind: 'dyn' };
+  if (options.resourceRoot === true) schema = withTypeAndObjectMeta(schema);
   switch (schema.type) {
     case 'object': {
       if (typeof schema.additionalProperties === 'object') {
-        const value = celTypeFromSchema(schema.additionalProperties);
+        const value = celTypeFromSchema(schema.additionalProperties, childOptions(schema.additionalProperties));
         const max = schema.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / ((value.minSize ?? 0) + 6));
         return { kind: 'map', value, maxProperties: schema.maxProperties, maxElements: Math.max(0, max), minSize: 2 };
       }
-      if (schema.properties !== undefined) {
+      {
         const fields: Record<string, CelType> = {};
         const required = new Set(schema.required ?? []);
         let minSize = 2;
-        for (const [name, s] of Object.entries(schema.properties)) {
-          const t = celTypeFromSchema(s);
+        for (const [name, s] of Object.entries(schema.properties ?? {})) {
+          const t = celTypeFromSchema(s, childOptions(s));
           const f = escapePropertyName(name);
           if (f !== undefined) fields[f] = t;
           if (required.has(name) && s.default === undefined) minSize += name.length + (t.minSize ?? 0) + 4;
         }
         return { kind: 'object', fields, maxProperties: schema.maxProperties, maxElements: 0, minSize };
       }
-      return { kind: 'map', value: { kind: 'dyn' }, maxProperties: schema.maxProperties };
     }
     case 'array': {
-      const element = schema.items === undefined ? { kind: 'dyn' as const } : celTypeFromSchema(schema.items);
+      const element = schema.items === undefined ? { kind: 'dyn' as const } : celTypeFromSchema(schema.items, childOptions(schema.items));
       const max = schema.maxItems ?? Math.floor((MAX_REQUEST_BYTES - 2) / ((element.minSize ?? 0) + 1));
       return {
         kind: 'list',
@@ -142,6 +171,15 @@ function dynValue(v: unknown): unknown {
   return v;
 }
 
+/** An RFC 3339 date-time at nanosecond precision (Go's parse); other spellings strfmt accepts through Date. */
+function parseDateTime(s: string): Date {
+  try {
+    return goParseTimestamp(s);
+  } catch {
+    return new Date(s);
+  }
+}
+
 /** Converts a JSON value to the engine's representation; objects with properties get escaped field names. */
 export function toCelValue(value: unknown, type: CelType = { kind: 'dyn' }): unknown {
   if (value === null || value === undefined) return null;
@@ -155,7 +193,7 @@ export function toCelValue(value: unknown, type: CelType = { kind: 'dyn' }): unk
     case 'bytes':
       return typeof value === 'string' ? new Uint8Array(Buffer.from(value, 'base64')) : value;
     case 'timestamp':
-      return typeof value === 'string' ? new Date(value) : value;
+      return typeof value === 'string' ? parseDateTime(value) : value;
     case 'object': {
       if (typeof value !== 'object' || Array.isArray(value)) return value;
       const out: Record<string, unknown> = {};

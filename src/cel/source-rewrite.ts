@@ -172,6 +172,21 @@ export function rewriteSource(expression: string): string {
   return tokens === undefined ? expression : render(tokens);
 }
 
+/**
+ * Lexical errors cel-go's grammar reports and the engine's lexer does not: a hex literal's prefix
+ * is lowercase `0x` only, so `0X1F` is the number 0 followed by stray input.
+ */
+export function checkSource(expression: string): void {
+  if (!/0X/.test(expression)) return;
+  const tokens = (tokenize(expression) ?? []).filter((t) => t.kind !== 'ws');
+  tokens.forEach((t, i) => {
+    const next = tokens[i + 1];
+    if (t.kind === 'number' && t.text === '0' && next?.kind === 'ident' && next.text.startsWith('X')) {
+      throw new Error(`Syntax error: extraneous input '${next.text}' expecting <EOF>`);
+    }
+  });
+}
+
 /** Registers the helper functions rewritten optional list elements and map entries call. */
 export function registerRewriteHelpers(env: Environment): void {
   env.registerFunction(`${OPTIONAL_LIST}(list, list): list<dyn>`, (items: unknown[], optional: bigint[]) => {

@@ -2,6 +2,9 @@
 // %e %b %o %x %X with optional precision, %% for a literal percent) and `strings.quote(string)`.
 // Error texts follow cel-go's ext/formatting so callers see the same messages as kube-apiserver.
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
+import { formatTimestamp } from './timestamps.ts';
+
+export { formatTimestamp };
 
 function fail(message: string): never {
   throw new Error(message);
@@ -29,13 +32,6 @@ function isTypeValue(v: unknown): v is { readonly name: string } {
   return ctor === 'Type' || ctor === 'TypeDeclaration';
 }
 
-function formatDouble(d: number): string {
-  if (Number.isNaN(d)) return 'NaN';
-  if (d === Infinity) return 'Infinity';
-  if (d === -Infinity) return '-Infinity';
-  return String(d);
-}
-
 /** cel-go's string(duration): the seconds in decimal, shortest form, with an 's' suffix ("-0.001s", "90s"). */
 export function durationText(d: Duration): string {
   const nanos = d.seconds * 1_000_000_000n + BigInt(d.nanos);
@@ -59,43 +55,93 @@ export function goFormatG(d: number): string {
   return String(d);
 }
 
-/** RFC 3339 in UTC with the fractional second only when non-zero, as CEL's string(timestamp). */
-export function formatTimestamp(t: Date): string {
-  return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
-}
 
 function mapEntries(v: object): Array<[unknown, unknown]> {
   return v instanceof Map ? [...v.entries()] : Object.entries(v);
 }
 
-/** The %s rendering of any CEL value; lists and maps render their members the same way. */
+const isMapValue = (v: unknown): v is object => v instanceof Map || (typeof v === 'object' && v !== null && v.constructor === Object);
+
+function stringClauseError(v: unknown): never {
+  return fail(`error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${celTypeName(v)}`);
+}
+
+/** cel-go's FormatString, the %s rendering: a value's string conversion; lists and maps as CEL literals. */
 export function formatAsString(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return v;
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return formatDouble(v);
+  if (typeof v === 'number') return goFormatG(v);
   if (v instanceof UnsignedInt) return String(v.value);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
   if (v instanceof Date) return formatTimestamp(v);
   if (v instanceof Duration) return durationText(v);
-  if (Array.isArray(v)) return `[${v.map(formatAsString).join(', ')}]`;
+  if (Array.isArray(v)) return formatList(v);
   if (isTypeValue(v)) return v.name === 'null' ? 'null_type' : v.name;
-  if (v instanceof Map || (typeof v === 'object' && v.constructor === Object)) {
-    const pairs = mapEntries(v).map(([k, x]) => [formatAsString(k), formatAsString(x)] as const);
-    pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return `{${pairs.map(([k, x]) => `${k}: ${x}`).join(', ')}}`;
+  if (isMapValue(v)) return formatMap(v);
+  return stringClauseError(v);
+}
+
+/** cel-go's clauseForType: how a list member or map value is written inside a %s of a list or map. */
+function formatMember(v: unknown): string {
+  if (typeof v === 'bigint') return String(v);
+  if (v instanceof UnsignedInt) return String(v.value);
+  if (typeof v === 'number') return Number.isFinite(v) ? formatFixed(v, 6) : goFormatG(v);
+  if (v instanceof Date) return `timestamp(${goQuote(formatTimestamp(v))})`;
+  if (v instanceof Duration) return `duration(${goQuote(durationText(v))})`;
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null || v instanceof Uint8Array || isTypeValue(v) || Array.isArray(v) || isMapValue(v)) {
+    return formatAsString(v);
   }
-  return fail(`error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${celTypeName(v)}`);
+  return fail(`no formatting function for ${celTypeName(v)}`);
+}
+
+/** cel-go's quoteForCEL: strings, bytes and non-finite doubles quoted so the member reads as a CEL literal. */
+function quoteForCel(v: unknown, text: string): string {
+  if (typeof v === 'string') return goQuote(text);
+  if (v instanceof Uint8Array) return `b${goQuote(text)}`;
+  if (typeof v === 'number' && !Number.isFinite(v)) return goQuote(text);
+  return text;
+}
+
+function formatList(l: readonly unknown[]): string {
+  return `[${l.map((m) => quoteForCel(m, formatMember(m))).join(', ')}]`;
+}
+
+function formatMap(m: object): string {
+  const pairs = mapEntries(m).map(([k, x]) => {
+    let key: string;
+    if (typeof k === 'string' || typeof k === 'boolean') key = formatAsString(k);
+    else if (typeof k === 'bigint' || k instanceof UnsignedInt) key = formatMember(k);
+    else return fail(`no formatting function for map key of type ${celTypeName(k)}`);
+    return [quoteForCel(k, key), quoteForCel(x, formatMember(x))] as const;
+  });
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return `{${pairs.map(([k, x]) => `${k}:${x}`).join(', ')}}`;
+}
+
+const GO_ESCAPES: Readonly<Record<string, string>> = {
+  '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"',
+};
+
+/** Go's strconv.Quote (fmt's %q): printable characters kept, the rest escaped. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const escaped = GO_ESCAPES[ch];
+    const cp = ch.codePointAt(0) as number;
+    if (escaped !== undefined) out += escaped;
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
+    else if (ch !== ' ' && /[\p{C}\p{Z}]/u.test(ch)) out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
 }
 
 function integerOf(v: unknown): bigint | undefined {
   if (typeof v === 'bigint') return v;
   if (v instanceof UnsignedInt) return v.value;
   return undefined;
-}
-
-function nonFinite(v: unknown): string | undefined {
-  return typeof v === 'number' && !Number.isFinite(v) ? formatDouble(v) : undefined;
 }
 
 /** The exact decimal expansion of a finite double as [digits, scale]: value = digits / 10^scale. */
@@ -124,11 +170,55 @@ function formatFixed(d: number, precision: number): string {
   }
   let text = scaled.toString().padStart(precision + 1, '0');
   if (precision > 0) text = `${text.slice(0, -precision)}.${text.slice(-precision)}`;
-  return d < 0 ? `-${text}` : text;
+  return d < 0 || Object.is(d, -0) ? `-${text}` : text;
 }
 
-function formatScientific(d: number, precision: number): string {
-  return d.toExponential(precision).replace(/e([+-])(\d)$/, 'e$10$2');
+/** The decimal digits of a whole-number string grouped by thousands (golang.org/x/text's en-US printer). */
+function groupThousands(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** x/text's rendering of an infinity or NaN. */
+function nonFiniteText(d: number): string {
+  return Number.isNaN(d) ? 'NaN' : d > 0 ? '∞' : '-∞';
+}
+
+/** cel-go's %f: x/text's printer, thousands grouped. */
+function formatFixedClause(d: number, precision: number): string {
+  if (!Number.isFinite(d)) return nonFiniteText(d);
+  const text = formatFixed(d, precision);
+  const [whole = '', fraction] = text.split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const grouped = sign + groupThousands(whole.slice(sign.length));
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/**
+ * cel-go's %e: x/text's printer given "%6e" (cel-go passes the precision as a width, so every
+ * value gets six decimals and short results are padded to six characters): "1.234568\u202f×\u202f10⁰³".
+ */
+function formatScientific(d: number): string {
+  let text: string;
+  if (!Number.isFinite(d)) text = nonFiniteText(d);
+  else {
+    const [mantissa = '', exp = '0'] = d.toExponential(6).split('e');
+    const e = Number(exp);
+    const digits = String(Math.abs(e)).padStart(2, '0').replace(/\d/g, (x) => SUPERSCRIPT[Number(x)] as string);
+    text = `${mantissa}\u202f×\u202f10${e < 0 ? '⁻' : ''}${digits}`;
+  }
+  const length = [...text].length;
+  return length < 6 ? ' '.repeat(6 - length) + text : text;
+}
+
+/** The double a %f or %e argument stands for: a double, or one of the strings cel-go accepts for the specials. */
+function floatArgument(verb: string, arg: unknown): number {
+  if (typeof arg === 'number') return arg;
+  if (arg === 'NaN') return NaN;
+  if (arg === 'Infinity') return Infinity;
+  if (arg === '-Infinity') return -Infinity;
+  return fail(`error during formatting: ${verb === 'f' ? 'fixed-point' : 'scientific'} clause can only be used on doubles, was given ${celTypeName(arg)}`);
 }
 
 function formatClause(verb: string, precision: number | undefined, arg: unknown): string {
@@ -136,21 +226,14 @@ function formatClause(verb: string, precision: number | undefined, arg: unknown)
     case 's':
       return formatAsString(arg);
     case 'd': {
-      const n = integerOf(arg) ?? nonFinite(arg);
+      const n = integerOf(arg);
       if (n === undefined) fail(`error during formatting: decimal clause can only be used on integers, was given ${celTypeName(arg)}`);
       return String(n);
     }
     case 'f':
-    case 'e': {
-      const p = precision ?? 6;
-      const special = nonFinite(arg);
-      if (special !== undefined) return special;
-      const n = typeof arg === 'number' ? arg : integerOf(arg);
-      if (n === undefined) {
-        fail(`error during formatting: ${verb === 'f' ? 'fixed-point' : 'scientific'} clause can only be used on doubles, was given ${celTypeName(arg)}`);
-      }
-      return verb === 'f' ? formatFixed(Number(n), p) : formatScientific(Number(n), p);
-    }
+      return formatFixedClause(floatArgument(verb, arg), precision ?? 6);
+    case 'e':
+      return formatScientific(floatArgument(verb, arg));
     case 'b': {
       const n = typeof arg === 'boolean' ? (arg ? 1n : 0n) : integerOf(arg);
       if (n === undefined) fail(`error during formatting: only integers and bools can be formatted as binary, was given ${celTypeName(arg)}`);
@@ -176,8 +259,16 @@ function formatClause(verb: string, precision: number | undefined, arg: unknown)
   }
 }
 
+/** The verbs of a format string's clauses in order (%% excluded); throws cel-go's parse errors. */
+export function formatVerbs(template: string): string[] {
+  const verbs: string[] = [];
+  const counting = new Proxy([], { get: (_t, key) => (key === 'length' ? Infinity : undefined) }) as unknown as unknown[];
+  formatString(template, counting, (verb) => verbs.push(verb));
+  return verbs;
+}
+
 /** Implements `string.format(list)`: substitutes each clause with the next argument. */
-export function formatString(template: string, args: readonly unknown[]): string {
+export function formatString(template: string, args: readonly unknown[], onlyParse?: (verb: string) => void): string {
   let out = '';
   let next = 0;
   for (let i = 0; i < template.length; i++) {
@@ -203,7 +294,10 @@ export function formatString(template: string, args: readonly unknown[]): string
     if (verb === undefined) fail('could not parse formatting clause: unexpected end of string');
     if (!'sdfebxXo'.includes(verb)) fail(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
     if (next >= args.length) fail(`index ${next} out of range`);
-    out += formatClause(verb, precision, args[next++]);
+    if (onlyParse !== undefined) {
+      onlyParse(verb);
+      next++;
+    } else out += formatClause(verb, precision, args[next++]);
     i = j;
   }
   return out;
@@ -213,13 +307,12 @@ const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"',
 };
 
-/** Implements `strings.quote(string)`: a double-quoted CEL string literal with escapes for control characters. */
+/** Implements `strings.quote(string)` as cel-go does: only the named escapes; other control characters stay as they are, invalid runes become U+FFFD. */
 export function quoteString(s: string): string {
   let out = '"';
   for (const ch of s) {
     const escaped = QUOTE_ESCAPES[ch];
     if (escaped !== undefined) out += escaped;
-    else if (/\p{Cc}/u.test(ch)) out += `\\x${ch.codePointAt(0)!.toString(16).padStart(2, '0')}`;
     else if (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff') out += '\ufffd';
     else out += ch;
   }

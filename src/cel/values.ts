@@ -1,6 +1,7 @@
 // CEL value equality across the engine's JavaScript representations (bigint int, number double,
 // UnsignedInt uint, arrays, Maps and plain objects), with cross-type numeric equality.
 import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { timestampNanos } from './timestamps.ts';
 
 function numeric(v: unknown): number | bigint | undefined {
   if (typeof v === 'bigint' || typeof v === 'number') return v;
@@ -27,6 +28,7 @@ export function celEquals(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((x, i) => celEquals(x, b[i]));
   }
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && timestampNanos(a) === timestampNanos(b);
   if (a instanceof Uint8Array || b instanceof Uint8Array) {
     return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a).equals(Buffer.from(b));
   }

@@ -28,14 +28,18 @@ export function createOpenApiDocuments(types: () => readonly ResourceType[]): Op
     }
     return v3;
   };
+  // The documents change only with the served types; kube reports when its spec was last built.
+  const lastModified = new Date(Math.floor(Date.now() / 1000) * 1000);
   return {
+    lastModified: () => lastModified,
     v2: () => buildV2().json,
     // Encoded from the served JSON text, so the protobuf carries exactly what JSON clients see.
     v2Protobuf: () => (v2Protobuf ??= Buffer.from(encodeOpenApiV2Protobuf(JSON.parse(buildV2().json.toString('utf8')) as Record<string, unknown>))),
     v2ETag: () => buildV2().etag,
     v3Index: () => {
       const paths: Record<string, { serverRelativeURL: string }> = {};
-      for (const [key, doc] of buildV3()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+      // Keys sorted, as Go's encoding/json writes a map.
+      for (const [key, doc] of [...buildV3()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
       return { paths };
     },
     v3: (path) => buildV3().get(path)?.bytes,

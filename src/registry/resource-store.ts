@@ -5,6 +5,7 @@
  * and admission from the hooks it is given. Storage errors become API errors at one boundary
  * (storage-errors.ts).
  */
+import type { RequestUser } from '../server/user.ts';
 import { goWireForm, inGoFieldOrder } from '../codec/go-zero.ts';
 import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';
@@ -20,7 +21,6 @@ import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
 import { normalizeGoValues } from '../schema/go-values.ts';
-import type { RequestUser } from '../server/user.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {

@@ -42,6 +42,7 @@ import { RbacIndex } from '../authz/rbac/index.ts';
 import { feedRbacIndex } from '../authz/rbac/feed.ts';
 import { ensureRbacPolicy } from '../authz/rbac/bootstrap.ts';
 import { ClusterRoleAggregator } from '../authz/rbac/aggregation.ts';
+import { EscalationGuard, type RbacResource } from '../authz/rbac/escalation.ts';
 import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -64,7 +65,13 @@ import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { EventTtlController } from '../controllers/event-ttl.ts';
 import { lockDataDir, type DataDirLock } from './data-dir.ts';
 import { StartupError } from './startup-error.ts';
+import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } from '../authn/setup.ts';
+import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
+import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
+import { NamespacePublishers } from '../authn/namespace-publishers.ts';
+import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
+import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 
 export interface RunningServer {
   readonly url: string;
@@ -77,6 +84,8 @@ export interface RunningServer {
   readonly adminKey: string;
   readonly store: Store;
   readonly app: FastifyInstance;
+  /** The server's metrics registry (served at /metrics): modules register their families on it. */
+  readonly metrics: ServerMetrics;
   /** Graceful shutdown: readyz fails for the shutdown delay, watches end, in-flight requests finish, the store closes. */
   shutdown(): Promise<void>;
 }
@@ -229,6 +238,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
     throw err;
   }
+  const rbacIndex = new RbacIndex();
+  let authorizer: Authorizer | undefined;
+  let closeAuthorizer = (): void => undefined;
+  const escalation = new EscalationGuard(rbacIndex, () => authorizer);
   for (const rt of types) {
     let cache = caches.get(rt.storagePrefix);
     if (!cache) {
@@ -236,9 +249,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       caches.set(rt.storagePrefix, cache);
     }
     let served: (o: KubeObject) => KubeObject = (o) => o;
+    const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
+    const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
-      ...admissionWriteHooks(rt, () => admissionChain, (o) => served(o)),
+      mutate: async (op, obj, old, ctx) => {
+        await admission.mutate(op, obj, old, ctx);
+        // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
+        if (rbacResource && obj && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
+      },
+      validate: admission.validate,
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
@@ -265,7 +285,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return s;
   };
   const rbacStores = { roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles'), roleBindings: rbacStore('rolebindings'), clusterRoleBindings: rbacStore('clusterrolebindings') };
-  const rbacIndex = new RbacIndex();
   const stopRbacFeed = feedRbacIndex(rbacIndex, {
     roles: rbacStores.roles.cache,
     clusterRoles: rbacStores.clusterRoles.cache,
@@ -279,7 +298,24 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
-  const authorizer = opts.authorizer ?? buildAuthorizer(config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES, rbacIndex);
+  if (!opts.authorizer) {
+    const built = buildAuthorizer(
+      {
+        modes: config.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES,
+        policyFile: config.authorizationPolicyFile,
+        webhookConfigFile: config.authorizationWebhookConfigFile,
+        webhookVersion: config.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
+        configFile: config.authorizationConfigFile,
+      },
+      rbacIndex,
+      (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    );
+    undo.push(() => built.close());
+    closeAuthorizer = () => built.close();
+    authorizer = built.authorizer;
+  } else authorizer = opts.authorizer;
   try {
     const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
     const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
@@ -315,6 +351,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
   undo.push(() => eventTtl?.stop());
+  // kube-controller-manager's service-account controller and root-CA publisher: `default` and `kube-root-ca.crt` in every namespace.
+  const publishers = new NamespacePublishers(
+    { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
+    certs.caCert,
+  );
+  if (config.namespacePublishers !== false) publishers.start();
+  undo.push(() => publishers.stop());
+  // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
+  const bootstrapControllers = bootstrapTokenControllers(config, catalog);
+  for (const c of bootstrapControllers) c.start();
+  undo.push(() => bootstrapControllers.forEach((c) => c.stop()));
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -328,16 +375,34 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       },
     },
   };
-  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts));
-  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts));
-  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts));
+  const slis = createSliMetrics();
+  const observeHealth = slis.observeHealthcheck.bind(slis);
+  const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts), observeHealth);
+  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
+  const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
   const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
+  undo.push(() => authn.close());
+  const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
+  const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
+  trustController?.start();
+  undo.push(() => trustController?.stop());
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
   const openapi = createOpenApiDocuments(() => catalog.types());
+  const metrics = createServerMetrics({
+    inflight: () => app.loadLimits.takeInflightWatermark(),
+    // One count per storage prefix (events.k8s.io Events are the core Events), named as kube names them.
+    storageObjects: () =>
+      Promise.all(
+        storesByPrefix().map(async ({ rt }) => ({
+          labels: { resource: rt.group === '' ? rt.resource : `${rt.resource}.${rt.group}` },
+          value: await store.count(rt.storagePrefix).catch(() => -1),
+        })),
+      ),
+  });
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -350,7 +415,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       openapi: () => openapi,
       documents: authn.documents,
       version: kubeVersionInfo(),
+      metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
+      metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
+    metrics,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -382,6 +450,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     adminKey: certs.adminKey,
     store,
     app,
+    metrics,
     shutdown: () =>
       (closing ??= (async () => {
         shuttingDown = true;
@@ -390,9 +459,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
+        for (const c of bootstrapControllers) c.stop();
+        publishers.stop();
+        trustController?.stop();
         policyStatus?.stop();
         stopRbacFeed();
         aggregator.stop();
+        closeAuthorizer();
+        authn.close();
         admissionChain?.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
@@ -424,6 +498,14 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   };
   const getter: ServiceAccountGetter = { serviceAccount: (ns, name) => live('serviceaccounts', ns, name), secret: (ns, name) => live('secrets', ns, name) };
   const requestheaderCa = config.requestheaderClientCaFile ? await readRequestheaderCa(config.requestheaderClientCaFile) : undefined;
+  // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
+  let extra;
+  try {
+    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+  } catch (err) {
+    if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
   const authenticator = createAuthenticator({
     ...(requestheaderCa
       ? {
@@ -438,7 +520,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
       : {}),
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
-    anonymous: config.anonymousAuth,
+    anonymous: extra.anonymous,
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,
@@ -446,6 +528,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      ...extra.tokenAuthenticators,
     ],
   });
   const issuer = new ServiceAccountTokenIssuer(issuers[0]!, keys.signingKey);
@@ -468,7 +551,34 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // The jwks_uri names this server's URL, known once it listens.
   let externalUrl = '';
   const documents = issuerDiscoveryDocuments(issuers[0]!, keys.verificationKeys, () => externalUrl);
-  return { authenticator, endpoints, documents, setExternalUrl: (u: string) => void (externalUrl = u) };
+  // What extension API servers are told to trust (the extension-apiserver-authentication ConfigMap).
+  const trust: ClusterAuthenticationInfo = {
+    clientCa,
+    ...(requestheaderCa
+      ? {
+          requestHeaderCa: requestheaderCa,
+          requestHeaderUsernameHeaders: config.requestheaderUsernameHeaders ?? [],
+          requestHeaderGroupHeaders: config.requestheaderGroupHeaders ?? [],
+          requestHeaderExtraHeaderPrefixes: config.requestheaderExtraHeadersPrefix ?? [],
+          requestHeaderAllowedNames: config.requestheaderAllowedNames ?? [],
+        }
+      : {}),
+  };
+  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+}
+
+/** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */
+function authnSetupOptions(config: ServerConfig, issuers: readonly string[], apiAudiences: readonly string[], catalog: ResourceCatalog): AuthnSetupOptions {
+  const log = (msg: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
+  return {
+    // Bootstrap tokens are looked up in the watch cache only, as kube's informer lister: an unknown token costs no store read.
+    bootstrap: () => createBootstrapTokenAuthenticator({ getSecret: (name) => cachedObject(catalog, 'secrets', BOOTSTRAP_NAMESPACE, name), log }),
+    flags: config.authn,
+    serviceAccountIssuers: issuers,
+    apiAudiences,
+    anonymousAuth: config.anonymousAuth,
+    log,
+  };
 }
 
 async function readRequestheaderCa(path: string): Promise<string> {
@@ -476,6 +586,25 @@ async function readRequestheaderCa(path: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (err) {
     throw new StartupError(`cannot read --requestheader-client-ca-file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function bootstrapTokenControllers(config: ServerConfig, catalog: ResourceCatalog): Array<{ start(): void; stop(): void }> {
+  const secrets = catalog.lookup('', 'v1', 'secrets')?.store;
+  const configMaps = catalog.lookup('', 'v1', 'configmaps')?.store;
+  if (!config.authn?.enableBootstrapTokenAuth || !secrets || !configMaps) return [];
+  return [new TokenCleaner(secrets), new BootstrapSigner(secrets, configMaps)];
+}
+
+/** An object from the watch cache only (undefined when absent). */
+async function cachedObject(catalog: ResourceCatalog, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+  const store = catalog.lookup('', 'v1', resource)?.store;
+  if (!store) return undefined;
+  try {
+    return (await store.get(namespace, name, '0')).value;
+  } catch (err) {
+    if (isApiError(err) && err.code === 404) return undefined;
+    throw err;
   }
 }
 

@@ -25,11 +25,13 @@ import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './h
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
-import { attributesOf, type Authorizer } from '../authz/authorizer.ts';
+import { attributesOf, isPromise, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
+import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts';
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -47,6 +49,8 @@ export interface FrontDoorOptions {
   readonly logger?: boolean;
   /** In-flight limits and the large-body budget (kube's defaults when absent). */
   readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
+  /** kube's request metrics are recorded here when given. */
+  readonly metrics?: ServerMetrics;
 }
 
 declare module 'fastify' {
@@ -59,6 +63,8 @@ declare module 'fastify' {
     searchParams: URLSearchParams;
     /** The URL path as Go's net/url decodes it (escapes decoded, dot segments kept). */
     routePath: string;
+    /** What the request metrics record this request as; set once it reaches a route kube instruments. */
+    metricsTarget?: RequestTarget;
   }
 }
 
@@ -120,9 +126,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     req.requestInfo = parseRequestInfo(req.method, req.routePath, req.searchParams);
     const infoError = requestInfoError(req.routePath, req.url);
     if (infoError !== undefined) {
-      // kube's request-info filter answers with responsewriters.InternalError: plain text, HTML-escaped.
-      const text = `Internal Server Error: ${JSON.stringify(req.url)}: ${infoError}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+      return sendInternalErrorText(reply, req.url, infoError);
     }
     // kube's request-deadline filter runs before authentication.
     checkRequestTimeout(req.requestInfo, req.searchParams);
@@ -132,9 +136,18 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addHook('onRequest', async (req) => {
     const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
     const socket = raw.stream?.session?.socket ?? raw.socket;
-    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket) });
+    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), path: req.routePath });
     if (!result.ok) throw result.error;
     req.user = result.user;
+  });
+
+  // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
+  app.addHook('onRequest', async (req, reply) => {
+    if (!hasImpersonationHeaders(req.headers)) return;
+    const outcome = await impersonate(req.user, req.raw.rawHeaders, opts.authorizer);
+    if (outcome.kind === 'impersonated') req.user = outcome.user;
+    else if (outcome.kind === 'forbidden') throw outcome.error;
+    else if (outcome.kind === 'invalid') return sendInternalErrorText(reply, req.url, outcome.message);
   });
 
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
@@ -148,11 +161,26 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   });
 
   // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     const attrs = attributesOf(req.user, req.requestInfo, req.searchParams);
-    const decision = opts.authorizer.authorize(attrs);
+    let decision = opts.authorizer.authorize(attrs);
+    // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
+    if (isPromise(decision)) decision = await decision;
+    // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
+    if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
   });
+
+  // 3b. kube's request metrics, recorded when the response is done (watches: when they end).
+  const metrics = opts.metrics?.apiserver;
+  if (metrics) {
+    app.addHook('onResponse', async (req, reply) => {
+      const target = req.metricsTarget;
+      if (target === undefined) return;
+      const contentType = req.headers['content-type'];
+      metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
 
   app.setErrorHandler((err, req, reply) => {
     // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers
@@ -183,13 +211,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // Computed, never stored resources (TokenReview, serviceaccounts/NAME/token) have their own handler.
     const info = req.requestInfo;
+    req.metricsTarget = info.isResourceRequest ? undefined : nonResourceTarget(req.routePath);
     const createOnly = info.isResourceRequest ? opts.createOnly?.find(info, req.routePath) : undefined;
     if (createOnly && info.isResourceRequest) {
+      req.metricsTarget = info;
       await handleCreateOnly(req, reply, info, createOnly, req.user);
       return;
     }
     // The access reviews are served from the authorizer, not from a stored resource's route table.
     if (info.isResourceRequest && isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
+      req.metricsTarget = info;
       await handleAccessReview(req, reply, info, opts.authorizer);
       return;
     }
@@ -214,6 +245,12 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   return app;
 }
 
+/** kube's responsewriters.InternalError (as its authorization and authentication filters send it): plain text naming the request URI, HTML-escaped. */
+function sendInternalErrorText(reply: FastifyReply, url: string, message: string): FastifyReply {
+  const text = `Internal Server Error: ${JSON.stringify(url)}: ${message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+}
+
 /** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */
 async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, authorizer: Authorizer): Promise<void> {
   const namespaced = info.resource === 'localsubjectaccessreviews';
@@ -222,7 +259,7 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   if (info.verb !== 'create') throw errors.methodNotAllowed();
   // kubectl and client-go send these as protobuf.
   const body = await decodeBody(req, 'body', undefined, undefined, true);
-  sendValue(req, reply, 201, answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
+  sendValue(req, reply, 201, await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer));
 }
 
 // Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.
@@ -291,6 +328,7 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     query: req.searchParams,
     user: req.user,
   };
+  req.metricsTarget = c.info;
   switch (route.action) {
     case 'get':
       return handleGet(c);

@@ -4,6 +4,7 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
@@ -45,6 +46,13 @@ export interface ServerConfig {
   readonly requestheaderUsernameHeaders?: readonly string[];
   readonly requestheaderGroupHeaders?: readonly string[];
   readonly requestheaderExtraHeadersPrefix?: readonly string[];
+  /**
+   * kube-controller-manager's service-account controller and root-CA publisher (a `default`
+   * ServiceAccount and `kube-root-ca.crt` in every namespace); default true.
+   */
+  readonly namespacePublishers?: boolean;
+  /** Further authentication methods (src/authn/flags.ts reads and checks them). */
+  readonly authn?: AuthnFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -58,6 +66,15 @@ export interface ServerConfig {
   readonly disableAdmissionPlugins?: readonly string[];
   /** --admission-control-config-file: an AdmissionConfiguration with per-plugin configuration. */
   readonly admissionControlConfigFile?: string;
+  /** --authorization-policy-file (ABAC). */
+  readonly authorizationPolicyFile?: string;
+  /** --authorization-webhook-config-file and its companions (Webhook mode, flag form). */
+  readonly authorizationWebhookConfigFile?: string;
+  readonly authorizationWebhookVersion?: 'v1' | 'v1beta1';
+  readonly authorizationWebhookCacheAuthorizedTtlMs?: number;
+  readonly authorizationWebhookCacheUnauthorizedTtlMs?: number;
+  /** --authorization-config: an AuthorizationConfiguration file, instead of the mode flags. */
+  readonly authorizationConfigFile?: string;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -84,8 +101,15 @@ interface FlagSpec {
 const FLAGS: readonly FlagSpec[] = [
   { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
+  ...AUTHN_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
-  { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC.' },
+  { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
+  { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
+  { name: 'authorization-policy-file', kind: 'string', help: 'ABAC policy file: one JSON Policy per line (with --authorization-mode=ABAC).' },
+  { name: 'authorization-webhook-cache-authorized-ttl', kind: 'duration', defaultText: '5m0s', help: 'How long allowed answers of the webhook authorizer are cached.' },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', kind: 'duration', defaultText: '30s', help: 'How long other answers of the webhook authorizer are cached.' },
+  { name: 'authorization-webhook-config-file', kind: 'string', help: 'Kubeconfig of the webhook authorizer (with --authorization-mode=Webhook).' },
+  { name: 'authorization-webhook-version', kind: 'string', defaultText: 'v1beta1', help: 'SubjectAccessReview version sent to the webhook: v1 or v1beta1.' },
   { name: 'bind-address', kind: 'string', defaultText: '127.0.0.1', help: 'IP address to listen on for --secure-port; 0.0.0.0 or :: for all interfaces.' },
   { name: 'client-ca-file', kind: 'string', help: 'PEM bundle of authorities; a client certificate signed by one authenticates as its CN, with its O entries as groups.' },
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
@@ -323,8 +347,17 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const maxTokenMs = nonNegativeDuration('service-account-max-token-expiration', 0);
   if (maxTokenMs !== 0 && maxTokenMs < 3600_000) throw new FlagError('service-account-max-token-expiration; must be >= 3600 (1 hour)');
   const authorizationModes = ((raw.get('authorization-mode') as readonly string[] | undefined) ?? DEFAULT_AUTHORIZATION_MODES).map((m) => m.trim());
-  const modeProblems = validateAuthorizationModes(authorizationModes);
+  const authorizationConfigFile = nonEmpty(str('authorization-config'));
+  const webhookFlags = ['authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'];
+  if (authorizationConfigFile !== undefined && (raw.has('authorization-mode') || webhookFlags.some((f) => raw.has(f)))) {
+    throw new FlagError('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+  }
+  const authorizationPolicyFile = nonEmpty(str('authorization-policy-file'));
+  const authorizationWebhookConfigFile = nonEmpty(str('authorization-webhook-config-file'));
+  const modeProblems = authorizationConfigFile !== undefined ? [] : validateAuthorizationModes(authorizationModes, { policyFile: authorizationPolicyFile, webhookConfigFile: authorizationWebhookConfigFile });
   if (modeProblems.length > 0) throw new FlagError(modeProblems.join('; '));
+  const webhookVersion = str('authorization-webhook-version') ?? 'v1beta1';
+  if (webhookVersion !== 'v1' && webhookVersion !== 'v1beta1') throw new FlagError(`unsupported webhook authorizer version "${webhookVersion}", supported versions are "v1", "v1beta1"`);
 
   const config: ServerConfig = {
     securePort,
@@ -361,6 +394,14 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('enable-admission-plugins') ? { enableAdmissionPlugins: Object.freeze(strings('enable-admission-plugins').map((n) => n.trim())) } : {}),
     ...(raw.has('disable-admission-plugins') ? { disableAdmissionPlugins: Object.freeze(strings('disable-admission-plugins').map((n) => n.trim())) } : {}),
     ...optional('admissionControlConfigFile', nonEmpty(str('admission-control-config-file'))),
+    ...optional('authorizationPolicyFile', authorizationPolicyFile),
+    ...optional('authorizationWebhookConfigFile', authorizationWebhookConfigFile),
+    // Only when given: the authorizer applies kube's defaults (v1beta1, 5m, 30s).
+    ...(raw.has('authorization-webhook-version') ? { authorizationWebhookVersion: webhookVersion } : {}),
+    ...(raw.has('authorization-webhook-cache-authorized-ttl') ? { authorizationWebhookCacheAuthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-authorized-ttl', 5 * 60_000) } : {}),
+    ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
+    ...optional('authorizationConfigFile', authorizationConfigFile),
+    ...authnFlagsOf(raw, FlagError),
   };
   return Object.freeze(config);
 }

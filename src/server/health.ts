@@ -20,6 +20,8 @@ export class HealthEndpoint {
   constructor(
     readonly name: 'livez' | 'readyz' | 'healthz',
     private readonly checks: readonly HealthCheck[],
+    /** Told each check's result when the root runs them (kube's healthcheck SLI metrics). */
+    private readonly observe?: (check: string, endpoint: string, ok: boolean) => void,
   ) {}
 
   /** The paths this endpoint serves, as kube's root index lists them: itself and each check. */
@@ -46,6 +48,7 @@ export class HealthEndpoint {
         continue;
       }
       const err = await runCheck(c);
+      this.observe?.(c.name, this.name, err === null);
       if (err === null) lines.push(`[+]${c.name} ok`);
       else {
         failed = true;

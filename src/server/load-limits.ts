@@ -105,6 +105,18 @@ export class LoadLimits {
     return { readOnly: this.readOnly, mutating: this.mutating };
   }
 
+  // The most requests held at once since the last watermark read (kube's in-flight watermark).
+  private peakReadOnly = 0;
+  private peakMutating = 0;
+
+  /** The most in-flight requests of each kind since the previous call (at least the current count); restarts the window. */
+  takeInflightWatermark(): { readOnly: number; mutating: number } {
+    const w = { readOnly: Math.max(this.peakReadOnly, this.readOnly), mutating: Math.max(this.peakMutating, this.mutating) };
+    this.peakReadOnly = this.readOnly;
+    this.peakMutating = this.mutating;
+    return w;
+  }
+
   /**
    * The in-flight gate, after authentication (it needs the user), as kube orders its filters.
    * Throws 429 when the request's class is full; otherwise holds a slot until the response ends.
@@ -118,8 +130,9 @@ export class LoadLimits {
     const limit = mutating ? this.maxMutating : this.maxReadOnly;
     // A limit of 0 means no limit, as for kube's flags.
     if (limit > 0 && (mutating ? this.mutating : this.readOnly) >= limit) throw tooManyRequests();
-    if (mutating) this.mutating++;
-    else this.readOnly++;
+    if (mutating) {
+      if (++this.mutating > this.peakMutating) this.peakMutating = this.mutating;
+    } else if (++this.readOnly > this.peakReadOnly) this.peakReadOnly = this.readOnly;
     onResponseEnd(reply, () => {
       if (mutating) this.mutating--;
       else this.readOnly--;

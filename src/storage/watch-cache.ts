@@ -81,6 +81,8 @@ export class WatchCache<T> {
   /** Every event with a revision above this is in the window. */
   private windowStart = 0;
   private rev = 0;
+  /** The revision of the last event under the prefix (not moved by progress of other keys). */
+  private lastEventRev = 0;
   private readonly watchers = new Set<CacheWatcher<T>>();
   private readonly waiter = new RevisionWaiter();
   private storeWatch: WatchHandle | undefined;
@@ -109,6 +111,7 @@ export class WatchCache<T> {
     this.windowHead = 0;
     this.windowStart = listed.revision;
     this.rev = Math.max(this.rev, listed.revision);
+    this.lastEventRev = Math.max(this.lastEventRev, listed.revision);
     this.storeWatch = this.store.watch(this.prefix, listed.revision, {
       onEvents: (evs) => this.apply(evs),
       onProgress: (r) => this.progress(r),
@@ -120,6 +123,15 @@ export class WatchCache<T> {
   /** The revision the cache is synced to. */
   get revision(): number {
     return this.rev;
+  }
+
+  /**
+   * The revision of the last change under the prefix seen since start (the listed revision
+   * before any): what kube's cacher calls its last processed resource version, which periodic
+   * watch bookmarks carry.
+   */
+  get lastEventRevision(): number {
+    return this.lastEventRev;
   }
 
   /**
@@ -262,6 +274,7 @@ export class WatchCache<T> {
       const event = new Event<T>(type, entry, prev, ev.kv.modRevision, at);
       this.window.push(event);
       this.rev = event.revision;
+      this.lastEventRev = event.revision;
       for (const w of this.watchers) {
         const out = this.forWatcher(w, event);
         if (!out) continue;

@@ -70,6 +70,13 @@ describe('validateObjectMeta', () => {
     expect(errs).toContain('metadata.ownerReferences.uid: Invalid value: "": uid must not be empty');
     expect(errs.some((e) => e.includes('/v1, Kind=Event is disallowed from being an owner'))).toBe(true);
     expect(errs.some((e) => e.includes('Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/rs and Event/e'))).toBe(true);
+    // The bad values print as Go's %#v of v1.OwnerReference (pointer fields as addresses or nil), as kube's do.
+    expect(errs).toContain(
+      'metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"2", Controller:(*bool)(0xc000a1c0a8), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner',
+    );
+    expect(errs.find((e) => e.includes('Only one reference'))).toMatch(
+      /^metadata\.ownerReferences: Invalid value: \[\]v1\.OwnerReference\{v1\.OwnerReference\{APIVersion:"apps\/v1", Kind:"ReplicaSet", Name:"rs", UID:"1", Controller:\(\*bool\)\(0x[0-9a-f]+\), BlockOwnerDeletion:\(\*bool\)\(nil\)\}, v1\.OwnerReference\{APIVersion:"v1", Kind:"Event"/,
+    );
     expect(errs.some((e) => e.endsWith('finalizer orphan and foregroundDeletion cannot be both set'))).toBe(true);
   });
 

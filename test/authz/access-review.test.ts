@@ -110,6 +110,7 @@ describe('discovery', () => {
       resources: [
         { name: 'localsubjectaccessreviews', singularName: 'localsubjectaccessreview', namespaced: true, kind: 'LocalSubjectAccessReview', verbs: ['create'] },
         { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+        { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
         { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
       ],
     });
@@ -119,6 +120,7 @@ describe('discovery', () => {
     expect(res.stdout.trim().split('\n').sort()).toEqual([
       'localsubjectaccessreviews.authorization.k8s.io',
       'selfsubjectaccessreviews.authorization.k8s.io',
+      'selfsubjectrulesreviews.authorization.k8s.io',
       'subjectaccessreviews.authorization.k8s.io',
     ]);
   });

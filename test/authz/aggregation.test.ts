@@ -66,15 +66,25 @@ describe('aggregation follows changes', () => {
     expect(await rulesOf('view')).not.toContainEqual(rule);
   });
 
-  it('overwrites an aggregated role\'s own rules', async () => {
-    const cr = { metadata: { name: 'agg-own' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { team: 'x' } }] }, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] };
+  it('takes over an aggregated role\'s own rules by forced apply once a role matches, as kube\'s controller does', async () => {
+    const own = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
+    const cr = { metadata: { name: 'agg-own' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { team: 'x' } }] }, rules: own };
     expect((await t.request('POST', `${rbac}/clusterroles`, { body: cr })).status).toBe(201);
-    expect(await eventually(async () => (await rulesOf('agg-own')).length === 0)).toBe(true);
+    // Nothing matches: kube's apply configuration omits the empty rule list, so rules the creator wrote stay.
     const src = { metadata: { name: 'agg-src', labels: { team: 'x' } }, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }] };
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await rulesOf('agg-own')).toEqual(own);
     expect((await t.request('POST', `${rbac}/clusterroles`, { body: src })).status).toBe(201);
     expect(await eventually(async () => JSON.stringify(await rulesOf('agg-own')) === JSON.stringify(src.rules))).toBe(true);
-    const mf = (await t.request('GET', `${rbac}/clusterroles/agg-own`)).json.metadata.managedFields as { manager: string }[];
-    expect(mf.map((m) => m.manager)).toContain('clusterrole-aggregation-controller');
+    const mf = (await t.request('GET', `${rbac}/clusterroles/agg-own`)).json.metadata.managedFields as { manager: string; operation: string; fieldsV1: object }[];
+    expect(mf.find((m) => m.manager === 'clusterrole-aggregation-controller')).toMatchObject({ operation: 'Apply', fieldsV1: { 'f:rules': {} } });
+    // The creator's Update entry lost f:rules to the forced apply.
+    expect(mf.find((m) => m.operation === 'Update')!.fieldsV1).toEqual({ 'f:aggregationRule': { '.': {}, 'f:clusterRoleSelectors': {} } });
+    // The last matching role gone: the controller's apply without rules removes the rules it owned.
+    expect((await t.request('DELETE', `${rbac}/clusterroles/agg-src`)).status).toBe(200);
+    expect(await eventually(async () => (await rulesOf('agg-own')).length === 0)).toBe(true);
+    const after = (await t.request('GET', `${rbac}/clusterroles/agg-own`)).json.metadata.managedFields as { manager: string }[];
+    expect(after.map((m) => m.manager)).not.toContain('clusterrole-aggregation-controller');
   });
 });
 

@@ -71,11 +71,13 @@ describe('cel-spec conformance (simple tests)', () => {
     // Cases with heterogeneous list/map literals (cel-spec assumes them allowed) do not apply to
     // kube-apiserver, whose environment rejects them at compile time; 54 at the time of writing.
     expect(rejected).toBeLessThanOrEqual(54);
-    // Measured 97.8% of the remaining applicable cases. Seventeen known failures are where
+    // Measured 96.7% of the remaining applicable cases. Thirty-five known failures are where
     // kube-apiserver 1.32 (cel-go v0.22, checked with the differential test) differs from today's
     // cel-spec: eq/ne_mixed_types are rejected by its checker; repeated and null map keys are
-    // accepted; indexOf/lastIndexOf past the end return -1; it has no cel.bind and no backquoted
-    // field names.
-    expect(pass / (run.length - rejected)).toBeGreaterThanOrEqual(0.9779);
+    // accepted; indexOf/lastIndexOf past the end return -1 and lastIndexOf on '' fails; it has no
+    // cel.bind and no backquoted field names; its string.format renders %e as x/text does
+    // ("1.052033 × 10⁰³", six decimals whatever the precision), infinities as ∞, quotes strings
+    // inside %s of lists and maps, and refuses NaN/infinity for %d.
+    expect(pass / (run.length - rejected)).toBeGreaterThanOrEqual(0.9666);
   });
 });

@@ -50,6 +50,8 @@ export async function startTestServer(
     dataDir,
     storageBackend: 'memory',
     historyMs: 5 * 60_000,
+    // Tests count the objects of their namespaces; those of the namespace publishers are tested in test/authn.
+    namespacePublishers: false,
     ...opts.config,
   };
   const server = await startApiServer({

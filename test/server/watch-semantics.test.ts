@@ -77,6 +77,23 @@ describe('bookmarks', () => {
     expect(Number(bm.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(made.json.metadata.resourceVersion));
   });
 
+  it('none when only other kinds changed since the watch began, as kube\'s cacher (its last processed revision is per resource)', async () => {
+    const start = (await t.request('GET', base)).json.metadata.resourceVersion;
+    const leases = base.replace('/api/v1/', '/apis/coordination.k8s.io/v1/').replace('/configmaps', '/leases');
+    expect((await t.request('POST', leases, { body: { metadata: { name: 'bm-other' }, spec: {} } })).status).toBe(201);
+    const { events } = await collectWatch(t.server, `${base}?watch=1&resourceVersion=${start}&allowWatchBookmarks=true&timeoutSeconds=3`, () => false, {
+      timeoutMs: 8_000,
+    });
+    expect(events).toEqual([]);
+    // A change of the watched resource (here in another namespace) moves it: then the bookmark comes, with that revision.
+    const other = await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'bm-other-ns' } } });
+    expect(other.status).toBe(201);
+    const made = await t.request('POST', '/api/v1/namespaces/bm-other-ns/configmaps', { body: { metadata: { name: 'elsewhere' } } });
+    const again = await collectWatch(t.server, `${base}?watch=1&resourceVersion=${start}&allowWatchBookmarks=true&timeoutSeconds=3`, () => false, { timeoutMs: 8_000 });
+    expect(again.events.map((e) => e.type)).toEqual(['BOOKMARK']);
+    expect(again.events[0]!.object.metadata.resourceVersion).toBe(made.json.metadata.resourceVersion);
+  });
+
   it('none when the deadline is closer than 2s', async () => {
     const start = (await t.request('GET', base)).json.metadata.resourceVersion;
     await t.request('POST', base, { body: { metadata: { name: 'bm-2' }, data: {} } });

@@ -55,18 +55,18 @@ export function ownerReferencesPermissionEnforcement(deps: AdmissionPluginDeps):
   return {
     name: 'OwnerReferencesPermissionEnforcement',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
-    validate(a) {
+    async validate(a) {
       const changing = a.operation === 'CREATE' ? refsOf(a.object).length > 0 : !jsonEqual(refsOf(a.object), refsOf(a.oldObject));
       if (!changing) return;
       const gr = gvrGroupResource(a);
       if (a.operation !== 'CREATE') {
-        const d = authz.authorize(resourceAttributes(a, {}));
+        const d = await authz.authorize(resourceAttributes(a, {}));
         if (d.decision !== 'allow') throw errors.forbidden(gr, a.name, `cannot set an ownerRef on a resource you can't delete: ${d.reason}, ${goErr()}`);
       }
       const blocking = newBlockingRefs(a);
       if (blocking.length === 0) return;
       // Whoever may update the finalizers of anything needs no per-owner check.
-      const anything = authz.authorize(resourceAttributes(a, { verb: 'update', apiGroup: '*', apiVersion: '*', resource: '*', subresource: 'finalizers', namespace: '', name: '' }));
+      const anything = await authz.authorize(resourceAttributes(a, { verb: 'update', apiGroup: '*', apiVersion: '*', resource: '*', subresource: 'finalizers', namespace: '', name: '' }));
       if (anything.decision === 'allow') return;
       for (const ref of blocking) {
         const targets = ownerResources(deps.catalog, ref);
@@ -74,7 +74,7 @@ export function ownerReferencesPermissionEnforcement(deps: AdmissionPluginDeps):
           throw errors.forbidden(gr, a.name, `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion ?? ''} Kind ${ref.kind ?? ''}: no matches for kind ${JSON.stringify(ref.kind ?? '')} in version ${JSON.stringify(ref.apiVersion ?? '')}`);
         }
         for (const t of targets) {
-          const d = authz.authorize(
+          const d = await authz.authorize(
             resourceAttributes(a, { verb: 'update', apiGroup: t.group, apiVersion: t.version, resource: t.resource, subresource: 'finalizers', name: ref.name ?? '', namespace: t.namespaced ? a.namespace : '' }),
           );
           if (d.decision !== 'allow') {

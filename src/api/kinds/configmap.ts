@@ -3,7 +3,9 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate, validateObjectMeta, type ObjectMetaOptions } from '../validation/metadata.ts';
+
+const CONFIGMAP_META: ObjectMetaOptions = { namespaced: true, nameValidation: 'dns1123-subdomain' };
 import { byteLength, isConfigMapKey } from '../validation/names.ts';
 import { objField, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -51,7 +53,9 @@ function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): FieldError[]
     if (!semanticEqual(obj.data, old.data)) errs.push(fieldErr.forbidden('data', IMMUTABLE_WHEN_SET_MSG));
     if (!semanticEqual(obj.binaryData, old.binaryData)) errs.push(fieldErr.forbidden('binaryData', IMMUTABLE_WHEN_SET_MSG));
   }
-  return [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...errs, ...validateConfigMap(obj)];
+  // kube's ValidateConfigMapUpdate ends with the whole ValidateConfigMap, ObjectMeta checks included
+  // (so an update reports a metadata error once more than the generic checks alone).
+  return [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...errs, ...validateObjectMeta(obj.metadata, CONFIGMAP_META), ...validateConfigMap(obj)];
 }
 
 function dataCount(obj: KubeObject): number {

@@ -2,7 +2,7 @@
 import type { FieldError } from '../field-errors.ts';
 import { fieldErr } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
-import { isStandardFinalizerName, validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
+import { isStandardFinalizerName, validateCoreFinalizerNames, validateCoreObjectMetaUpdate, validateObjectMeta } from '../validation/metadata.ts';
 import { isQualifiedName } from '../validation/names.ts';
 import { arrField, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -146,7 +146,12 @@ export const namespaceType: ResourceType = {
       obj.status = { ...((obj.status as Record<string, unknown> | undefined) ?? {}), phase: 'Terminating' };
     },
     validate: validateNamespace,
-    validateUpdate: (obj, old) => validateCoreObjectMetaUpdate(obj.metadata, old.metadata),
+    // kube's namespace strategy: ValidateNamespace (ObjectMeta included), then ValidateNamespaceUpdate.
+    validateUpdate: (obj, old) => [
+      ...validateObjectMeta(obj.metadata, { namespaced: false, nameValidation: 'dns1123-label' }),
+      ...validateNamespace(obj),
+      ...validateCoreObjectMetaUpdate(obj.metadata, old.metadata),
+    ],
     subresources: {
       // kube's namespaceStatusStrategy: the request's metadata and status, the stored spec.
       status: {

@@ -7,7 +7,11 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath, goLiteral, goStringSlice, type GoLiteral } from '../field-errors.ts';
 import type { KubeObject, ResourceType, TableColumn } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateLabels, validateObjectMetaUpdate } from '../validation/metadata.ts';
+import { validateLabels, validateObjectMeta, validateObjectMetaUpdate, type ObjectMetaOptions } from '../validation/metadata.ts';
+
+/** kube's ValidateRBACName is a path-segment name check. */
+const RBAC_NAMESPACED_META: ObjectMetaOptions = { namespaced: true, nameValidation: 'path-segment' };
+const RBAC_CLUSTER_META: ObjectMetaOptions = { namespaced: false, nameValidation: 'path-segment' };
 import { isDns1123Subdomain, isPathSegmentName, isQualifiedName } from '../validation/names.ts';
 import { arrField, labelSelectorSchema, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
@@ -164,8 +168,13 @@ function validateBinding(obj: KubeObject, namespaced: boolean): FieldError[] {
   return errs;
 }
 
+/**
+ * kube's binding strategies run ValidateRoleBinding, then ValidateRoleBindingUpdate, which runs
+ * ValidateRoleBinding again (ObjectMeta and subjects) before the update checks.
+ */
 function validateBindingUpdate(obj: KubeObject, old: KubeObject, namespaced: boolean): FieldError[] {
-  const errs = [...validateBinding(obj, namespaced), ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
+  const binding = [...validateObjectMeta(obj.metadata, namespaced ? RBAC_NAMESPACED_META : RBAC_CLUSTER_META), ...validateBinding(obj, namespaced)];
+  const errs = [...binding, ...binding, ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
   // Changing the role would silently change what every subject may do: delete and recreate instead.
   if (!semanticEqual(obj.roleRef, old.roleRef)) errs.push(fieldErr.invalid('roleRef', roleRefGoValue(obj), 'cannot change roleRef'));
   return errs;
@@ -246,7 +255,15 @@ export const roleType: ResourceType = {
   namespaced: true,
   schema: kindSchema('A namespaced set of policy rules, granted by a RoleBinding.', { rules: rulesSchema }),
   tableColumns: [nameColumn(), createdAtColumn],
-  strategy: { validate: (obj) => validateRules(obj, true), validateUpdate: (obj, old) => [...validateRules(obj, true), ...validateObjectMetaUpdate(obj.metadata, old.metadata)] },
+  strategy: {
+    validate: (obj) => validateRules(obj, true),
+    // kube's role strategy runs ValidateRole, then ValidateRoleUpdate, which runs ValidateRole again
+    // (ObjectMeta and rules): every error of the role itself is reported twice on update.
+    validateUpdate: (obj, old) => {
+      const role = [...validateObjectMeta(obj.metadata, RBAC_NAMESPACED_META), ...validateRules(obj, true)];
+      return [...role, ...role, ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
+    },
+  },
   storagePrefix: `/registry/${RBAC_GROUP}/roles/`,
 };
 
@@ -264,7 +281,14 @@ export const clusterRoleType: ResourceType = {
     }),
   }),
   tableColumns: [nameColumn(), createdAtColumn],
-  strategy: { validate: validateClusterRole, validateUpdate: (obj, old) => [...validateClusterRole(obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata)] },
+  strategy: {
+    validate: validateClusterRole,
+    // As for roles: ValidateClusterRole, then ValidateClusterRoleUpdate (ValidateClusterRole again).
+    validateUpdate: (obj, old) => {
+      const role = [...validateObjectMeta(obj.metadata, RBAC_CLUSTER_META), ...validateClusterRole(obj)];
+      return [...role, ...role, ...validateObjectMetaUpdate(obj.metadata, old.metadata)];
+    },
+  },
   storagePrefix: `/registry/${RBAC_GROUP}/clusterroles/`,
 };
 

@@ -6,7 +6,7 @@ import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath } from '../field-errors.ts';
 import type { KubeObject, ResourceType } from '../types.ts';
 import { semanticEqual } from '../validation/equality.ts';
-import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate, validateImmutableField } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate, validateImmutableField, validateObjectMeta } from '../validation/metadata.ts';
 import { isConfigMapKey } from '../validation/names.ts';
 import { IMMUTABLE_WHEN_SET_MSG, MAX_CONFIG_DATA_SIZE, base64ByteLength } from './configmap.ts';
 import { objField, s, strField } from './common-schemas.ts';
@@ -120,7 +120,8 @@ function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
     // stringData is already folded into data here, so data covers it.
     if (!semanticEqual(obj.data, old.data)) errs.push(fieldErr.forbidden('data', IMMUTABLE_WHEN_SET_MSG));
   }
-  return [...errs, ...validateSecret(obj)];
+  // kube's ValidateSecretUpdate ends with the whole ValidateSecret, ObjectMeta checks included.
+  return [...errs, ...validateObjectMeta(obj.metadata, { namespaced: true, nameValidation: 'dns1123-subdomain' }), ...validateSecret(obj)];
 }
 
 export const secretType: ResourceType = {

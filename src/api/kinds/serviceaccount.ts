@@ -1,6 +1,6 @@
 /** core/v1 ServiceAccount: an identity for pods, with the secrets it may mount and pull with. */
 import type { KubeObject, ResourceType } from '../types.ts';
-import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate } from '../validation/metadata.ts';
+import { validateCoreFinalizerNames, validateCoreObjectMetaUpdate, validateObjectMeta } from '../validation/metadata.ts';
 import { arrField, localObjectReferenceSchema, objectReferenceSchema, s } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
@@ -47,7 +47,12 @@ export const serviceAccountType: ResourceType = {
     prepareForCreate: cleanSecretReferences,
     prepareForUpdate: (obj) => cleanSecretReferences(obj),
     validate: (obj) => validateCoreFinalizerNames(obj.metadata),
-    validateUpdate: (obj, old) => [...validateCoreObjectMetaUpdate(obj.metadata, old.metadata), ...validateCoreFinalizerNames(obj.metadata)],
+    // kube's ValidateServiceAccountUpdate: the update checks, then the whole ValidateServiceAccount (ObjectMeta included).
+    validateUpdate: (obj, old) => [
+      ...validateCoreObjectMetaUpdate(obj.metadata, old.metadata),
+      ...validateObjectMeta(obj.metadata, { namespaced: true, nameValidation: 'dns1123-subdomain' }),
+      ...validateCoreFinalizerNames(obj.metadata),
+    ],
   },
   storagePrefix: '/registry/serviceaccounts/',
 };

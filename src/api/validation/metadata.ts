@@ -3,7 +3,8 @@
  * `api/validation/objectmeta.go` (`metadata.name: Invalid value: "x": ...`).
  */
 import type { FieldError } from '../field-errors.ts';
-import { fieldErr, fieldPath, goStringSlice } from '../field-errors.ts';
+import { fieldErr, fieldPath, goLiteral, goStringSlice } from '../field-errors.ts';
+import { goQuote } from '../../schema/prune.ts';
 import type { ManagedFieldsEntry, NameValidation, ObjectMeta } from '../types.ts';
 import { semanticEqual } from './equality.ts';
 import { isDns1123Label, isLabelValue, isQualifiedName, nameValidator } from './names.ts';
@@ -176,13 +177,13 @@ export function validateOwnerReferences(refs: readonly Record<string, unknown>[]
     if (!str(ref.uid)) errs.push(fieldErr.invalid(fieldPath.child(path, 'uid'), str(ref.uid), 'uid must not be empty'));
     // Events may not own anything: their lifetime is too short and they are not garbage collected as owners.
     if (group === '' && version === 'v1' && kind === 'Event') {
-      errs.push(fieldErr.invalid(path, ref, `${group}/${version}, Kind=${kind} is disallowed from being an owner`));
+      errs.push(fieldErr.invalid(path, goLiteral(goOwnerReference(ref)), `${group}/${version}, Kind=${kind} is disallowed from being an owner`));
     }
     if (ref.controller === true) {
       const current = `${kind}/${str(ref.name)}`;
       if (firstController) {
         errs.push(
-          fieldErr.invalid(path, refs, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
+          fieldErr.invalid(path, goLiteral(`[]v1.OwnerReference{${refs!.map(goOwnerReference).join(', ')}}`), `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
         );
       } else {
         firstController = current;
@@ -219,3 +220,17 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
+
+/**
+ * An owner reference as Go's %#v prints a v1.OwnerReference in kube's messages. Its two *bool
+ * fields print as pointers: `(*bool)(nil)` or an address, which is a heap address in kube and
+ * means nothing to a client; a fixed one stands in for it here.
+ */
+function goOwnerReference(ref: Record<string, unknown>): string {
+  const s = (v: unknown) => goQuote(typeof v === 'string' ? v : '');
+  const ptr = (v: unknown, addr: string) => (typeof v === 'boolean' ? `(*bool)(${addr})` : '(*bool)(nil)');
+  return (
+    `v1.OwnerReference{APIVersion:${s(ref.apiVersion)}, Kind:${s(ref.kind)}, Name:${s(ref.name)}, UID:${s(ref.uid)}, ` +
+    `Controller:${ptr(ref.controller, '0xc000a1c0a8')}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion, '0xc000a1c0a9')}}`
+  );
+}

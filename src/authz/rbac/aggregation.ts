@@ -5,15 +5,23 @@
  * as roles and labels change. Runs in-process on the ClusterRole watch cache; one pass recomputes
  * every aggregated role, and chains (edit aggregated into admin) settle over successive passes
  * because each write is itself a change the controller sees.
+ *
+ * Writes are what kube v1.32's controller sends: a forced server-side apply of `{rules}` as field
+ * manager `clusterrole-aggregation-controller` (managedFields show an Apply entry owning f:rules).
+ * Its apply configuration omits an empty rule list: when the selectors match nothing, the apply
+ * drops the rules only if the controller owned them, and leaves rules someone else wrote alone
+ * (checked against kube-controller-manager v1.32.4).
  */
 import type { KubeObject } from '../../api/types.ts';
 import type { ResourceStore, WriteContext } from '../../registry/resource-store.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
+import { applyContextFor } from '../../registry/apply-context.ts';
+import { serverSideApply } from '../../apply/index.ts';
 
 const MANAGER = 'clusterrole-aggregation-controller';
 
-function controllerContext(): WriteContext {
-  return { dryRun: false, warnings: [], now: new Date(), manager: MANAGER, subresource: '' };
+function controllerContext(now: Date): WriteContext {
+  return { dryRun: false, warnings: [], now, manager: MANAGER, subresource: '', skipManagedFields: true, operation: 'patch' };
 }
 
 /** The rules `role` should have, given every ClusterRole; undefined when it aggregates nothing. */
@@ -112,15 +120,18 @@ export class ClusterRoleAggregator {
       const want = aggregatedRules(role, all);
       if (want === undefined || sameRules(want, (role as { rules?: unknown[] }).rules)) continue;
       const name = role.metadata!.name!;
+      const rt = this.clusterRoles.rt;
+      const now = new Date();
+      const applied = { apiVersion: `${rt.group}/${rt.version}`, kind: rt.kind, metadata: { name }, ...(want.length > 0 ? { rules: want } : {}) } as KubeObject;
       try {
         await this.clusterRoles.update(
           '',
           name,
           (current) => {
             if (!current) throw new Error('gone');
-            return { ...current, rules: want } as KubeObject;
+            return serverSideApply(current, structuredClone(applied), { ...applyContextFor(rt, MANAGER, '', now), force: true });
           },
-          controllerContext(),
+          controllerContext(now),
           { allowCreate: false, subresource: '' },
         );
         writes++;

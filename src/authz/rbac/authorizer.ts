@@ -3,7 +3,8 @@
  * (RBAC never denies), with kube's reasons: which binding and role allowed, or the roles that
  * bindings of the caller name but that do not exist.
  */
-import type { Attributes, Authorizer, Decision } from '../authorizer.ts';
+import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, RulesResult } from '../authorizer.ts';
+import type { RequestUser } from '../../server/user.ts';
 import { goQuote } from '../authorizer.ts';
 import { ruleAllows } from './rules.ts';
 import type { Binding, RbacIndex, Subject } from './index.ts';
@@ -12,19 +13,33 @@ export class RbacAuthorizer implements Authorizer {
   constructor(private readonly index: RbacIndex) {}
 
   authorize(attrs: Attributes): Decision {
-    let allowedBy: string | undefined;
-    const errors: string[] = [];
-    this.index.visitRulesFor(attrs.user, attrs.namespace, (binding, subject, rule, err) => {
-      if (rule && ruleAllows(attrs, rule)) {
-        allowedBy = describeSource(binding!, subject!);
-        return false;
-      }
-      if (err !== undefined) errors.push(err);
-      return true;
-    });
-    if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
-    return { decision: 'noOpinion', reason: errors.length > 0 ? `RBAC: ${aggregateMessage(errors)}` : '' };
+    const found = this.index.findAllowing(attrs.user, attrs.namespace, attrs, ruleAllows);
+    if (found === undefined) return NO_OPINION;
+    if ('missing' in found) return { decision: 'noOpinion', reason: `RBAC: ${aggregateMessage(found.missing)}` };
+    return allowedDecision(found.binding, found.subject);
   }
+
+  /** kube's RBACAuthorizer.RulesFor: never incomplete; missing roles are the error. */
+  rulesFor(user: RequestUser, namespace: string): RulesResult {
+    const { rules, errors } = this.index.rulesFor(user, namespace);
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    for (const r of rules) {
+      if ((r.resources ?? []).length > 0) resourceRules.push({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], resourceNames: r.resourceNames ?? [] });
+      if ((r.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs ?? [] });
+    }
+    return { resourceRules, nonResourceRules, incomplete: false, ...(errors.length > 0 ? { error: aggregateMessage(errors) } : {}) };
+  }
+}
+
+const NO_OPINION: Decision = Object.freeze({ decision: 'noOpinion', reason: '' });
+
+/** One allow decision per (binding, subject): its reason names them, and an allow then allocates nothing. */
+const allowed = new WeakMap<Subject, Decision>();
+function allowedDecision(b: Binding, s: Subject): Decision {
+  let d = allowed.get(s);
+  if (!d) allowed.set(s, (d = Object.freeze({ decision: 'allow' as const, reason: `RBAC: allowed by ${describeSource(b, s)}` })));
+  return d;
 }
 
 /** kube's clusterRoleBindingDescriber / roleBindingDescriber. */

@@ -38,17 +38,21 @@ export type RuleVisitor = (source: Binding | undefined, subject: Subject | undef
 
 const SA_PREFIX = 'system:serviceaccount:';
 
-/** The index key of a subject as bound in `namespace` ('' for cluster bindings), or undefined when it can never match. */
-function subjectKey(s: Subject, namespace: string): string | undefined {
+/**
+ * Where a subject is indexed: users and service accounts by the user name they match (a service
+ * account's is `system:serviceaccount:<ns>:<name>`), groups by group name; undefined when the
+ * subject can never match (an unknown kind, a service account without a namespace).
+ */
+function subjectSlot(s: Subject, bindingNamespace: string): { group: boolean; name: string } | undefined {
   switch (s.kind) {
     case 'User':
-      return `u:${s.name}`;
+      return { group: false, name: s.name };
     case 'Group':
-      return `g:${s.name}`;
+      return { group: true, name: s.name };
     case 'ServiceAccount': {
       // A RoleBinding's service account without a namespace is one of the binding's namespace.
-      const ns = s.namespace ? s.namespace : namespace;
-      return ns === '' ? undefined : `sa:${SA_PREFIX}${ns}:${s.name}`;
+      const ns = s.namespace ? s.namespace : bindingNamespace;
+      return ns === '' ? undefined : { group: false, name: `${SA_PREFIX}${ns}:${s.name}` };
     }
     default:
       return undefined;
@@ -64,85 +68,90 @@ export function subjectApplies(caller: Caller, s: Subject, namespace: string): b
       return caller.groups.includes(s.name);
     case 'ServiceAccount': {
       const ns = s.namespace ? s.namespace : namespace;
-      return ns !== '' && caller.username === `${SA_PREFIX}${ns}:${s.name}`;
+      return ns !== '' && caller.username.length === SA_PREFIX.length + ns.length + 1 + s.name.length && caller.username === `${SA_PREFIX}${ns}:${s.name}`;
     }
     default:
       return false;
   }
 }
 
-function callerKeys(caller: Caller): string[] {
-  const keys = [`u:${caller.username}`];
-  for (const g of caller.groups) keys.push(`g:${g}`);
-  if (caller.username.startsWith(SA_PREFIX)) keys.push(`sa:${caller.username}`);
-  return keys;
+/** The first subject of `b` that applies to the caller (the one kube names in its reason). */
+export function firstApplicableSubject(b: Binding, caller: Caller): Subject | undefined {
+  for (const s of b.subjects) if (subjectApplies(caller, s, b.namespace)) return s;
+  return undefined;
 }
 
-/** Bindings grouped by subject key; a binding appears under each of its subjects' keys. */
+/**
+ * Bindings by the user names and group names their subjects match. A binding appears under each
+ * of its subjects' slots; a walk visits it once, under the slot of its first applicable subject,
+ * so a decision needs no set of visited bindings (and allocates nothing).
+ */
 class BindingsBySubject {
-  private readonly byKey = new Map<string, Set<Binding>>();
+  private readonly byUser = new Map<string, Set<Binding>>();
+  private readonly byGroup = new Map<string, Set<Binding>>();
 
   add(b: Binding): void {
-    for (const k of keysOf(b)) {
-      let set = this.byKey.get(k);
-      if (!set) this.byKey.set(k, (set = new Set()));
+    for (const s of b.subjects) {
+      const slot = subjectSlot(s, b.namespace);
+      if (!slot) continue;
+      const map = slot.group ? this.byGroup : this.byUser;
+      let set = map.get(slot.name);
+      if (!set) map.set(slot.name, (set = new Set()));
       set.add(b);
     }
   }
 
   remove(b: Binding): void {
-    for (const k of keysOf(b)) {
-      const set = this.byKey.get(k);
+    for (const s of b.subjects) {
+      const slot = subjectSlot(s, b.namespace);
+      if (!slot) continue;
+      const map = slot.group ? this.byGroup : this.byUser;
+      const set = map.get(slot.name);
       if (!set) continue;
       set.delete(b);
-      if (set.size === 0) this.byKey.delete(k);
+      if (set.size === 0) map.delete(slot.name);
     }
   }
 
   /**
-   * Calls `each` once per distinct binding with a subject under one of `keys`, until it returns
-   * false; returns false when stopped. No allocation when the caller matches under one key only.
+   * Calls `each` once per binding that applies to the caller, with its first applicable subject,
+   * until it returns false; returns false when stopped.
    */
-  forEachCandidate(keys: readonly string[], each: (b: Binding) => boolean): boolean {
-    let first: Set<Binding> | undefined;
-    let seen: Set<Binding> | undefined;
-    for (const k of keys) {
-      const set = this.byKey.get(k);
-      if (!set) continue;
-      if (!first) {
-        first = set;
-        for (const b of set) if (!each(b)) return false;
-        continue;
+  forEachApplicable(caller: Caller, each: (b: Binding, s: Subject) => boolean): boolean {
+    const mine = this.byUser.get(caller.username);
+    if (mine) {
+      for (const b of mine) {
+        const s = firstApplicableSubject(b, caller)!;
+        // Found by the user name: visit it here unless an earlier subject is a group of the caller's.
+        if (s.kind === 'Group') continue;
+        if (!each(b, s)) return false;
       }
-      // A second key matched: skip bindings already visited through an earlier key.
-      seen ??= new Set(first);
+    }
+    if (this.byGroup.size === 0) return true;
+    const groups = caller.groups;
+    for (let i = 0; i < groups.length; i++) {
+      const set = this.byGroup.get(groups[i]!);
+      // A group listed twice is walked once.
+      if (!set || groups.indexOf(groups[i]!) !== i) continue;
       for (const b of set) {
-        if (seen.has(b)) continue;
-        seen.add(b);
-        if (!each(b)) return false;
+        const s = firstApplicableSubject(b, caller)!;
+        // Visit under the slot of the first applicable subject only.
+        if (s.kind !== 'Group' || s.name !== groups[i]) continue;
+        if (!each(b, s)) return false;
       }
     }
     return true;
   }
 
   get empty(): boolean {
-    return this.byKey.size === 0;
+    return this.byUser.size === 0 && this.byGroup.size === 0;
   }
-}
-
-function keysOf(b: Binding): Set<string> {
-  const keys = new Set<string>();
-  for (const s of b.subjects) {
-    const k = subjectKey(s, b.namespace);
-    if (k !== undefined) keys.add(k);
-  }
-  return keys;
 }
 
 export class RbacIndex {
   private readonly clusterRoles = new Map<string, PolicyRule[]>();
-  /** Keyed `namespace/name`. */
-  private readonly roles = new Map<string, PolicyRule[]>();
+  /** By namespace, then name (no key to build per lookup). */
+  private readonly roles = new Map<string, Map<string, PolicyRule[]>>();
   private readonly clusterBindings = new BindingsBySubject();
   private readonly bindingsByNamespace = new Map<string, BindingsBySubject>();
   /** The binding currently indexed per `kind/namespace/name`, to replace or remove it. */
@@ -157,11 +166,15 @@ export class RbacIndex {
   }
 
   setRole(namespace: string, name: string, obj: unknown): void {
-    this.roles.set(`${namespace}/${name}`, rulesOf(obj));
+    let ns = this.roles.get(namespace);
+    if (!ns) this.roles.set(namespace, (ns = new Map()));
+    ns.set(name, rulesOf(obj));
   }
 
   deleteRole(namespace: string, name: string): void {
-    this.roles.delete(`${namespace}/${name}`);
+    const ns = this.roles.get(namespace);
+    ns?.delete(name);
+    if (ns?.size === 0) this.roles.delete(namespace);
   }
 
   setBinding(b: Binding): void {
@@ -197,7 +210,7 @@ export class RbacIndex {
       return rules ? { rules } : { error: `clusterrole.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
     }
     if (ref.kind === 'Role') {
-      const rules = this.roles.get(`${namespace}/${ref.name}`);
+      const rules = this.roles.get(namespace)?.get(ref.name);
       return rules ? { rules } : { error: `role.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
     }
     return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind)}` };
@@ -208,28 +221,90 @@ export class RbacIndex {
    * namespaced request) by the role bindings of that namespace; stops when the visitor returns false.
    */
   visitRulesFor(caller: Caller, namespace: string, visit: RuleVisitor): void {
-    const keys = callerKeys(caller);
-    const each = (b: Binding) => this.visitBinding(b, caller, visit);
-    if (!this.clusterBindings.forEachCandidate(keys, each)) return;
+    const each = (b: Binding, s: Subject) => {
+      const rules = this.rulesOfRef(b.roleRef, b.namespace);
+      if (!rules) return visit(b, s, undefined, this.missingRoleError(b.roleRef));
+      for (const rule of rules) if (!visit(b, s, rule, undefined)) return false;
+      return true;
+    };
+    if (!this.clusterBindings.forEachApplicable(caller, each)) return;
     if (namespace === '') return;
-    this.bindingsByNamespace.get(namespace)?.forEachCandidate(keys, each);
+    this.bindingsByNamespace.get(namespace)?.forEachApplicable(caller, each);
   }
 
-  /** Visits the rules of one binding if it applies to the caller; false when the visitor stopped. */
-  private visitBinding(b: Binding, caller: Caller, visit: RuleVisitor): boolean {
-    let subject: Subject | undefined;
-    for (const s of b.subjects) {
-      if (subjectApplies(caller, s, b.namespace)) {
-        subject = s;
-        break;
+  /**
+   * The hot path of a decision: the first binding (with its subject) whose role has a rule for
+   * which `allows` holds, visiting cluster bindings then the namespace's. When none does, the
+   * errors of bindings whose role is missing are returned instead. Allocates nothing unless a
+   * role is missing.
+   */
+  findAllowing<T>(caller: Caller, namespace: string, arg: T, allows: (arg: T, rule: PolicyRule) => boolean): { binding: Binding; subject: Subject } | { missing: string[] } | undefined {
+    this.found = undefined;
+    this.findMissing = undefined;
+    this.findArg = arg;
+    this.findAllows = allows as (arg: unknown, rule: PolicyRule) => boolean;
+    if (this.clusterBindings.forEachApplicable(caller, this.findEach) && namespace !== '') this.bindingsByNamespace.get(namespace)?.forEachApplicable(caller, this.findEach);
+    const found = this.found;
+    const missing = this.findMissing;
+    this.found = this.findArg = this.findAllows = this.findMissing = undefined;
+    return found ?? (missing ? { missing } : undefined);
+  }
+
+  // The state of the one findAllowing in progress (decisions are synchronous), so its visitor is created once.
+  private found: { binding: Binding; subject: Subject } | undefined;
+  private findArg: unknown;
+  private findAllows: ((arg: unknown, rule: PolicyRule) => boolean) | undefined;
+  private findMissing: string[] | undefined;
+  private readonly findEach = (b: Binding, s: Subject): boolean => {
+    const rules = this.rulesOfRef(b.roleRef, b.namespace);
+    if (!rules) {
+      (this.findMissing ??= []).push(this.missingRoleError(b.roleRef));
+      return true;
+    }
+    for (let i = 0; i < rules.length; i++) {
+      if (this.findAllows!(this.findArg, rules[i]!)) {
+        this.found = pairOf(b, s);
+        return false;
       }
     }
-    if (!subject) return true;
-    const found = this.roleRules(b.roleRef, b.namespace);
-    if ('error' in found) return visit(b, subject, undefined, found.error);
-    for (const rule of found.rules) if (!visit(b, subject, rule, undefined)) return false;
     return true;
+  };
+
+  private rulesOfRef(ref: RoleRef, namespace: string): readonly PolicyRule[] | undefined {
+    if (ref.kind === 'ClusterRole') return this.clusterRoles.get(ref.name);
+    if (ref.kind === 'Role') return this.roles.get(namespace)?.get(ref.name);
+    return undefined;
   }
+
+  private missingRoleError(ref: RoleRef): string {
+    if (ref.kind === 'ClusterRole') return `clusterrole.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found`;
+    if (ref.kind === 'Role') return `role.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found`;
+    return `unsupported role reference kind: ${JSON.stringify(ref.kind)}`;
+  }
+
+  /**
+   * kube's RulesFor: every rule the caller holds at cluster scope and, for a namespace, in it,
+   * with the errors of bindings whose role is missing (the rules found are still returned).
+   */
+  rulesFor(caller: Caller, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    this.visitRulesFor(caller, namespace, (_b, _s, rule, err) => {
+      if (rule) rules.push(rule);
+      if (err !== undefined) errors.push(err);
+      return true;
+    });
+    return { rules, errors };
+  }
+
+}
+
+/** One (binding, subject) pair object per subject, so an allow allocates nothing. */
+const pairs = new WeakMap<Subject, { binding: Binding; subject: Subject }>();
+function pairOf(binding: Binding, subject: Subject): { binding: Binding; subject: Subject } {
+  let p = pairs.get(subject);
+  if (!p || p.binding !== binding) pairs.set(subject, (p = { binding, subject }));
+  return p;
 }
 
 /** A stored binding as an index record; undefined when it is not a usable binding. */

@@ -23,10 +23,16 @@ export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
   return false;
 }
 
-/** `combined` is `resource` or `resource/subresource`. */
-export function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
+/** Whether `r` is `resource` or, with a subresource, `resource/subresource` (compared without building it). */
+function namesResource(r: string, resource: string, subresource: string): boolean {
+  if (subresource === '') return r === resource;
+  return r.length === resource.length + 1 + subresource.length && r.charCodeAt(resource.length) === 47 /* / */ && r.startsWith(resource) && r.endsWith(subresource);
+}
+
+/** Whether the rule names the resource (`resource`, `resource/subresource`, `*` or `*\/subresource`). */
+export function resourceMatches(rule: PolicyRule, resource: string, subresource: string): boolean {
   for (const r of rule.resources ?? []) {
-    if (r === '*' || r === combined) return true;
+    if (r === '*' || namesResource(r, resource, subresource)) return true;
     if (subresource === '') continue;
     // `*/subresource` grants that subresource of every resource.
     if (r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)) return true;
@@ -53,8 +59,7 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(attrs: Attributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (!attrs.isResourceRequest) return nonResourceURLMatches(rule, attrs.path);
-  const combined = attrs.subresource !== '' ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  return apiGroupMatches(rule, attrs.apiGroup) && resourceMatches(rule, combined, attrs.subresource) && resourceNameMatches(rule, attrs.name);
+  return apiGroupMatches(rule, attrs.apiGroup) && resourceMatches(rule, attrs.resource, attrs.subresource) && resourceNameMatches(rule, attrs.name);
 }
 
 /** The rules of a stored Role or ClusterRole, tolerating any shape (a bad object grants nothing). */

@@ -234,6 +234,28 @@ const AUTHORIZATION: readonly MessageDef[] = [
     ['evaluationError', 3, 'string'],
     ['denied', 4, 'bool'],
   ]),
+  message('SelfSubjectRulesReview', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'SelfSubjectRulesReviewSpec', 'always'],
+    ['status', 3, 'SubjectRulesReviewStatus', 'always'],
+  ]),
+  message('SelfSubjectRulesReviewSpec', [['namespace', 1, 'string']]),
+  message('SubjectRulesReviewStatus', [
+    ['resourceRules', 1, '[]ResourceRule', 'always'],
+    ['nonResourceRules', 2, '[]NonResourceRule', 'always'],
+    ['incomplete', 3, 'bool', 'always'],
+    ['evaluationError', 4, 'string'],
+  ]),
+  message('ResourceRule', [
+    ['verbs', 1, '[]string', 'always'],
+    ['apiGroups', 2, '[]string'],
+    ['resources', 3, '[]string'],
+    ['resourceNames', 4, '[]string'],
+  ]),
+  message('NonResourceRule', [
+    ['verbs', 1, '[]string', 'always'],
+    ['nonResourceURLs', 2, '[]string'],
+  ]),
 ];
 
 /** A `<Kind>List` message: ListMeta and the items. */
@@ -299,6 +321,7 @@ export const KINDS: readonly KindDef[] = [
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', message: 'SubjectAccessReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', message: 'LocalSubjectAccessReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', message: 'SelfSubjectAccessReview' },
+  { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', message: 'SelfSubjectRulesReview' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
   // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
   { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },

@@ -16,7 +16,9 @@ import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../disco
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
 import { maybeGzip } from '../../codec/compress.ts';
+import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
 
 export interface OpenApiDocuments {
   /** The Swagger 2.0 document, serialized once. */
@@ -25,6 +27,8 @@ export interface OpenApiDocuments {
   v2Protobuf(): Buffer;
   /** Upper-case hex SHA-512 of the JSON form: the ETag of both forms. */
   v2ETag(): string;
+  /** When the documents were last built (Last-Modified). */
+  lastModified(): Date;
   /** The `/openapi/v3` index. */
   v3Index(): object;
   /** One group-version document (`api/v1`, `apis/<group>/<version>`), serialized once; undefined when not served. */
@@ -35,9 +39,16 @@ export interface NonResourceRoutes {
   readonly discovery: () => DiscoveryDocuments;
   readonly openapi: () => OpenApiDocuments;
   readonly version: object;
+  /** The /metrics answer (text format, maybe gzipped); absent when the server keeps no metrics. */
+  readonly metrics?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
+  /** The /metrics/slis answer (health check results), in the same form. */
+  readonly metricsSlis?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
   /** Fixed documents served by path (service-account issuer discovery); undefined when not one. */
   readonly documents?: (path: string) => { readonly body: Buffer; readonly contentType: string; readonly cacheControl: string } | undefined;
 }
+
+/** Fixed documents kube's index lists when they are served (service-account issuer discovery). */
+const INDEXED_DOCUMENTS = [OPENID_CONFIGURATION_PATH, JWKS_PATH];
 
 type Health = { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEndpoint };
 
@@ -108,23 +119,25 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     const docs = routes.openapi();
     const form = negotiateOpenApiV2(accept);
     if (!form) {
-      // kube-openapi answers an unservable Accept with a bare 406.
-      reply.code(406).header('vary', 'Accept').header('cache-control', 'no-cache, private').send();
+      // kube-openapi answers an unservable Accept with a bare 406 (inside kube's gzip handler).
+      reply.code(406).header('vary', ['Accept-Encoding', 'Accept']).header('cache-control', 'no-cache, private').send();
       return;
     }
-    const etag = `"${docs.v2ETag()}"`;
-    reply.header('vary', 'Accept').header('etag', etag);
-    const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
-    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
-      reply.code(304).send();
-      return;
-    }
-    if (form === 'protobuf') return sendBytes(req, reply, 200, docs.v2Protobuf(), OPENAPI_V2_PROTOBUF);
-    return sendBytes(req, reply, 200, docs.v2(), 'application/json');
+    // kube-openapi's handler: the ETag, then Go's http.ServeContent, wrapped in kube's gzip handler.
+    const body = form === 'protobuf' ? docs.v2Protobuf() : docs.v2();
+    const contentType = form === 'protobuf' ? OPENAPI_V2_PROTOBUF : 'application/json';
+    return serveContent(req, reply, { body, contentType, etag: `"${docs.v2ETag()}"`, lastModified: docs.lastModified(), vary: ['Accept'], gzip: true });
   }
-  if (path === '/openapi/v3') return sendValue(req, reply, 200, routes.openapi().v3Index());
-  if (first === 'openapi' && tokens[1] === 'v3' && tokens.length > 2) {
-    const doc = routes.openapi().v3(tokens.slice(2).join('/'));
+  if (path === '/openapi/v3') {
+    // kube's v3 index goes through ServeContent without a content type: Go sniffs it as text, and
+    // the index is rebuilt (so modified) on every request.
+    const body = Buffer.from(JSON.stringify(routes.openapi().v3Index()));
+    return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
+  }
+  // kube's v3 handler owns everything below `/openapi/v3/` (the prefix itself included).
+  if (path.startsWith('/openapi/v3/')) {
+    const docs = routes.openapi();
+    const doc = docs.v3(tokens.slice(2).join('/'));
     // kube's OpenAPI v3 handler answers an unknown document with an empty 404.
     if (!doc) {
       reply.code(404).header('cache-control', 'no-cache, private').send();
@@ -133,17 +146,22 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     // Documents are addressed by content hash (kube-openapi's handler): the current hash is the
     // ETag; a stale hash is redirected to the current one; a matching one may be cached for long.
     const hash = openApiHash(doc);
-    reply.header('etag', `"${hash}"`).header('vary', 'Accept');
     const asked = req.searchParams.get('hash');
     if (asked && asked !== hash) {
+      reply.header('etag', `"${hash}"`).header('vary', 'Accept');
       reply.code(301).header('location', `/${tokens.join('/')}?hash=${hash}`).header('content-type', 'application/json').header('cache-control', 'no-cache, private').send();
       return;
     }
-    if (asked) {
-      reply.header('expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC'));
-      return sendBytes(req, reply, 200, doc, 'application/json', 'public, immutable');
-    }
-    return sendBytes(req, reply, 200, doc, 'application/json');
+    const immutable = asked ? { cacheControl: 'public, immutable', headers: { expires: new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString().replace('GMT', 'UTC') } } : {};
+    return serveContent(req, reply, { body: doc, contentType: 'application/json', etag: `"${hash}"`, lastModified: docs.lastModified(), vary: ['Accept'], ...immutable });
+  }
+  const metricsAnswer = path === '/metrics' ? routes.metrics : path === '/metrics/slis' ? routes.metricsSlis : undefined;
+  if (metricsAnswer) {
+    // promhttp's handler on kube's mux: any method, no nosniff header.
+    const m = await metricsAnswer(req.headers['accept-encoding'] as string | undefined);
+    reply.code(200).headers(m.headers).header('cache-control', 'no-cache, private');
+    reply.send(method === 'HEAD' ? undefined : m.body);
+    return;
   }
   const doc = routes.documents?.(path);
   if (doc) {
@@ -152,7 +170,20 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   }
   if (path === '/') {
     // kube's index lists every path its mux serves, sorted as Go's sort.Strings (by code unit here, the paths are ASCII).
-    const paths = [...routes.discovery().paths, ...health.healthz.paths(), ...health.livez.paths(), ...health.readyz.paths(), '/openapi/v2', '/openapi/v3', '/version'];
+    const paths = [
+      ...routes.discovery().paths,
+      ...health.healthz.paths(),
+      ...health.livez.paths(),
+      ...health.readyz.paths(),
+      // kube's OpenAPI v3 handler is registered at the path and as a prefix: both are listed.
+      '/openapi/v2',
+      '/openapi/v3',
+      '/openapi/v3/',
+      '/version',
+      ...(routes.metrics ? ['/metrics'] : []),
+      ...(routes.metricsSlis ? ['/metrics/slis'] : []),
+      ...INDEXED_DOCUMENTS.filter((p) => routes.documents?.(p) !== undefined),
+    ];
     return sendValue(req, reply, 200, { paths: paths.sort() });
   }
   return sendPageNotFound(reply);

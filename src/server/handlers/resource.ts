@@ -85,16 +85,6 @@ function admissionDeleteOptions(o: ParsedDeleteOptions): Record<string, unknown>
   };
 }
 
-/** Runs a write; a refused one still carries the warnings gathered so far (admission's), as kube's responses do. */
-async function warnEvenOnError<T>(c: VerbContext, ctx: WriteContext, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    addWarnings(c.reply, ctx.warnings);
-    throw err;
-  }
-}
-
 /** What a resource endpoint can produce: protobuf too for built-in kinds. */
 export function offerFor(c: VerbContext): Offer {
   return { table: true, serializers: protobufServed(c.served.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'] };
@@ -253,11 +243,27 @@ async function resolveFutureReads(c: VerbContext, q: ListQuery): Promise<ListQue
   return q;
 }
 
+/**
+ * Runs a write, keeping the warnings it recorded on a failed answer too: kube's warning recorder
+ * writes each warning into the response headers as it is added, so a 422 still carries the
+ * unknown-field warnings of its body.
+ */
+async function keepingWarnings<T>(c: VerbContext, ctx: WriteContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    addWarnings(c.reply, ctx.warnings);
+    throw err;
+  }
+}
+
 export async function handleCreate(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
-  const created = await warnEvenOnError(c, ctx, () => c.served.store.create(c.info.namespace, obj, ctx));
+  const created = await keepingWarnings(c, ctx, async () => {
+    const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
+    return c.served.store.create(c.info.namespace, obj, ctx);
+  });
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, 201, created, fmt);
 }
@@ -266,26 +272,28 @@ export async function handleUpdate(c: VerbContext): Promise<void> {
   const { rt, store } = c.served;
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
-  // kube's checkName: an update must name its object (the URL alone does not).
-  if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
-  const sub = c.info.subresource;
-  const result = await warnEvenOnError(c, ctx, () => store.update(
-    c.info.namespace,
-    c.info.name,
-    (current) => {
-      const next = cloneObject(obj);
-      if (current) mergeSubresource(next, current, sub, rt);
-      return next;
-    },
-    ctx,
-    {
-      allowCreate: false,
-      subresource: sub,
-      preconditions: { uid: obj.metadata!.uid },
-      requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
-    },
-  ));
+  const result = await keepingWarnings(c, ctx, async () => {
+    const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
+    // kube's checkName: an update must name its object (the URL alone does not).
+    if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
+    const sub = c.info.subresource;
+    return store.update(
+      c.info.namespace,
+      c.info.name,
+      (current) => {
+        const next = cloneObject(obj);
+        if (current) mergeSubresource(next, current, sub, rt);
+        return next;
+      },
+      ctx,
+      {
+        allowCreate: false,
+        subresource: sub,
+        preconditions: { uid: obj.metadata!.uid },
+        requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
+      },
+    );
+  });
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, result.created ? 201 : 200, result.object, fmt);
 }
@@ -319,7 +327,7 @@ export function mergeSubresource(next: KubeObject, current: KubeObject, subresou
 export async function handlePatch(c: VerbContext): Promise<void> {
   const fmt = negotiate(c);
   const ctx = writeContext(c);
-  const { object, created } = await warnEvenOnError(c, ctx, () => applyPatchBody(c, ctx));
+  const { object, created } = await keepingWarnings(c, ctx, () => applyPatchBody(c, ctx));
   addWarnings(c.reply, ctx.warnings);
   sendObject(c, created ? 201 : 200, object, fmt);
 }
@@ -350,7 +358,7 @@ export async function handleDelete(c: VerbContext): Promise<void> {
   const ctx = writeContext(c, opts);
   let outcome;
   try {
-    outcome = await warnEvenOnError(c, ctx, () => store.delete(c.info.namespace, c.info.name, opts, ctx));
+    outcome = await keepingWarnings(c, ctx, () => store.delete(c.info.namespace, c.info.name, opts, ctx));
   } catch (err) {
     // The unsafe delete of an object that cannot be read: only when asked, only on corruption.
     if (opts.ignoreStoreReadError && isCorruptObjectError(err)) {
@@ -401,7 +409,7 @@ export async function handleDeleteCollection(c: VerbContext): Promise<void> {
     // items of a typed list carry no kind/apiVersion.
     items.push(withoutTypeMeta(store.served(e.value)));
     try {
-      await warnEvenOnError(c, ctx, () => store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx));
+      await keepingWarnings(c, ctx, () => store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx));
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;

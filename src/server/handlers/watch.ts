@@ -175,7 +175,6 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
 
   let ended = false;
-  let synced = startRevision;
   const timers: NodeJS.Timeout[] = [];
   let handle: { close(): void } | undefined;
   // Live events that arrive while the initial events are still being written wait here.
@@ -288,7 +287,6 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     if (ev.type === 'ADDED') type = nowMatches ? 'ADDED' : undefined;
     else if (ev.type === 'MODIFIED') type = nowMatches ? (prevMatched || ev.prev === undefined ? 'MODIFIED' : 'ADDED') : prevMatched ? 'DELETED' : undefined;
     else type = filter.always || filter.matches(store.served(ev.entry.value)) ? 'DELETED' : undefined;
-    synced = ev.revision;
     if (!type) return;
     const entry = type === 'DELETED' ? deletedEntry(ev) : ev.entry;
     // The common case (the event's own type) shares one buffer across all watchers.
@@ -299,9 +297,6 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     { fromRevision: startRevision, keyPrefix },
     {
       onEvent,
-      onProgress: (revision) => {
-        synced = Math.max(synced, revision);
-      },
       onError: (err: StorageError) => {
         const status = watchError(err).toStatus();
         write(eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : Buffer.from(JSON.stringify(status))));
@@ -327,8 +322,9 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     };
     const tick = (): void => {
       if (ended) return;
-      // Like the cacher, a bookmark goes out whenever the cache is past the watch's start.
-      const rev = Math.max(synced, cache.revision);
+      // Like kube's cacher, a bookmark goes out only when a change of this resource came after the
+      // watch's start, and carries that change's revision: writes of other kinds do not count.
+      const rev = cache.lastEventRevision;
       if (rev > startRevision) bookmark(rev, false);
       schedule();
     };

@@ -13,6 +13,7 @@ const benches = [
   'cel.ts',
   'authz.ts',
   'authn.ts',
+  'admission.ts',
   'codec.ts',
   'protobuf-list.ts',
   'robustness.ts',

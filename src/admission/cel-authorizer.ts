@@ -3,7 +3,7 @@
  * the server's authorizer as the requesting user (or, through authorizer.serviceAccount, as a
  * service account), as kube's admission CEL environment does.
  */
-import type { Authorizer } from '../authz/authorizer.ts';
+import { authorizeSync, type Authorizer } from '../authz/authorizer.ts';
 import type { Authorizer as CelAuthorizer } from '../cel/index.ts';
 import type { RequestUser } from '../server/user.ts';
 
@@ -11,7 +11,8 @@ export function celAuthorizerFor(authz: Authorizer, user: RequestUser): CelAutho
   return {
     authorize(a) {
       const r = a.resource;
-      const d = authz.authorize({
+      // Expressions cannot wait: a mode that would need I/O answers with an error (the check is then not allowed).
+      const d = authorizeSync(authz, {
         user,
         verb: a.verb,
         isResourceRequest: r !== undefined,
@@ -23,12 +24,7 @@ export function celAuthorizerFor(authz: Authorizer, user: RequestUser): CelAutho
         namespace: r?.namespace ?? '',
         name: r?.name ?? '',
       });
-      // Expressions evaluate synchronously; an authorizer that answers later (the webhook mode) cannot
-      // be waited for here, and its check counts as failed, with the reason saying so.
-      if (d instanceof Promise) {
-        d.catch(() => undefined);
-        return { decision: 'noOpinion', reason: '', error: 'the authorizer answers asynchronously; not available to expressions' };
-      }
+      if ('error' in d) return { decision: 'noOpinion', reason: '', error: d.error };
       return { decision: d.decision, reason: d.reason };
     },
     forServiceAccount(namespace, name) {

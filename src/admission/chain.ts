@@ -14,6 +14,7 @@ import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from '.
 import type { Authorizer } from '../authz/authorizer.ts';
 import type { ResourceCatalog } from '../server/api-context.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
 
 /** kube-apiserver v1.32's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ORDERED_PLUGIN_NAMES: readonly string[] = [
@@ -212,6 +213,10 @@ export class AdmissionChain {
 
   stop(): void {
     for (const p of this.plugins) p.stop?.();
+  }
+
+  registerMetrics(registry: MetricsRegistry): void {
+    for (const p of this.plugins) p.registerMetrics?.(registry);
   }
 }
 

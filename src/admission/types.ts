@@ -12,6 +12,7 @@
  */
 import type { KubeObject } from '../api/types.ts';
 import type { RequestUser } from '../server/user.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -73,4 +74,6 @@ export interface AdmissionPlugin {
   ready?(): Promise<void>;
   /** (Extension.) Releases watches and timers at shutdown. */
   stop?(): void;
+  /** (Extension.) Registers the plugin's metric families on the server's registry (served at /metrics). */
+  registerMetrics?(registry: MetricsRegistry): void;
 }

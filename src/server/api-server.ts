@@ -253,10 +253,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
     const hooks: WriteHooks = {
       decoded: (_op, obj, old, ctx) => decodedWrite(rt, obj, old, ctx),
+      // Mutating admission, then RBAC privilege escalation prevention where kube's RBAC registry checks it (before validation).
       mutate: async (op, obj, old, ctx) => {
         await admission.mutate(op, obj, old, ctx);
-        // RBAC privilege escalation prevention, where kube's RBAC registry checks it: after mutation, before validation.
-        if (rbacResource && obj && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
+        if (rbacResource && obj && op !== 'delete' && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
       },
       validate: admission.validate,
     };
@@ -403,6 +403,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         })),
       ),
   });
+  admissionChain?.registerMetrics(metrics.registry);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -465,9 +466,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         policyStatus?.stop();
         stopRbacFeed();
         aggregator.stop();
+        admissionChain?.stop();
         closeAuthorizer();
         authn.close();
-        admissionChain?.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

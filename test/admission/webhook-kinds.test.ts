@@ -98,6 +98,13 @@ describe('webhook configuration kinds', () => {
     });
     expect(svc.json.message).toContain('webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive');
     expect(svc.json.message).toContain(`webhooks[0].clientConfig.service.path: Invalid value: "noslash": must start with a '/'`);
+    const conds = await ts.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      body: base('c', { matchConditions: [{ name: 'x', expression: 'true' }, { name: 'x', expression: 'true' }, { name: 'Bad Name!', expression: '1' }] }),
+    });
+    expect(conds.status).toBe(422);
+    expect(conds.json.message).toContain('webhooks[0].matchConditions[1].name: Duplicate value: "x"');
+    expect(conds.json.message).toContain('webhooks[0].matchConditions[2].expression: Invalid value: "1": must evaluate to bool but got int');
+    expect(conds.json.message).toContain(`webhooks[0].matchConditions[2].name: Invalid value: "Bad Name!": name part must consist of alphanumeric characters`);
   });
 
   it('is served through kubectl, listed in discovery', async () => {

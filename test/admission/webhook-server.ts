@@ -59,6 +59,8 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
           return reply({ allowed: false, status: { code: 403, message: 'configmaps named deny-me are not welcome', reason: 'Forbidden' } });
         case '/mutate':
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf(labelPatch('mutated')), warnings: ['the object was labelled mutated=yes'], auditAnnotations: { touched: 'true' } });
+        case '/mutate-unknown':
+          return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([...labelPatch('mutated'), { op: 'add', path: '/notAField', value: 1 }]) });
         case '/mutate-b':
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf(labelPatch('second')) });
         case '/warn':

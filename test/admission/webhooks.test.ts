@@ -239,6 +239,8 @@ describe('validating webhooks', () => {
       (r) => (r.json?.metadata?.annotations?.['admission.kube-gateway.io/circuit-breakers'] ?? '').includes('open'),
     );
     expect(JSON.parse(cfg.json.metadata.annotations['admission.kube-gateway.io/circuit-breakers'])['flaky.example.com'].state).toBe('open');
+    const metrics = await ts.request('GET', '/metrics');
+    expect(metrics.text).toMatch(/kube_gateway_admission_webhook_circuit_breaker_state\{[^}]*name="flaky.example.com"[^}]*\} 2\n/);
     wh.healthy = true;
     const healed = await until(() => create('flaky.example.com'), (r) => r.status === 201);
     expect(healed.status).toBe(201);
@@ -295,6 +297,14 @@ describe('mutating webhooks', () => {
     expect(dry.json.metadata.labels.mutated).toBe('yes');
     expect((await ts.request('GET', '/api/v1/namespaces/default/configmaps/dry-one')).status).toBe(404);
     await remove(MWC, 'mutate');
+  });
+
+  it('fields the kind does not have are dropped from a patched object', async () => {
+    await configure(MWC, 'unknown', [hook('unknown.example.com', '/mutate-unknown')]);
+    const res = await until(() => create('unknown.example.com'), (r) => r.json?.metadata?.labels?.mutated === 'yes');
+    expect(res.status).toBe(201);
+    expect(res.json.notAField).toBeUndefined();
+    await remove(MWC, 'unknown');
   });
 
   it('an invalid patch fails the request cleanly', async () => {

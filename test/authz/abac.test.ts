@@ -90,6 +90,17 @@ describe('ABAC decisions', () => {
   });
 });
 
+describe('the example under config/', () => {
+  it('parses, and grants what its comments say', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const example = new AbacAuthorizer(parseAbacPolicies(await readFile(new URL('../../config/abac-policy.example.jsonl', import.meta.url), 'utf8'), 'example'));
+    expect(example.authorize(res(['bob'], 'list', '', 'configmaps', 'demo')).decision).toBe('allow');
+    expect(example.authorize(res(['bob'], 'create', '', 'configmaps', 'demo')).decision).toBe('noOpinion');
+    expect(example.authorize(res(['alice'], 'delete', 'apps', 'deployments', 'x')).decision).toBe('allow');
+    expect(example.authorize(path(['carol'], 'get', '/version')).decision).toBe('allow');
+  });
+});
+
 describe('bad policy files', () => {
   it('names the file, line and problem', () => {
     expect(() => parseAbacPolicies('\n{"user": "a"\n', 'p.jsonl')).toThrow(/^error reading policy file p\.jsonl, line 2: \{"user": "a": couldn't decode the policy: /);

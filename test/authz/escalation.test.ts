@@ -131,6 +131,13 @@ describe('roles', () => {
     const r = await t.request('POST', `${RBAC}/clusterroles`, { ...as('token-u2'), body: { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } } });
     expect(r.status).toBe(403);
     expect(r.json.message).toBe('clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule');
+    // Removing one from an existing aggregated role is checked too (the old object has it).
+    const made = await t.request('POST', `${RBAC}/clusterroles`, { body: { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } } });
+    expect(made.status).toBe(201);
+    const { aggregationRule: _a, ...plain } = made.json;
+    const put = await t.request('PUT', `${RBAC}/clusterroles/agg`, { ...as('token-u2'), body: plain });
+    expect(put.status).toBe(403);
+    expect(put.json.message).toContain('must have cluster-admin privileges to use the aggregationRule');
   });
 
   it('reports bindings whose role is missing as resolution errors', async () => {

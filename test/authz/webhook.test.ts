@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/server/certs.ts';
 import { renderKubeconfig } from '../../src/server/kubeconfig.ts';
 import { compileMatchConditions, WebhookAuthorizer, type WebhookOptions } from '../../src/authz/webhook.ts';
-import { AuthorizerChain, alwaysAllow, isPromise, type Attributes, type Decision } from '../../src/authz/authorizer.ts';
+import { AuthorizerChain, alwaysAllow, authorizeSync, isPromise, type Attributes, type Decision } from '../../src/authz/authorizer.ts';
 import { parseAuthorizationConfiguration } from '../../src/authz/config-file.ts';
 import { startTestServer, type TestServer } from '../server/harness.ts';
 
@@ -236,6 +236,9 @@ describe('the webhook authorizer', () => {
       expect((await chain.authorize(attrs('bob'))).decision).toBe('allow');
       const masters = chain.authorize({ ...attrs('root'), user: { username: 'root', groups: ['system:masters'], extra: {} } });
       expect(isPromise(masters)).toBe(false);
+      // Callers that cannot wait (the CEL library) get the cached answer, or an error instead of a call.
+      expect(authorizeSync(chain, attrs('mallory'))).toEqual({ decision: 'deny', reason: 'mallory is banned' });
+      expect(authorizeSync(chain, attrs('nobody-yet'))).toEqual({ error: 'the authorizer needs a remote call that cannot be made synchronously' });
       expect(w.rulesFor(attrs('x').user, 'ns')).toEqual({ resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' });
     } finally {
       w.close();
@@ -246,6 +249,14 @@ describe('the webhook authorizer', () => {
 describe('AuthorizationConfiguration', () => {
   const base = (webhook: object) =>
     JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AuthorizationConfiguration', authorizers: [{ type: 'Webhook', name: 'w', webhook }, { type: 'RBAC', name: 'rbac' }] });
+
+  it('accepts the example under config/ (with a kubeconfig that exists)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const text = (await readFile(new URL('../../config/authorization-config.example.yaml', import.meta.url), 'utf8')).replace('/etc/kube-gateway/authz-webhook.kubeconfig', join(dir, 'webhook.kubeconfig'));
+    const specs = parseAuthorizationConfiguration(text, 'example');
+    expect(specs.map((s) => `${s.type}/${s.name}`)).toEqual(['Webhook/policy-service', 'RBAC/rbac']);
+    expect(specs[0]!.webhook!.matchConditions).toHaveLength(2);
+  });
 
   it('defaults and accepts a complete file', () => {
     const specs = parseAuthorizationConfiguration(

@@ -164,7 +164,7 @@ describe('npm start', () => {
     for (const f of files) {
       const text = await readFile(join(buildDirectory, f), 'latin1');
       const at = text.search(/[^\x00-\x7f]/);
-      expect(at, `${f}: non-ASCII near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}; write it as a \\u escape`).toBe(-1);
+      expect(at, `${f}: non-ASCII near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}; bin/build.js should have escaped it`).toBe(-1);
     }
   });
 

@@ -17,9 +17,11 @@ import type { ResourceStore } from '../../registry/resource-store.ts';
 import { labelSelectorFromObject, type LabelSelector } from '../../registry/label-selector.ts';
 import { cloneObject, jsonEqual } from '../../registry/object-meta.ts';
 import { applyJsonPatch } from '../../patch/json-patch.ts';
+import { pruneUnknownFields } from '../../schema/prune.ts';
 import { authorizerValue, compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../../cel/index.ts';
 import type { Authorizer } from '../../authz/authorizer.ts';
 import type { ResourceCatalog } from '../../server/api-context.ts';
+import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';
 import { celAuthorizerFor } from '../cel-authorizer.ts';
@@ -137,6 +139,14 @@ class HookSource {
     this.handle?.close();
   }
 
+  /** Each current webhook's breaker, for the metrics. */
+  breakerStates(): Array<{ configuration: string; name: string; state: string; failures: number }> {
+    return this.current().map((h) => {
+      const snap = h.breaker.snapshot();
+      return { configuration: h.configName, name: h.name, state: snap.state, failures: snap.consecutiveFailures };
+    });
+  }
+
   current(): readonly Hook[] {
     if (this.hooks) return this.hooks;
     const entries = this.store.cache.list({ keyPrefix: this.store.listPrefix('') }).entries;
@@ -213,6 +223,8 @@ class HookSource {
     let path: string;
     let dialHost: string;
     let dialPort: number;
+    // kube names a url webhook by its URL as written, a service one as https://name.namespace.svc:port/path.
+    let named: string;
     if (typeof cc?.url === 'string') {
       let u: URL;
       try {
@@ -225,6 +237,7 @@ class HookSource {
       path = u.pathname || '/';
       dialHost = host.replace(/^\[|\]$/g, '');
       dialPort = port;
+      named = cc.url;
     } else if (cc?.service && typeof cc.service === 'object') {
       const svc = cc.service as { name?: string; namespace?: string; path?: string; port?: number };
       host = `${svc.name}.${svc.namespace}.svc`;
@@ -235,13 +248,14 @@ class HookSource {
       const colon = resolved.lastIndexOf(':');
       dialHost = (colon > 0 ? resolved.slice(0, colon) : resolved).replace(/^\[|\]$/g, '');
       dialPort = colon > 0 ? Number(resolved.slice(colon + 1)) : port;
+      named = `https://${host}:${port}${path}`;
     } else {
       return 'the webhook has neither url nor service';
     }
     const fullPath = `${path}${path.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`;
     const creds = credentialsFor(this.settings, host, port);
     return {
-      url: `https://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}${fullPath}`,
+      url: `${named}${named.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`,
       dialHost,
       dialPort,
       serverName: host.replace(/^\[|\]$/g, ''),
@@ -373,6 +387,12 @@ class WebhookDispatcher {
     const self = this.catalog.lookup(from.resource.group, from.resource.version, from.resource.resource)?.rt;
     const stored = to.storageConversion ? to.storageConversion.toStorage(obj) : obj;
     return self?.storageConversion ? self.storageConversion.fromStorage(stored) : stored;
+  }
+
+  /** Drops the fields the request's kind does not have (a patched object decoded into the Go type). */
+  prune(obj: KubeObject, a: AdmissionAttributes): void {
+    const rt = this.catalog.lookup(a.resource.group, a.resource.version, a.resource.resource)?.rt;
+    if (rt) pruneUnknownFields(obj, rt.schema);
   }
 
   /** The AdmissionRequest kube sends, as a plain object. */
@@ -527,6 +547,30 @@ function checkDryRun(a: AdmissionAttributes, hook: Hook): void {
   }
 }
 
+/** The dispatchers whose breakers one registry reports (the family is registered once per registry). */
+const breakerSources = new WeakMap<MetricsRegistry, Array<{ type: Phase; source: HookSource }>>();
+
+const breakerStateValue: Record<string, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+function registerBreakerMetrics(registry: MetricsRegistry, type: Phase, source: HookSource): void {
+  let sources = breakerSources.get(registry);
+  if (!sources) {
+    sources = [];
+    breakerSources.set(registry, sources);
+    const list = sources;
+    registry.collector({
+      name: 'kube_gateway_admission_webhook_circuit_breaker_state',
+      help: 'State of each admission webhook circuit breaker: 0 closed, 1 half-open, 2 open.',
+      type: 'gauge',
+      collect: () =>
+        list.flatMap(({ type: t, source: src }) =>
+          src.breakerStates().map((b) => ({ labels: { type: t, configuration: b.configuration, name: b.name }, value: breakerStateValue[b.state] ?? 0 })),
+        ),
+    });
+  }
+  sources.push({ type, source });
+}
+
 interface PluginOptions {
   readonly client: WebhookClient;
   readonly settings: WebhookSettings;
@@ -543,7 +587,9 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
   const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings);
   return {
     name: 'ValidatingAdmissionWebhook',
-    handles: () => true,
+    registerMetrics: (registry) => registerBreakerMetrics(registry, 'validating', d.source),
+    // Without configurations the plugin has nothing to do: the write path then skips copying the object.
+    handles: () => d.source.current().length > 0,
     async ready() {
       d.source.start();
     },
@@ -632,6 +678,8 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
     }
     if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw errors.internal('the patched object is not an object');
     const back = d.convertBack(patched as KubeObject, a, inv.convertTo);
+    // The patched object becomes the kind's type again: fields the type does not have are dropped, as decoding does.
+    d.prune(back, a);
     if (hook.auditOnly) {
       // Audit-only mutations are reported, not applied.
       if (!jsonEqual(back, a.object)) auditOnly(a, hook, 'the webhook returned a patch that was not applied');
@@ -644,7 +692,9 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
 
   return {
     name: 'MutatingAdmissionWebhook',
-    handles: () => true,
+    registerMetrics: (registry) => registerBreakerMetrics(registry, 'mutating', d.source),
+    // Without configurations the plugin has nothing to do: the write path then skips copying the object.
+    handles: () => d.source.current().length > 0,
     async ready() {
       d.source.start();
     },

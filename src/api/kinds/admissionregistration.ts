@@ -227,6 +227,11 @@ function matchConditionErrors(conds: unknown[], path: string, oldExpressions: Re
     else {
       const compiled = compile(expr, { variables: MATCH_CONDITION_VARIABLES, expressions: oldExpressions?.has(String(cond.expression)) ? 'stored' : 'new' });
       if (isCompileError(compiled)) errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `compilation failed: ${compiled.message}`));
+      else {
+        // The checked program's result type (the engine's, on the root node); dyn passes, as in kube.
+        const type = (compiled.ast as unknown as { checkedType?: { name?: string } }).checkedType?.name;
+        if (type !== undefined && type !== 'bool' && type !== 'dyn') errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `must evaluate to bool but got ${type}`));
+      }
     }
     const name = String(cond.name ?? '');
     if (name === '') errs.push(fieldErr.required(fieldPath.child(p, 'name'), ''));

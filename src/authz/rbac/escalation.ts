@@ -43,8 +43,8 @@ export class EscalationGuard {
       if (await this.allowed(user, 'escalate', RBAC_GROUP, resource, old ? name : '', namespace)) return;
       const problem = this.uncovered(user, namespace, rulesOf(obj));
       if (problem) throw errors.forbidden(gr, name, problem);
-      // An aggregationRule can gather anything, so it needs every permission.
-      if (resource === 'clusterroles' && hasAggregationRule(obj) && this.uncovered(user, namespace, FULL_AUTHORITY)) {
+      // An aggregationRule can gather anything, so setting, changing or removing one needs every permission.
+      if (resource === 'clusterroles' && (hasAggregationRule(obj) || (old !== null && hasAggregationRule(old))) && this.uncovered(user, namespace, FULL_AUTHORITY)) {
         throw errors.forbidden(gr, name, 'must have cluster-admin privileges to use the aggregationRule');
       }
       return;

@@ -31,13 +31,29 @@ export function feedRbacIndex(index: RbacIndex, caches: RbacCaches): () => void 
 function follow(cache: WatchCache<KubeObject>, kind: Kind, index: RbacIndex): { close(): void } {
   let handle: { close(): void } | undefined;
   let closed = false;
+  // What the index holds of this kind (`namespace/name`), so a relist can drop what went missing meanwhile.
+  const known = new Map<string, CachedEntry<KubeObject>>();
+  const track = (op: 'set' | 'delete', e: CachedEntry<KubeObject>) => {
+    const key = keyOf(e);
+    if (key === undefined) return;
+    if (op === 'set') known.set(key, e);
+    else known.delete(key);
+    apply(index, kind, op, e);
+  };
   const start = () => {
     const listed = cache.list();
-    for (const e of listed.entries) apply(index, kind, 'set', e);
+    const present = new Set<string>();
+    for (const e of listed.entries) {
+      const key = keyOf(e);
+      if (key !== undefined) present.add(key);
+      track('set', e);
+    }
+    // Objects deleted while the watch was down: a relist alone would leave their grants in place.
+    for (const [key, e] of [...known]) if (!present.has(key)) track('delete', e);
     handle = cache.watch(
       { fromRevision: listed.revision },
       {
-        onEvent: (ev) => apply(index, kind, ev.type === 'DELETED' ? 'delete' : 'set', ev.entry),
+        onEvent: (ev) => track(ev.type === 'DELETED' ? 'delete' : 'set', ev.entry),
         // The cache restarted or fell behind: relist (a set replaces, so replaying is harmless).
         onError: () => {
           handle?.close();
@@ -53,6 +69,15 @@ function follow(cache: WatchCache<KubeObject>, kind: Kind, index: RbacIndex): { 
       handle?.close();
     },
   };
+}
+
+function keyOf(entry: CachedEntry<KubeObject>): string | undefined {
+  try {
+    const m = entry.value.metadata;
+    return `${m?.namespace ?? ''}/${m?.name ?? ''}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function apply(index: RbacIndex, kind: Kind, op: 'set' | 'delete', entry: CachedEntry<KubeObject>): void {

@@ -55,7 +55,6 @@ export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): 
   }
   return {
     dryRun: deleteOpts?.dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
-    user: c.user,
     options: deleteOpts ? admissionDeleteOptions(deleteOpts) : admissionWriteOptions(c.query),
     auditAnnotations: {},
     warnings: [],
@@ -63,6 +62,7 @@ export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): 
     manager: managerFor(c),
     subresource: c.info.subresource,
     operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
+    user: c.req.user,
   };
 }
 

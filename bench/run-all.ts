@@ -14,6 +14,7 @@ const benches = [
   'authz.ts',
   'authn.ts',
   'admission.ts',
+  'crd.ts',
   'codec.ts',
   'protobuf-list.ts',
   'robustness.ts',

@@ -21,7 +21,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const buildDir = join(root, 'build');
 /** Written after a successful build; holds the newest source mtime that build saw. */
 const stampPath = join(buildDir, '.built');
-const inputs = ['src', 'tsconfig.json', 'package-lock.json'];
+const inputs = ['src', 'tsconfig.json', 'package-lock.json', 'bin/build.js'];
 
 /** The newest modification time among the build's inputs, in milliseconds. */
 function newestInputMtime() {

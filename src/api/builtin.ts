@@ -10,6 +10,7 @@ import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } fr
 import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
+import { customResourceDefinitionType } from '../crd/kind.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -20,6 +21,7 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   serviceAccountType,
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
+  customResourceDefinitionType,
   leaseType,
   eventsV1EventType,
   clusterRoleBindingType,

@@ -75,6 +75,11 @@ export interface ResourceStrategy {
    * object (the custom-resource rule) and the main strategy validates.
    */
   readonly subresources?: Readonly<Record<string, SubresourceStrategy>>;
+  /**
+   * Finalizers the kind's registry adds on the first delete (kube's CRD registry adds
+   * customresourcecleanup.apiextensions.k8s.io), so that the delete marks the object terminating.
+   */
+  deleteFinalizers?(obj: KubeObject): string[];
   /** On the first delete of an object that has finalizers (e.g. a namespace turns Terminating). */
   prepareForDelete?(obj: KubeObject): void;
   /**
@@ -139,6 +144,16 @@ export interface ResourceType {
    * storage version hash. Absent: a stored kind with every verb.
    */
   readonly virtual?: { readonly verbs: readonly string[] };
+  /**
+   * Custom resources: kept as unstructured JSON (kube's CRD handler), not as a Go type. No Go
+   * decoding or zero-value rendering, no protobuf, no strategic merge patch; list items keep
+   * their kind and apiVersion.
+   */
+  readonly unstructured?: boolean;
+  /** A `Warning` every request to this version gets (a deprecated custom resource version). */
+  readonly deprecationWarning?: string;
+  /** The scale subresource of a custom resource (JSON paths into the object, `.spec.replicas`). */
+  readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
 }
 
 /** `v1` for the core group, `group/version` otherwise. */

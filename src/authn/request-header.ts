@@ -34,24 +34,39 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderOptions): Re
       if (opts.allowedNames.length > 0 && !opts.allowedNames.includes(proxy.user.username)) {
         return { kind: 'rejected', reason: `x509: subject with cn=${proxy.user.username} is not in the allowed list` };
       }
-      const username = usernameHeaders.map((h) => valuesOf(req, h).find((v) => v !== '')).find((v) => v !== undefined);
+      const lines = headerLines(req);
+      const username = usernameHeaders.map((h) => valuesOf(lines, h).find((v) => v !== '')).find((v) => v !== undefined);
       if (username === undefined) return { kind: 'no-credentials' };
-      const groups = groupHeaders.flatMap((h) => valuesOf(req, h));
+      const groups = groupHeaders.flatMap((h) => valuesOf(lines, h));
       const extra: Record<string, string[]> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
+      for (const [name, value] of lines) {
         const prefix = prefixes.find((p) => name.startsWith(p));
-        if (prefix === undefined || value === undefined) continue;
+        if (prefix === undefined) continue;
         const key = percentDecode(name.slice(prefix.length)).toLowerCase();
-        (extra[key] ??= []).push(...(typeof value === 'string' ? [value] : value));
+        (extra[key] ??= []).push(value);
       }
       return { kind: 'authenticated', user: { username, groups, extra } };
     },
   };
 }
 
-function valuesOf(req: AuthRequest, header: string): string[] {
-  const v = req.headers[header];
-  return v === undefined ? [] : typeof v === 'string' ? [v] : [...v];
+/** Every header line as [lowercase name, value], from the raw list when the request has one. */
+function headerLines(req: AuthRequest): [string, string][] {
+  const out: [string, string][] = [];
+  const raw = req.rawHeaders;
+  if (raw) {
+    for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!.toLowerCase(), raw[i + 1]!]);
+    return out;
+  }
+  for (const [name, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    for (const value of typeof v === 'string' ? [v] : v) out.push([name, value]);
+  }
+  return out;
+}
+
+function valuesOf(lines: readonly [string, string][], header: string): string[] {
+  return lines.filter(([name]) => name === header).map(([, value]) => value);
 }
 
 /** Go's url.PathUnescape; a malformed escape leaves the key as it is, as kube does. */

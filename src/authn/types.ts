@@ -31,6 +31,11 @@ export interface AuthRequest {
   readonly peerCertificate?: PeerCertificateInfo | null;
   /** `socket.authorized`: the TLS layer verified the peer chain. Used only when `raw` is missing. */
   readonly peerAuthorized: boolean;
+  /**
+   * Node's alternating name/value header list: repeated headers stay separate here (Node joins
+   * them with ", " in `headers`), as kube reads every line of a multi-valued header.
+   */
+  readonly rawHeaders?: readonly string[];
   /** The request path without the query (anonymous access may be limited to some paths). */
   readonly path?: string;
 }

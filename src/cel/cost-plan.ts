@@ -216,6 +216,21 @@ function wrapHandle(node: EngineNode, wrap: (inner: Handle) => Handle): boolean 
 function chargeAround(node: EngineNode, cost: number, before = 0, then = 0): void {
   if (cost === 0 && before === 0 && then === 0) return;
   const inner = currentEvaluate(node);
+  if (before === 0 && then === 0) {
+    // The common case (attributes, literals, unary operators), kept minimal: it runs on every node.
+    node.evaluate = function charged(ev, ast, ctx) {
+      let r: unknown;
+      try {
+        r = inner.call(node, ev, ast, ctx);
+      } catch (error) {
+        if (!(error instanceof CostLimitExceeded)) charge(cost);
+        throw error;
+      }
+      charge(cost);
+      return r;
+    };
+    return;
+  }
   node.evaluate = function charged(ev, ast, ctx) {
     if (before !== 0) charge(before);
     let r: unknown;

@@ -14,6 +14,7 @@ export const COST_LIMIT_MESSAGE = 'operation cancelled: actual cost limit exceed
 export const SELECT_AND_IDENT_COST = 1;
 export const LIST_CREATE_BASE_COST = 10;
 export const MAP_CREATE_BASE_COST = 30;
+export const STRUCT_CREATE_BASE_COST = 40;
 export const STRING_TRAVERSAL_FACTOR = 0.1;
 export const REGEX_LENGTH_FACTOR = 0.25;
 /** kube-apiserver's fixed cost of one authorization check (allows two per expression). */
@@ -132,6 +133,8 @@ function formatRegexSize(v: unknown): number | undefined {
  */
 export function callCost(name: string, receiverStyle: boolean, args: readonly unknown[], result: unknown): number {
   const [a0, a1] = args;
+  // A well-known message construction (see source-rewrite.ts): cel-go's struct creation cost.
+  if (name.startsWith('__pb_')) return STRUCT_CREATE_BASE_COST;
   switch (name) {
     case 'check': return AUTHZ_CHECK_COST;
     case 'serviceAccount': case 'path': case 'group': case 'resource': case 'subresource': case 'namespace': case 'name':

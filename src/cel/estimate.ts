@@ -277,7 +277,10 @@ class Coster {
     const type = this.typeOf(n);
     const lk = l.type.kind;
     const rk = rr.type.kind;
-    const dynamic = lk === 'dyn' || rk === 'dyn' || lk === 'param' || rk === 'param';
+    const open = (k: string) => k === 'dyn' || k === 'param';
+    // With one operand dyn, the other's known type narrows cel-go's candidate overloads: only a
+    // string or bytes operand (or two dyn ones) leaves the sized string overloads in play.
+    const dynamic = (open(lk) || open(rk)) && [lk, rk].every((k) => open(k) || k === 'string' || k === 'bytes');
     const sizedCompare = (): Range => {
       const ls = sizeOf(l, scope);
       const rs = sizeOf(rr, scope);
@@ -326,6 +329,9 @@ class Coster {
       return { cost: add(sum(pairs), r(30)), type: this.typeOf(n), size: r((items.args as Node[]).length) };
     }
     const args = argNodes.map((x) => this.cost(x, scope));
+    if (name.startsWith('__pb_')) return { cost: add(sum(args.map((x) => x.cost)), r(40)), type: this.typeOf(n) };
+    // The global form matches(s, re) has no size-based estimate in cel-go (only the receiver form does).
+    if (name === 'matches') return { cost: add(sum(args.map((x) => x.cost)), ONE), type: { kind: 'bool' } };
     return this.functionCost(n, name, NO_TARGET, args, scope);
   }
 

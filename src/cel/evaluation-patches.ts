@@ -7,6 +7,7 @@
 import { Optional, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
+import { SET_FUNCTIONS } from './kube-net-format-sets.ts';
 import { addDuration, compareTimestamps, durationFromNanos, timestampDifference } from './timestamps.ts';
 import { childNodes, type EngineNode } from './engine-ast.ts';
 import { hasListTypeSemantics, listTypeEquals, listTypeConcat } from './list-types.ts';
@@ -170,6 +171,23 @@ function checkTemporal(v: unknown): unknown {
   return v;
 }
 
+const timeZones = new Map<string, boolean>();
+
+/** Whether an IANA time-zone name is known (Go's time.LoadLocation succeeds). */
+function knownTimeZone(zone: string): boolean {
+  let known = timeZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    if (timeZones.size < 1000) timeZones.set(zone, known);
+  }
+  return known;
+}
+
 const ORDER_HOLDS: Readonly<Record<string, (c: number) => boolean>> = {
   '<': (c) => c < 0, '<=': (c) => c <= 0, '>': (c) => c > 0, '>=': (c) => c >= 0,
 };
@@ -323,7 +341,10 @@ function wrapHandle(node: Node, wrap: (inner: Handle) => Handle): void {
 }
 
 /** A literal pattern compiled now; an RE2-invalid one is the compile error kube-apiserver gives. */
-function literalPattern(name: string, patternNode: Node | undefined): CompiledRegex | undefined {
+function literalPattern(name: string, node: Node | undefined): CompiledRegex | undefined {
+  // dyn('...') of a literal is folded to the literal when cel-go builds the program.
+  const inner = node?.op === 'call' && (node.args as [string, Node[]])[0] === 'dyn' ? (node.args as [string, Node[]])[1][0] : undefined;
+  const patternNode = inner?.op === 'value' ? inner : node;
   if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
   const message = literalPatternError(name, patternNode.args);
   if (message !== undefined) throw new CelTypeError({ code: 'invalid_argument', message, node: patternNode as never });
@@ -434,6 +455,7 @@ export function patchChecked(root: EngineNode): void {
       const holds = ORDER_HOLDS[op] as (c: number) => boolean;
       // CEL compares an int or uint with a double as doubles (cel-go compareIntDouble).
       wrapHandle(node, (inner) => (l, r, ...rest) => {
+        if (Number.isNaN(l) || Number.isNaN(r)) fail('NaN values cannot be ordered');
         if (l instanceof Date && r instanceof Date) return holds(compareTimestamps(l, r));
         if (typeof r === 'number' && typeof l !== 'number' && isNumber(l)) return inner(Number(l instanceof UnsignedInt ? l.value : l), r, ...rest);
         if (typeof l === 'number' && typeof r !== 'number' && isNumber(r)) return inner(l, Number(r instanceof UnsignedInt ? r.value : r), ...rest);
@@ -487,7 +509,16 @@ export function patchChecked(root: EngineNode): void {
       const override = STRING_OVERRIDES[name];
       const getter = TIME_GETTERS[name];
       const search = STRING_SEARCH[name];
-      if (name === 'split') {
+      const receiver = (node.args as [string, Node])[1];
+      const setFunction = receiver.op === 'id' && receiver.args === 'sets' ? SET_FUNCTIONS[name] : undefined;
+      if (setFunction !== undefined) {
+        // With a dyn argument the engine matches element types at runtime (list<int> against
+        // list<string> fails); cel-go only needs two lists.
+        wrapHandle(node, (inner) => (a, ...rest) => {
+          const [, l, r] = a as unknown[];
+          return Array.isArray(l) && Array.isArray(r) ? setFunction(l, r) : inner(a, ...rest);
+        });
+      } else if (name === 'split') {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [s, sep, n] = a as unknown[];
           return typeof s === 'string' && sep === '' && (n === undefined || typeof n === 'bigint') ? explode(s, n) : inner(a, ...rest);
@@ -515,6 +546,7 @@ export function patchChecked(root: EngineNode): void {
         wrapHandle(node, (inner) => (a, ...rest) => {
           const [t, zone] = a as unknown[];
           const m = typeof zone === 'string' ? OFFSET_ZONE.exec(zone) : null;
+          if (typeof zone === 'string' && m === null && !knownTimeZone(zone)) fail(`unknown time zone ${zone}`);
           if (!(t instanceof Date) || m === null) return inner(a, ...rest);
           const offsetMs = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
           return BigInt(getter(new Date(t.getTime() + offsetMs)));

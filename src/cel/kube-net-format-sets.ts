@@ -59,13 +59,21 @@ function registerFormats(env: Environment): void {
   env.registerOperator('kubernetes.NamedFormat == kubernetes.NamedFormat', (a: NamedFormat, b: NamedFormat) => a.equals(b));
 }
 
+const has = (l: readonly unknown[], x: unknown): boolean => l.some((e) => celEquals(e, x));
+
+/** kube's sets library over lists of any element types (cel-go dispatches on the list kind only at runtime). */
+export const SET_FUNCTIONS: Readonly<Record<string, (a: readonly unknown[], b: readonly unknown[]) => boolean>> = {
+  contains: (a, b) => b.every((x) => has(a, x)),
+  equivalent: (a, b) => b.every((x) => has(a, x)) && a.every((x) => has(b, x)),
+  intersects: (a, b) => b.some((x) => has(a, x)),
+};
+
 function registerSets(env: Environment): void {
   env.registerType('SetsNamespace', SetsNamespace);
   env.registerConstant('sets', 'SetsNamespace', new SetsNamespace());
-  const has = (l: readonly unknown[], x: unknown): boolean => l.some((e) => celEquals(e, x));
-  env.registerFunction('SetsNamespace.contains(list<T>, list<T>): bool', (_ns: unknown, a: unknown[], b: unknown[]) => b.every((x) => has(a, x)));
-  env.registerFunction('SetsNamespace.equivalent(list<T>, list<T>): bool', (_ns: unknown, a: unknown[], b: unknown[]) => b.every((x) => has(a, x)) && a.every((x) => has(b, x)));
-  env.registerFunction('SetsNamespace.intersects(list<T>, list<T>): bool', (_ns: unknown, a: unknown[], b: unknown[]) => b.some((x) => has(a, x)));
+  for (const [name, fn] of Object.entries(SET_FUNCTIONS)) {
+    env.registerFunction(`SetsNamespace.${name}(list<T>, list<T>): bool`, (_ns: unknown, a: unknown[], b: unknown[]) => fn(a, b));
+  }
 }
 
 /** Registers the IP, CIDR, format and sets libraries. */

@@ -22,6 +22,8 @@ interface Known {
 
 /** CEL words kube escapes in field names (`__namespace__`); cel-go also resolves the bare word after a dot. */
 const ESCAPED_WORDS: ReadonlySet<string> = new Set(['as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+/** Type names that are values of type `type` when written as identifiers. */
+const TYPE_IDENTIFIERS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type']);
 const MACROS: ReadonlySet<string> = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry']);
 /** Macros that take two variables when called with three arguments (ext/comprehensions). */
 const TWO_VARIABLE: ReadonlySet<string> = new Set(['all', 'exists', 'exists_one', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
@@ -51,7 +53,7 @@ function child(t: CelType, name: string): Known {
     }
     case 'map': {
       const v = child(t.value, `${name}.@elem`);
-      return { t, name: `map(string, ${v.name})` };
+      return { t, name: `map(${t.key === undefined ? 'string' : child(t.key, name).name}, ${v.name})` };
     }
     case 'object': return { t, name };
     case 'intOrString': return { t: { kind: 'dyn' }, name: 'dyn' };
@@ -66,10 +68,16 @@ function elementOf(k: Known): Known | undefined {
   return { t: t.element.kind === 'intOrString' ? { kind: 'dyn' } : t.element, name: inner };
 }
 
+function keyOf(k: Known): Known | undefined {
+  const t = k.t;
+  if (t.kind !== 'map') return undefined;
+  return t.key === undefined ? simple('string') : child(t.key, '');
+}
+
 function valueOf(k: Known): Known | undefined {
   const t = k.t;
   if (t.kind !== 'map') return undefined;
-  const inner = /^map\([^,]*, (.*)\)$/.exec(k.name)?.[1] ?? 'dyn';
+  const inner = /^map\((?:[^,(]|\([^)]*\))*, (.*)\)$/.exec(k.name)?.[1] ?? 'dyn';
   return { t: t.value.kind === 'intOrString' ? { kind: 'dyn' } : t.value, name: inner };
 }
 
@@ -171,13 +179,20 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
       return scope.get(a as string);
     case '.': case '.?': {
       const [operand, field] = a as [EngineNode, string];
+      if (operand.op === 'id' && TYPE_IDENTIFIERS.has(operand.args as string) && !scope.has(operand.args as string)) {
+        reject(node, `type 'type(${operand.args as string})' does not support field selection`, 'no_field_selection');
+      }
       const t = select(node, check(operand, scope), field);
       return node.op === '.?' || t === undefined ? undefined : t;
     }
     case '[]': case '[?]': {
       const [operand, index] = a as [EngineNode, EngineNode];
       const base = check(operand, scope);
-      check(index, scope);
+      const key = check(index, scope);
+      if (base?.t.kind === 'map' && key !== undefined && concrete(key)) {
+        const keyName = base.t.key === undefined ? 'string' : child(base.t.key, '').name;
+        if (keyName !== 'dyn' && keyName !== key.name) reject(node, `found no matching overload for '_[_]' applied to '(${base.name}, ${key.name})'`, 'no_matching_overload');
+      }
       if (base === undefined || node.op === '[?]') return undefined;
       return elementOf(base) ?? valueOf(base);
     }
@@ -193,8 +208,8 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
       const values = entries.map(([, v]) => check(v, scope));
       const k0 = keys[0];
       const v0 = values[0];
-      if (k0?.name !== 'string' || v0 === undefined || !keys.every((k) => k?.name === 'string') || !values.every((v) => v !== undefined && sameType(v, v0))) return undefined;
-      return { t: { kind: 'map', key: k0.t, value: v0.t }, name: `map(string, ${v0.name})` };
+      if (k0 === undefined || v0 === undefined || !keys.every((k) => k?.name === k0.name) || !values.every((v) => v !== undefined && sameType(v, v0))) return undefined;
+      return { t: { kind: 'map', key: k0.t, value: v0.t }, name: `map(${k0.name}, ${v0.name})` };
     }
     case 'call': {
       const [name, args] = a as [string, EngineNode[]];
@@ -216,7 +231,7 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
         // One variable ranges over list elements or map keys; with two, the first is the index
         // or key and the second the element or value.
         const twoVariables = TWO_VARIABLE.has(name) && args.length >= 3 && args[1]?.op === 'id';
-        const key = recv === undefined ? undefined : recv.t.kind === 'list' ? simple('int') : recv.t.kind === 'map' ? simple('string') : undefined;
+        const key = recv === undefined ? undefined : recv.t.kind === 'list' ? simple('int') : recv.t.kind === 'map' ? keyOf(recv) : undefined;
         const element = recv === undefined ? undefined : elementOf(recv) ?? valueOf(recv);
         const inner = new Map(scope);
         inner.set(args[0]?.args as string, twoVariables ? key : elementOf(recv ?? simple('dyn')) ?? key);
@@ -267,6 +282,5 @@ export function checkDeclaredTypes(root: EngineNode, variables: Readonly<Record<
     if (decl.type === 'dyn' || decl.type.kind === 'dyn') continue;
     scope.set(name, child(decl.type, name === 'self' || name === 'oldSelf' ? 'selfType0' : name));
   }
-  if (scope.size === 0) return;
   check(root, scope);
 }

@@ -3,10 +3,14 @@
 // and only when an expression uses such syntax (other expressions keep their exact error positions):
 //   br'..' raw bytes and non-ASCII text in bytes literals  -> b"\xHH..." escapes of the UTF-8 bytes
 //   .5 (a double literal with no integer part)             -> 0.5
+//   .x (an identifier in the root scope)                    -> x
 //   [a, ?b] optional list elements                          -> __optList__([a, b], [1])
 //   {k: v, ?k2: v2} optional map entries                    -> __optMap__([[k, v], [k2, v2]], [1])
+//   google.protobuf.Timestamp{seconds: s} and the other      -> __pb_Timestamp__(s, 0)
+//     well-known messages kube's environment can construct     (fields in declaration order, defaults for the rest)
 import { Optional, type Environment } from '@marcbachmann/cel-js';
 import { buildLiteralMap } from './evaluation-patches.ts';
+import { makeTimestamp, durationFromNanos } from './timestamps.ts';
 
 interface Token {
   readonly kind: 'ws' | 'string' | 'bytes' | 'quoted' | 'ident' | 'number' | 'punct';
@@ -120,6 +124,38 @@ function lastSignificant(out: readonly Token[]): Token | undefined {
   return undefined;
 }
 
+/** The well-known messages an expression may construct, with their fields' defaults in declaration order. */
+const MESSAGES: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>> = {
+  Timestamp: [['seconds', '0'], ['nanos', '0']],
+  Duration: [['seconds', '0'], ['nanos', '0']],
+  Int64Value: [['value', '0']], Int32Value: [['value', '0']], UInt64Value: [['value', '0u']], UInt32Value: [['value', '0u']],
+  DoubleValue: [['value', '0.0']], FloatValue: [['value', '0.0']], BoolValue: [['value', 'false']], StringValue: [['value', "''"]], BytesValue: [['value', "b''"]],
+  Value: [],
+};
+
+/** `google.protobuf.Name{field: v, ...}` starting at token i: the helper call it becomes and the index of its `}`. */
+function messageConstruction(tokens: readonly Token[], i: number): { text: string; end: number } | undefined {
+  const sig = tokens.slice(i).filter((t) => t.kind !== 'ws');
+  const [g, d1, p, d2, name, brace] = sig;
+  if (g?.text !== 'google' || d1?.text !== '.' || p?.text !== 'protobuf' || d2?.text !== '.' || name?.kind !== 'ident' || brace?.text !== '{') return undefined;
+  const fields = MESSAGES[name.text];
+  if (fields === undefined) return undefined;
+  const open = tokens.indexOf(brace, i);
+  const close = matching(tokens, open);
+  if (close < 0) return undefined;
+  const inner = tokens.slice(open + 1, close);
+  const given = new Map<string, string>();
+  if (inner.some((t) => t.kind !== 'ws')) {
+    for (const entry of splitTop(inner, ',')) {
+      const [field, ...value] = splitTop(entry, ':', true);
+      const fieldName = (field ?? []).filter((t) => t.kind !== 'ws').map((t) => t.text).join('');
+      if (value.length !== 1 || !fields.some(([f]) => f === fieldName) || given.has(fieldName)) return undefined;
+      given.set(fieldName, render(value[0] as Token[]));
+    }
+  }
+  return { text: `__pb_${name.text}__(${fields.map(([f, dflt]) => given.get(f) ?? dflt).join(', ')})`, end: close };
+}
+
 function render(tokens: readonly Token[]): string {
   const out: Token[] = [];
   let text = '';
@@ -134,6 +170,18 @@ function render(tokens: readonly Token[]): string {
       const body = t.body ?? '';
       const escaped = t.raw === true ? hexBytes(Buffer.from(body, 'utf8')) : body.replace(/[^\x00-\x7f]/gu, (c) => hexBytes(Buffer.from(c, 'utf8')));
       emit(t, t.raw === true ? `b"${escaped}"` : `b${t.quote}${escaped}${t.quote}`);
+      continue;
+    }
+    if (t.kind === 'ident' && t.text === 'google' && !(prev?.kind === 'punct' && prev.text === '.')) {
+      const message = messageConstruction(tokens, i);
+      if (message !== undefined) {
+        emit({ kind: 'punct', text: ')' }, message.text);
+        i = message.end;
+        continue;
+      }
+    }
+    if (t.kind === 'punct' && t.text === '.' && tokens[i + 1]?.kind === 'ident' && !endsOperand(prev)) {
+      // A leading dot names an identifier in the root scope: the same variable here.
       continue;
     }
     if (t.kind === 'punct' && t.text === '.' && tokens[i + 1]?.kind === 'number' && !endsOperand(prev)) {
@@ -163,7 +211,7 @@ function render(tokens: readonly Token[]): string {
   return text;
 }
 
-const TRIGGER = /[`?]|[bB][rR]?['"]|[rR][bB]['"]|(?:^|[^\w\s)\]}])\s*\.\d/;
+const TRIGGER = /[`?]|[bB][rR]?['"]|[rR][bB]['"]|(?:^|[^\w\s)\]}])\s*\.\d|google\.protobuf\.\w+\s*\{|(?:^|[^\w\s)\]}])\s*\.[A-Za-z_]/;
 
 /** Rewrites syntax the engine cannot parse into equivalent supported syntax; returns the input when nothing applies. */
 export function rewriteSource(expression: string): string {
@@ -177,6 +225,10 @@ export function rewriteSource(expression: string): string {
  * is lowercase `0x` only, so `0X1F` is the number 0 followed by stray input.
  */
 export function checkSource(expression: string): void {
+  // google.protobuf.Any is not among the types kube's environment declares.
+  if (/google\.protobuf\.Any\b/.test(expression) && (tokenize(expression) ?? []).some((t) => t.kind === 'ident' && t.text === 'Any')) {
+    throw new Error('program instantiation failed: reference to undefined type: google.protobuf.Any');
+  }
   if (!/0X/.test(expression)) return;
   const tokens = (tokenize(expression) ?? []).filter((t) => t.kind !== 'ws');
   tokens.forEach((t, i) => {
@@ -187,8 +239,15 @@ export function checkSource(expression: string): void {
   });
 }
 
-/** Registers the helper functions rewritten optional list elements and map entries call. */
+/** Registers the helper functions rewritten optional list elements, map entries and message constructions call. */
 export function registerRewriteHelpers(env: Environment): void {
+  const nanos = (s: bigint, n: bigint): bigint => s * 1_000_000_000n + n;
+  env.registerFunction('__pb_Timestamp__(int, int): google.protobuf.Timestamp', (s: bigint, n: bigint) => makeTimestamp(nanos(s, n)));
+  env.registerFunction('__pb_Duration__(int, int): google.protobuf.Duration', (s: bigint, n: bigint) => durationFromNanos(nanos(s, n)));
+  for (const [name, type] of [['Int64Value', 'int'], ['Int32Value', 'int'], ['UInt64Value', 'uint'], ['UInt32Value', 'uint'], ['DoubleValue', 'double'], ['FloatValue', 'double'], ['BoolValue', 'bool'], ['StringValue', 'string'], ['BytesValue', 'bytes']]) {
+    env.registerFunction(`__pb_${name}__(${type}): ${type}`, (v: unknown) => v);
+  }
+  env.registerFunction('__pb_Value__(): dyn', () => null);
   env.registerFunction(`${OPTIONAL_LIST}(list, list): list<dyn>`, (items: unknown[], optional: bigint[]) => {
     const skip = new Set(optional.map(Number));
     const out: unknown[] = [];

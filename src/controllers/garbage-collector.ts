@@ -61,6 +61,26 @@ export class GarbageCollector {
     for (const node of this.nodes.values()) for (const o of node.owners) if (this.isGone(o)) this.enqueue({ kind: 'owner-gone', uid: o.uid });
   }
 
+  /**
+   * Follows one more store (a custom resource type served after start); `kinds` are the
+   * `apiVersion/Kind` keys owner references may name it by (every served version). Returns the
+   * function that stops following it.
+   */
+  addStore(store: ResourceStore, kinds: readonly string[]): () => void {
+    for (const k of kinds) this.served.add(k);
+    const cache = store.cache;
+    for (const e of cache.list().entries) this.observe(store, e.value);
+    const handle = cache.watch(
+      { fromRevision: cache.revision },
+      { onEvent: (ev) => (ev.type === 'DELETED' ? this.forget(ev.entry.value) : this.observe(store, ev.entry.value)), onError: () => {} },
+    );
+    this.handles.push(handle);
+    return () => {
+      handle.close();
+      for (const k of kinds) this.served.delete(k);
+    };
+  }
+
   stop(): void {
     this.stopped = true;
     for (const h of this.handles) h.close();

@@ -24,7 +24,7 @@ export function applyContextFor(rt: ResourceType, manager: string, subresource: 
     now: nowRfc3339(now),
     ...(rt.hasStatus ? { resetFields: statusWrite ? topLevel.map((k) => [k]) : [['status']] } : {}),
     // Creates are compared against the kind's zero value, as kube's typed objects are.
-    emptyObject: zeroObject(rt.schema),
+    emptyObject: rt.unstructured ? { metadata: { creationTimestamp: null } } : zeroObject(rt.schema),
   };
 }
 
@@ -107,7 +107,8 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
   // Ownership is recorded on the object in the version the writer used.
   const served = conv ? conv.fromStorage(obj) : obj;
   applyDefaults(served, rt.schema);
-  dropEmptyMaps(served, rt.schema);
+  // Unstructured custom resources keep empty maps as written.
+  if (!rt.unstructured) dropEmptyMaps(served, rt.schema);
   dropEmptyMetaLists(served);
   rt.strategy.defaults?.(served);
   if (!ctx.skipManagedFields) {
@@ -116,9 +117,11 @@ export function decodedWrite(rt: ResourceType, obj: KubeObject, old: KubeObject 
     // changed value owned by the writer, not a removed field; an empty list it set stays `[]`).
     // Metadata passes as written: an empty managedFields list is the request to reset them.
     const oldServed = old && conv ? conv.fromStorage(old) : old;
+    const wire = (o: KubeObject) => (rt.unstructured ? o : goWireForm(o, rt.schema));
+    const trackedForm = (o: KubeObject) => (rt.unstructured ? o : goTrackedForm(o, rt.schema));
     const tracked = trackUpdate(
-      oldServed && { ...goWireForm(oldServed, rt.schema), metadata: oldServed.metadata },
-      { ...goTrackedForm(served, rt.schema), metadata: served.metadata },
+      oldServed && { ...wire(oldServed), metadata: oldServed.metadata },
+      { ...trackedForm(served), metadata: served.metadata },
       applyContextFor(rt, ctx.manager ?? '', ctx.subresource ?? '', ctx.now),
     );
     served.metadata = tracked.metadata;

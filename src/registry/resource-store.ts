@@ -21,6 +21,7 @@ import type { ObjectFilter } from './object-filter.ts';
 import { decodeStored, detachedEntry, encodeForStorage, type Entry } from './stored-object.ts';
 import { storageErrorToApi, type ReadContext } from './storage-errors.ts';
 import { normalizeGoValues } from '../schema/go-values.ts';
+import { sortedKeys } from '../crd/go-order.ts';
 
 /** The finalizer kube-apiserver adds for Orphan and Foreground deletion. */
 export function garbageCollectionFinalizer(opts: DeleteOptions): 'orphan' | 'foregroundDeletion' | undefined {
@@ -141,6 +142,8 @@ export class ResourceStore {
 
   /** The served form of a stored object (converted for kinds that share storage). */
   served(obj: KubeObject): KubeObject {
+    // Custom resources are served as stored (apiVersion rewritten for other versions): unstructured JSON has no Go zero values.
+    if (this.rt.unstructured) return sortedKeys(this.rt.storageConversion ? this.rt.storageConversion.fromStorage(obj) : obj);
     // A converted object is written in the served kind's Go field order.
     const served = this.rt.storageConversion ? inGoFieldOrder(this.rt.storageConversion.fromStorage(obj), this.rt.schema) : obj;
     // Zero values as the Go types' JSON tags write them (copy-on-write: unchanged objects pass as they are).
@@ -437,12 +440,13 @@ export class ResourceStore {
       // releases the object by removing these finalizers (kube-apiserver adds them the same way).
       const gcFinalizer = garbageCollectionFinalizer(opts);
       const addGcFinalizer = gcFinalizer !== undefined && !finalizers.includes(gcFinalizer) && !meta.deletionTimestamp;
-      const pendingFinalization = finalizers.length > 0 || addGcFinalizer || this.needsNamespaceFinalization(current);
+      const kindFinalizers = meta.deletionTimestamp ? [] : (this.rt.strategy.deleteFinalizers?.(current) ?? []).filter((f) => !finalizers.includes(f));
+      const pendingFinalization = finalizers.length > 0 || addGcFinalizer || kindFinalizers.length > 0 || this.needsNamespaceFinalization(current);
       if (pendingFinalization) {
         if (meta.deletionTimestamp) return { kind: 'terminating', object: this.served(current) };
         const next = cloneObject(current);
         const nmeta = metaOf(next);
-        if (addGcFinalizer) nmeta.finalizers = [...finalizers, gcFinalizer];
+        if (addGcFinalizer || kindFinalizers.length > 0) nmeta.finalizers = [...finalizers, ...kindFinalizers, ...(addGcFinalizer ? [gcFinalizer] : [])];
         nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
         nmeta.deletionGracePeriodSeconds = 0;
         this.rt.strategy.prepareForDelete?.(next);
@@ -516,6 +520,7 @@ export class ResourceStore {
    * 400 "cannot be handled as"; a patched object is 422 on the `patch` field.
    */
   private decodeAsGo(obj: KubeObject, ctx: WriteContext): void {
+    if (this.rt.unstructured) return;
     const err = normalizeGoValues(obj, this.rt.schema);
     if (!err) return;
     if (ctx.operation === 'patch') {

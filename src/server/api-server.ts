@@ -69,9 +69,21 @@ import { AuthnSetupError, setupTokenAuthenticators, type AuthnSetupOptions } fro
 import { BOOTSTRAP_NAMESPACE, createBootstrapTokenAuthenticator } from '../authn/bootstrap-token.ts';
 import { BootstrapSigner, TokenCleaner } from '../authn/bootstrap-controllers.ts';
 import { NamespacePublishers } from '../authn/namespace-publishers.ts';
+import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } from '../authn/legacy-serviceaccount-token.ts';
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { CrdController } from '../crd/controller.ts';
+import { CRD_GROUP } from '../crd/kind.ts';
+import type { FieldError } from '../api/field-errors.ts';
+
+/** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
+function customResourceMetaValidation(rt: ResourceType) {
+  return (obj: KubeObject, old: KubeObject | null): FieldError[] =>
+    old
+      ? [...validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: 'path-segment' }), ...validateObjectMetaUpdate(obj.metadata, old.metadata)]
+      : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation });
+}
 
 export interface RunningServer {
   readonly url: string;
@@ -242,12 +254,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let authorizer: Authorizer | undefined;
   let closeAuthorizer = (): void => undefined;
   const escalation = new EscalationGuard(rbacIndex, () => authorizer);
-  for (const rt of types) {
-    let cache = caches.get(rt.storagePrefix);
-    if (!cache) {
-      cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
-      caches.set(rt.storagePrefix, cache);
-    }
+  // The store of one resource type, built-in or custom, with the server's write hooks (admission included).
+  const storeFor = (rt: ResourceType, cache: WatchCache<KubeObject>, validateKind?: (obj: KubeObject, old: KubeObject | null) => FieldError[]): ResourceStore => {
     let served: (o: KubeObject) => KubeObject = (o) => o;
     const rbacResource = rt.group === RBAC_GROUP ? (rt.resource as RbacResource) : undefined;
     const admission = admissionWriteHooks(rt, () => admissionChain, (o) => served(o));
@@ -267,8 +275,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateGeneric);
+    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
     served = (o) => rs.served(o);
+    return rs;
+  };
+  for (const rt of types) {
+    let cache = caches.get(rt.storagePrefix);
+    if (!cache) {
+      cache = new WatchCache<KubeObject>({ store, prefix: rt.storagePrefix, decode: decodeStored, historyMs: config.historyMs });
+      caches.set(rt.storagePrefix, cache);
+    }
+    const rs = storeFor(rt, cache);
     catalog.add({ rt, store: rs });
     if (rt.group === '' && rt.resource === 'namespaces') namespaceStore = rs;
   }
@@ -277,6 +294,20 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
+  // Custom resources: served from the CRDs in store before the server listens, then as they change.
+  const crdController = new CrdController({
+    crds: catalog.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!.store,
+    catalog,
+    cacheFor: async (prefix) => {
+      const cache = new WatchCache<KubeObject>({ store, prefix, decode: decodeStored, historyMs: config.historyMs });
+      await cache.start();
+      return cache;
+    },
+    storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  await crdController.start();
+  undo.push(() => crdController.stop());
   await ensureBuiltinNamespaces(namespaceStore);
   // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
   const rbacStore = (resource: string) => {
@@ -339,8 +370,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
-  const garbageCollector = new GarbageCollector(storesByPrefix());
+  // Built-in stores now; custom resource stores as their CRDs are served.
+  const garbageCollector = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
   garbageCollector.start();
+  const gcStops = new Map<string, () => void>();
+  crdController.listen({
+    served: (name, storage, crTypes) => gcStops.set(name, garbageCollector.addStore(storage, crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`))),
+    unserved: (name) => {
+      gcStops.get(name)?.();
+      gcStops.delete(name);
+    },
+  });
   undo.push(() => garbageCollector.stop());
   const policyStatus = policyStatusController(catalog, (err) =>
     process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `validatingadmissionpolicy status: ${err.message}` })}\n`),
@@ -356,7 +396,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
     certs.caCert,
   );
-  if (config.namespacePublishers !== false) publishers.start();
+  if (config.identityControllers !== false) publishers.start();
   undo.push(() => publishers.stop());
   // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
   const bootstrapControllers = bootstrapTokenControllers(config, catalog);
@@ -383,6 +423,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
   undo.push(() => authn.close());
+  // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
+  const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
+  const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
+  const legacyTokens = secretStore && saStore ? new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert) : undefined;
+  if (config.identityControllers !== false) legacyTokens?.start();
+  undo.push(() => legacyTokens?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
@@ -391,7 +437,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
-  const openapi = createOpenApiDocuments(() => catalog.types());
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
+  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
+  catalog.onChange(() => {
+    discovery = undefined;
+  });
   const metrics = createServerMetrics({
     inflight: () => app.loadLimits.takeInflightWatermark(),
     // One count per storage prefix (events.k8s.io Events are the core Events), named as kube names them.
@@ -457,11 +507,13 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         shuttingDown = true;
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
+        crdController.stop();
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();
         for (const c of bootstrapControllers) c.stop();
         publishers.stop();
+        legacyTokens?.stop();
         trustController?.stop();
         policyStatus?.stop();
         stopRbacFeed();
@@ -529,6 +581,12 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         keys: keys.verificationKeys,
         ...(config.serviceAccountLookup === false ? {} : { getter }),
       }),
+      createLegacyServiceAccountTokenAuthenticator({
+        keys: keys.verificationKeys,
+        ...(config.serviceAccountLookup === false
+          ? {}
+          : { lookup: { secret: (ns: string, name: string) => objects.get('secrets', ns, name), serviceAccount: (ns: string, name: string) => objects.get('serviceaccounts', ns, name) } }),
+      }),
       ...extra.tokenAuthenticators,
     ],
   });
@@ -565,7 +623,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
         }
       : {}),
   };
-  return { authenticator, endpoints, documents, trust, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
+  return { authenticator, endpoints, documents, trust, signingKey: keys.signingKey, setExternalUrl: (u: string) => void (externalUrl = u), close: () => extra.close() };
 }
 
 /** What src/authn/setup.ts needs from the server: flags, issuers, audiences, Secrets, a log. */

@@ -18,7 +18,7 @@ import { decodeBody, protobufServed } from './handlers/body.ts';
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`];
 import type { ResourceCatalog } from './api-context.ts';
-import { sendError, sendValue } from './respond.ts';
+import { addWarnings, sendError, sendValue } from './respond.ts';
 import type { RequestUser } from './user.ts';
 import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
@@ -32,6 +32,7 @@ import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.t
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
+import { handleScale } from '../crd/scale.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -136,7 +137,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addHook('onRequest', async (req) => {
     const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
     const socket = raw.stream?.session?.socket ?? raw.socket;
-    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), path: req.routePath });
+    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
     if (!result.ok) throw result.error;
     req.user = result.user;
   });
@@ -196,14 +197,15 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 4. Routing, as kube-apiserver's director and go-restful route: a group/version's resource
   // paths go to the route table, everything else to the non-resource paths.
-  const tables = new Map<string, { size: number; table: RouteTable }>();
+  const tables = new Map<string, { generation: number; table: RouteTable }>();
   const routeTable = (group: string, version: string): RouteTable | undefined => {
     const resources = opts.catalog.groupVersion(group, version);
     if (!resources) return undefined;
     const key = `${group}/${version}`;
     let cached = tables.get(key);
-    if (!cached || cached.size !== resources.size) {
-      cached = { size: resources.size, table: new RouteTable([...resources.values()].map((s) => s.rt)) };
+    // Custom resources come and go: a table is rebuilt when the catalog changed since.
+    if (!cached || cached.generation !== opts.catalog.generation) {
+      cached = { generation: opts.catalog.generation, table: new RouteTable([...resources.values()].map((s) => s.rt)) };
       tables.set(key, cached);
     }
     return cached.table;
@@ -329,6 +331,9 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     user: req.user,
   };
   req.metricsTarget = c.info;
+  if (rt.deprecationWarning) addWarnings(reply, [rt.deprecationWarning]);
+  // A custom resource's scale subresource reads and writes an autoscaling/v1 Scale.
+  if (route.subresource === 'scale' && rt.scale) return handleScale(c);
   switch (route.action) {
     case 'get':
       return handleGet(c);

@@ -47,10 +47,11 @@ export interface ServerConfig {
   readonly requestheaderGroupHeaders?: readonly string[];
   readonly requestheaderExtraHeadersPrefix?: readonly string[];
   /**
-   * kube-controller-manager's service-account controller and root-CA publisher (a `default`
-   * ServiceAccount and `kube-root-ca.crt` in every namespace); default true.
+   * kube-controller-manager's identity controllers: service accounts and the root-CA publisher
+   * (a `default` ServiceAccount and `kube-root-ca.crt` in every namespace) and the
+   * service-account-token controller (legacy token Secrets); default true.
    */
-  readonly namespacePublishers?: boolean;
+  readonly identityControllers?: boolean;
   /** Further authentication methods (src/authn/flags.ts reads and checks them). */
   readonly authn?: AuthnFlags;
   /** --api-audiences; absent or empty: the issuers. */

@@ -38,6 +38,7 @@ export function subresourcesOf(rt: ResourceType): readonly Subresource[] {
   const out: Subresource[] = [];
   if (isNamespaces(rt)) out.push({ name: 'finalize', verbs: ['update'] });
   if (rt.hasStatus) out.push({ name: 'status', verbs: ['get', 'patch', 'update'] });
+  if (rt.scale) out.push({ name: 'scale', verbs: ['get', 'patch', 'update'], responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } });
   if (rt.group === '' && rt.resource === 'serviceaccounts') {
     out.push({ name: 'token', verbs: ['create'], responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' } });
   }

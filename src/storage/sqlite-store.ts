@@ -1,17 +1,21 @@
 /**
  * The embedded default store: a kine-style revision log in sqlite (WAL, synchronous=FULL).
- * Writes are group-committed, each checked as its own compare-and-swap, by a writer thread
- * (sqlite-writer-worker.ts) that owns the write connection: the event loop never waits for a
- * commit's fsync (about 5 ms on this project's machines), and the writes that arrive meanwhile
- * form the next batch. One batch is in flight at a time, so revisions follow acceptance order.
- * Reads run here, on a connection of their own (WAL readers never wait for the writer); a write
- * is acknowledged, and its watchers fed, only after its commit.
+ * Writes are group-committed, each checked as its own compare-and-swap (sqlite-commit.ts); one
+ * batch is committed at a time, so revisions follow acceptance order, and a write is
+ * acknowledged, and its watchers fed, only after its commit.
+ *
+ * Where a commit runs depends on load. Alone, a batch commits here, on the event loop. When
+ * writes come concurrently (a batch of two or more), a writer thread (sqlite-writer-worker.ts)
+ * takes over the commits so that the event loop no longer waits for each fsync (about 5 ms on
+ * this project's machines) and the writes that arrive meanwhile form the next batch; after
+ * WRITER_IDLE_MS without writes the thread ends, since it costs about 10 MB of resident memory.
+ * Reads always run here (WAL readers never wait for a writer).
  */
 import Database from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { Compactor } from './compactor.ts';
 import { conflict, keyExists, keyNotFound, tooLarge, tooOld, unavailable } from './errors.ts';
-import type { VersionData, WriteOp, WriteOutcome } from './sqlite-commit.ts';
+import { SqliteCommitter, type VersionData, type WriteOp, type WriteOutcome } from './sqlite-commit.ts';
 import type { WriterReply, WriterRequest } from './sqlite-writer-worker.ts';
 import { listStart, prefixEnd } from './keys.ts';
 import { RevisionWaiter } from './revision-waiter.ts';
@@ -37,6 +41,8 @@ export interface SqliteStoreOptions {
   readonly historyMs?: number | false;
   /** Compactor period (default historyMs / 5). */
   readonly compactIntervalMs?: number;
+  /** How long the writer thread stays without work before it ends (default 10 s). */
+  readonly writerIdleMs?: number;
 }
 
 interface PendingWrite {
@@ -44,6 +50,9 @@ interface PendingWrite {
   readonly resolve: (kv: KeyValue) => void;
   readonly reject: (err: unknown) => void;
 }
+
+/** A writer thread with nothing to commit for this long ends (it is started again by the next concurrent writes). */
+const WRITER_IDLE_MS = 10_000;
 
 // Keys are ASCII paths; the upper bound for an empty prefix only has to sort after all of them.
 const NO_UPPER_BOUND = '\u{10FFFF}';
@@ -56,13 +65,16 @@ export class SqliteStore implements Store {
   private closed = false;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
-  /** The writer thread and the one request it is working on (a batch or a compaction). */
-  private readonly writer: Worker;
+  /** Commits on the event loop (when no writer thread runs). */
+  private readonly committer: SqliteCommitter;
+  private readonly path: string;
+  private readonly writerIdleMs: number;
+  /** The writer thread while writes come concurrently, and the one request it is working on. */
+  private writer: Worker | undefined;
+  private writerIdle: NodeJS.Timeout | undefined;
   private inFlight: { readonly id: number; readonly settle: (reply: WriterReply) => void } | undefined;
   private nextRequestId = 1;
   private readonly compactions: Array<{ readonly revision: number; readonly resolve: () => void; readonly reject: (err: unknown) => void }> = [];
-  /** Set when the writer thread died: every later write fails with it. */
-  private writerFailure: StorageError | undefined;
   private readonly waiter = new RevisionWaiter();
   private readonly hub = new WatchHub();
   private readonly tooLargeWaitMs: number;
@@ -71,11 +83,9 @@ export class SqliteStore implements Store {
 
   private constructor(db: Database.Database, path: string, opts: SqliteStoreOptions) {
     this.db = db;
-    this.writer = startWriter(path);
-    this.writer.on('message', (reply: WriterReply) => this.onWriterReply(reply));
-    this.writer.on('error', (err) => this.writerDied(unavailable('writer thread', err)));
-    this.writer.on('exit', (code) => this.writerDied(new StorageError('Unavailable', `storage unavailable: writer thread exited with code ${code}`)));
-    this.writer.unref();
+    this.path = path;
+    this.writerIdleMs = opts.writerIdleMs ?? WRITER_IDLE_MS;
+    this.committer = new SqliteCommitter(db);
     this.tooLargeWaitMs = opts.tooLargeWaitMs ?? 3000;
     this.stmt = {
       latest: db.prepare('SELECT * FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1'),
@@ -180,7 +190,7 @@ export class SqliteStore implements Store {
     return this.compacted;
   }
 
-  /** Deletes rows not visible at `revision` or later (superseded versions and tombstones), in the writer thread. */
+  /** Deletes rows not visible at `revision` or later (superseded versions and tombstones), in turn with the commits. */
   async compact(revision: number): Promise<void> {
     this.assertOpen();
     if (revision > this.rev) throw tooLarge(revision, this.rev);
@@ -194,14 +204,13 @@ export class SqliteStore implements Store {
 
   async healthCheck(): Promise<void> {
     this.assertOpen();
-    if (this.writerFailure) throw this.writerFailure;
     this.db.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     // Writes already accepted are committed first.
-    while ((this.pending.length > 0 || this.inFlight) && !this.writerFailure) {
+    while (this.pending.length > 0 || this.inFlight) {
       this.pump();
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -210,14 +219,12 @@ export class SqliteStore implements Store {
     this.waiter.clear();
     this.hub.failAll(new StorageError('Unavailable', 'store is closed'));
     for (const c of this.compactions.splice(0)) c.reject(new StorageError('Unavailable', 'store is closed'));
-    this.writer.removeAllListeners('exit');
-    await this.writer.terminate();
+    await this.stopWriter();
     this.db.close();
   }
 
   private enqueue(op: WriteOp): Promise<KeyValue> {
     if (this.closed) return Promise.reject(new StorageError('Unavailable', 'store is closed'));
-    if (this.writerFailure) return Promise.reject(this.writerFailure);
     return new Promise<KeyValue>((resolve, reject) => {
       this.pending.push({ op, resolve, reject });
       if (!this.flushScheduled) {
@@ -231,38 +238,95 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Sends the writer its next request when it is idle: queued writes first, then compactions. */
+  /** Commits the next batch (or compaction) when none is in flight: here, or in the writer thread under concurrency. */
   private pump(): void {
-    if (this.inFlight || this.writerFailure) return;
-    const id = this.nextRequestId++;
+    if (this.inFlight) return;
     if (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
-      this.send({ id, kind: 'batch', ops: batch.map((w) => w.op) }, (reply) => this.settleBatch(batch, reply));
+      if (batch.length > 1) this.writer ??= this.startWriter();
+      const ops = batch.map((w) => w.op);
+      if (this.writer) {
+        this.send({ id: this.nextRequestId++, kind: 'batch', ops }, (reply) => this.settleBatch(batch, reply));
+        return;
+      }
+      let reply: WriterReply;
+      try {
+        reply = { id: 0, outcomes: this.committer.commit(ops) };
+      } catch (err) {
+        reply = { id: 0, error: err instanceof Error ? err.message : String(err) };
+      }
+      this.settleBatch(batch, reply);
+      if (this.pending.length > 0 && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.pump();
+        });
+      }
       return;
     }
     const compaction = this.compactions.shift();
-    if (compaction) {
-      this.send({ id, kind: 'compact', revision: compaction.revision }, (reply) =>
-        reply.error === undefined ? compaction.resolve() : compaction.reject(unavailable('compaction', new Error(reply.error))),
-      );
+    if (!compaction) return;
+    const done = (reply: WriterReply) => (reply.error === undefined ? compaction.resolve() : compaction.reject(unavailable('compaction', new Error(reply.error))));
+    if (this.writer) {
+      this.send({ id: this.nextRequestId++, kind: 'compact', revision: compaction.revision }, done);
+      return;
+    }
+    try {
+      this.committer.compact(compaction.revision);
+      done({ id: 0 });
+    } catch (err) {
+      done({ id: 0, error: err instanceof Error ? err.message : String(err) });
     }
   }
 
+  /** Whether commits currently run in the writer thread (for tests and metrics). */
+  get writerThreadRunning(): boolean {
+    return this.writer !== undefined;
+  }
+
+  private startWriter(): Worker {
+    const compiled = import.meta.url.endsWith('.js');
+    const w = new Worker(new URL(compiled ? './sqlite-writer-worker.js' : './sqlite-writer-worker.mjs', import.meta.url), { workerData: { path: this.path } });
+    w.on('message', (reply: WriterReply) => this.onWriterReply(reply));
+    w.on('error', (err) => this.writerDied(w, unavailable('writer thread', err)));
+    w.on('exit', (code) => this.writerDied(w, new StorageError('Unavailable', `storage unavailable: writer thread exited with code ${code}`)));
+    w.unref();
+    return w;
+  }
+
   private send(req: WriterRequest, settle: (reply: WriterReply) => void): void {
+    const writer = this.writer!;
     this.inFlight = { id: req.id, settle };
+    clearTimeout(this.writerIdle);
     // Referenced while it works: the process must not exit with a commit under way.
-    this.writer.ref();
-    this.writer.postMessage(req);
+    writer.ref();
+    writer.postMessage(req);
   }
 
   private onWriterReply(reply: WriterReply): void {
     const current = this.inFlight;
     if (!current || current.id !== reply.id) return;
     this.inFlight = undefined;
-    this.writer.unref();
+    this.writer?.unref();
     current.settle(reply);
     this.pump();
+    if (!this.inFlight && this.writer) {
+      this.writerIdle = setTimeout(() => {
+        if (!this.inFlight && this.pending.length === 0) void this.stopWriter();
+      }, this.writerIdleMs).unref();
+    }
+  }
+
+  private async stopWriter(): Promise<void> {
+    clearTimeout(this.writerIdle);
+    const w = this.writer;
+    if (!w || this.inFlight) return;
+    this.writer = undefined;
+    w.removeAllListeners('exit');
+    w.removeAllListeners('error');
+    await w.terminate();
   }
 
   /** Settles each write of a committed (or failed) batch in order, after feeding the watchers. */
@@ -294,14 +358,17 @@ export class SqliteStore implements Store {
     for (const s of settle) s();
   }
 
-  private writerDied(err: StorageError): void {
-    if (this.closed || this.writerFailure) return;
-    this.writerFailure = err;
+  /**
+   * The writer thread died (it should not): the request it had fails as unavailable (it may or
+   * may not have committed, as with a lost etcd response), and commits continue on the event loop.
+   */
+  private writerDied(w: Worker, err: StorageError): void {
+    if (this.writer !== w) return;
+    this.writer = undefined;
     const current = this.inFlight;
     this.inFlight = undefined;
     current?.settle({ id: current.id, error: err.message });
-    for (const w of this.pending.splice(0)) w.reject(err);
-    for (const c of this.compactions.splice(0)) c.reject(err);
+    this.pump();
   }
 
   /** The revision a read runs at: latest for 0/absent; TooOld below compaction; waits, then TooLarge, above. */
@@ -321,12 +388,6 @@ export class SqliteStore implements Store {
 
 function asStorageError(err: unknown, what: string): StorageError {
   return err instanceof StorageError ? err : unavailable(what, err);
-}
-
-/** The writer thread: the compiled worker beside the bundle, or the TypeScript source through tsx's loader. */
-function startWriter(path: string): Worker {
-  const compiled = import.meta.url.endsWith('.js');
-  return new Worker(new URL(compiled ? './sqlite-writer-worker.js' : './sqlite-writer-worker.mjs', import.meta.url), { workerData: { path } });
 }
 
 function kvOf(key: string, v: VersionData): KeyValue {

@@ -18,6 +18,8 @@ export interface CacheWatchListener<T> {
   onEvent(ev: CacheEvent<T>): void;
   onProgress?(revision: number): void;
   onError(err: StorageError): void;
+  /** The cache stopped for good (its resource type is no longer served): the watch ends cleanly. */
+  onClose?(): void;
 }
 
 export interface WatchCacheOptions<T> {
@@ -231,8 +233,10 @@ export class WatchCache<T> {
     this.storeWatch = undefined;
     if (this.progressTimer) clearTimeout(this.progressTimer);
     this.waiter.clear();
-    for (const w of this.watchers) w.closed = true;
+    const closing = [...this.watchers];
+    for (const w of closing) w.closed = true;
     this.watchers.clear();
+    for (const w of closing) w.listener.onClose?.();
   }
 
   /** How many watchers are attached. */

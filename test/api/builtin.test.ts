@@ -18,6 +18,7 @@ describe('builtinResourceTypes', () => {
       'v1/serviceaccounts',
       'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
       'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+      'apiextensions.k8s.io/v1/customresourcedefinitions',
       'coordination.k8s.io/v1/leases',
       'events.k8s.io/v1/events',
       'rbac.authorization.k8s.io/v1/clusterrolebindings',

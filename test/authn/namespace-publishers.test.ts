@@ -9,7 +9,7 @@ import { createCertificateAuthority } from '../../src/server/certs.ts';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ config: { namespacePublishers: true } });
+  t = await startTestServer({ config: { identityControllers: true } });
 });
 afterAll(async () => t?.close());
 

@@ -10,8 +10,12 @@ import { createCertificateAuthority, issueServingCertificate, type CertKeyPair }
 export interface TestIssuer {
   readonly url: string;
   readonly ca: string;
-  /** Requests seen per path (discovery, jwks). */
+  /** Requests seen per path (discovery, jwks, token). */
   readonly hits: Map<string, number>;
+  /** Refresh tokens the token endpoint accepts, with the claims of the id_token it then issues (10 minutes). */
+  readonly refreshTokens: Map<string, JWTPayload>;
+  /** The device grant: the claims a completed device login gets; the first poll is always pending. */
+  deviceLogin?: JWTPayload;
   /** Signs claims (iss defaults to the issuer) with the current key, or with `kid`/`alg` overridden. */
   sign(claims: JWTPayload, opts?: { kid?: string; alg?: string; key?: CryptoKey }): Promise<string>;
   /** Adds a new current key (served in the JWKS from now on); the old ones stay unless `dropOld`. */
@@ -33,14 +37,45 @@ export async function startTestIssuer(opts: { path?: string; alg?: 'RS256' | 'ES
   };
   await addKey();
   const hits = new Map<string, number>();
+  const refreshTokens = new Map<string, JWTPayload>();
   let url = '';
+  let signer: (claims: JWTPayload) => Promise<string> = async () => '';
+  let devicePolls = 0;
   const server = https.createServer({ key: serving.key, cert: serving.cert }, (req, res) => {
     const path = req.url ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const base = opts.path ?? '';
     if (path === `${base}/.well-known/openid-configuration`) {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/jwks`, id_token_signing_alg_values_supported: [alg] }));
+      res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/jwks`, token_endpoint: `${url}/token`, device_authorization_endpoint: `${url}/device`, id_token_signing_alg_values_supported: [alg] }));
+    } else if (path === `${base}/device` && req.method === 'POST') {
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ device_code: 'dev-1', user_code: 'WDJB-MJHT', verification_uri: `${url}/activate`, expires_in: 60, interval: 0 }));
+    } else if (path === `${base}/token` && req.method === 'POST') {
+      // The refresh-token grant (enough for the credential plugin's tests).
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        res.setHeader('content-type', 'application/json');
+        if (form.get('grant_type') === 'urn:ietf:params:oauth:grant-type:device_code') {
+          if (form.get('device_code') !== 'dev-1' || !issuer.deviceLogin || devicePolls++ === 0) {
+            res.statusCode = 400;
+            return res.end(JSON.stringify({ error: 'authorization_pending' }));
+          }
+          const now = Math.floor(Date.now() / 1000);
+          refreshTokens.set('rt-device', issuer.deviceLogin);
+          return void signer({ aud: form.get('client_id') ?? '', iat: now, exp: now + 600, ...issuer.deviceLogin }).then((idToken) => res.end(JSON.stringify({ id_token: idToken, refresh_token: 'rt-device' })));
+        }
+        const claims = form.get('grant_type') === 'refresh_token' ? refreshTokens.get(form.get('refresh_token') ?? '') : undefined;
+        if (!claims) {
+          res.statusCode = 400;
+          return res.end(JSON.stringify({ error: 'invalid_grant' }));
+        }
+        const now = Math.floor(Date.now() / 1000);
+        void signer({ aud: form.get('client_id') ?? '', iat: now, exp: now + 600, ...claims }).then((idToken) => res.end(JSON.stringify({ id_token: idToken, token_type: 'Bearer', refresh_token: form.get('refresh_token') })));
+      });
     } else if (path === `${base}/jwks`) {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
@@ -51,10 +86,12 @@ export async function startTestIssuer(opts: { path?: string; alg?: 'RS256' | 'ES
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${opts.path ?? ''}`;
-  return {
+  signer = (claims) => issuer.sign(claims);
+  const issuer: TestIssuer = {
     url,
     ca: caPair.cert,
     hits,
+    refreshTokens,
     async sign(claims, o = {}) {
       const current = keys[keys.length - 1]!;
       return new SignJWT({ iss: url, ...claims })
@@ -72,4 +109,5 @@ export async function startTestIssuer(opts: { path?: string; alg?: 'RS256' | 'ES
         server.close(() => resolve());
       }),
   };
+  return issuer;
 }

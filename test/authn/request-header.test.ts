@@ -78,6 +78,11 @@ describe('request-header authentication', () => {
     });
   });
 
+  it('takes every line of a repeated group or extra header as its own value (Node would join them with ", ")', async () => {
+    const res = await whoami(proxy, { 'x-remote-user': 'alice', 'x-remote-group': ['devs', 'ops'], 'x-remote-extra-team': ['blue', 'red'] } as unknown as Record<string, string>);
+    expect(res.json.status.userInfo).toEqual({ username: 'alice', groups: ['devs', 'ops', 'system:authenticated'], extra: { team: ['blue', 'red'] } });
+  });
+
   it('ignores the headers without a proxy certificate', async () => {
     const res = await whoami(undefined, identity);
     expect(res.json.status.userInfo.username).toBe('system:anonymous');

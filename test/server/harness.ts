@@ -50,8 +50,8 @@ export async function startTestServer(
     dataDir,
     storageBackend: 'memory',
     historyMs: 5 * 60_000,
-    // Tests count the objects of their namespaces; those of the namespace publishers are tested in test/authn.
-    namespacePublishers: false,
+    // Tests count the objects of their namespaces; what the identity controllers add is tested in test/authn.
+    identityControllers: false,
     ...opts.config,
   };
   const server = await startApiServer({

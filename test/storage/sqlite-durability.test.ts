@@ -109,3 +109,38 @@ describe('SqliteStore durability and corruption', () => {
     await store.close();
   }, 60_000);
 });
+
+describe('SqliteStore writer thread', () => {
+  it('takes over commits when writes come concurrently, keeps compare-and-swap exact, and ends when idle', async () => {
+    const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'kgw-writer-')), 'db.sqlite'), { historyMs: false, writerIdleMs: 300 });
+    try {
+      // Alone, a write commits on the event loop.
+      const first = await store.create('/k/solo', Buffer.from('1'));
+      expect(store.writerThreadRunning).toBe(false);
+      // Concurrently: one batch of many, committed by the writer thread.
+      const created = await Promise.all(Array.from({ length: 40 }, (_, i) => store.create(`/k/${i}`, Buffer.from(String(i)))));
+      expect(store.writerThreadRunning).toBe(true);
+      expect(new Set(created.map((kv) => kv.modRevision)).size).toBe(40);
+      expect(Math.min(...created.map((kv) => kv.modRevision))).toBeGreaterThan(first.modRevision);
+      // Two updates of one key from the same version: exactly one wins, the other is a Conflict naming the winner.
+      const results = await Promise.allSettled([store.update('/k/1', Buffer.from('a'), created[1]!.modRevision), store.update('/k/1', Buffer.from('b'), created[1]!.modRevision)]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect(rejected.reason.code).toBe('Conflict');
+      const winner = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ modRevision: number }>).value;
+      expect(rejected.reason.current.modRevision).toBe(winner.modRevision);
+      // Deletes carry the deleted value; a create of an existing key is KeyExists.
+      const [deleted, exists] = await Promise.allSettled([store.delete('/k/2'), store.create('/k/3', Buffer.from('x'))]);
+      expect(deleted.status === 'fulfilled' && Buffer.from(deleted.value.value).toString()).toBe('2');
+      expect(exists.status === 'rejected' && exists.reason.code).toBe('KeyExists');
+      // Idle: the thread ends; later writes commit here again, in revision order.
+      await new Promise((r) => setTimeout(r, 800));
+      expect(store.writerThreadRunning).toBe(false);
+      const after = await store.create('/k/after', Buffer.from('z'));
+      expect(after.modRevision).toBe((await store.currentRevision()));
+      expect((await store.list('/k/')).kvs).toHaveLength(41);
+    } finally {
+      await store.close();
+    }
+  });
+});

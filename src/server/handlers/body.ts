@@ -42,7 +42,8 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   const ct = req.headers['content-type'];
   // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them.
   const serializers = protobuf || (rt && protobufServed(rt)) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
-  const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: true });
+  // Custom resources take no strategic merge patch (kube's CRD handler answers 415).
+  const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: !rt?.unstructured });
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) {
     // A create or update decodes even no bytes, and fails reading the type meta from them.
@@ -152,6 +153,8 @@ function fieldOrder(root: unknown): Map<string, number> {
 
 /** The first mismatch between a decoded value and the Go type of `rt`'s kind (see go-types.ts). */
 export function goTypeErrorOf(value: unknown, rt: ResourceType, opts: { patchDirectives?: boolean; zeroNulls?: boolean } = {}): GoTypeError | undefined {
+  // Custom resources decode into unstructured JSON: the schema validates their types later (422).
+  if (rt.unstructured) return undefined;
   return checkGoTypes(value, rt.schema, { rootStruct: rt.kind, rootPackage: rt.version, zeroNulls: opts.zeroNulls ?? true, patchDirectives: opts.patchDirectives });
 }
 
@@ -272,7 +275,7 @@ export function checkObjectBody(
   const obj = body.kind === 'apply-patch' ? asObject(body.value) : typedObjectOf(body, rt);
   if (body.kind !== 'apply-patch') checkDecodedTypes(obj, rt);
   const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(obj, rt);
-  if (body.kind !== 'apply-patch') checkSchemeKind(obj, rt, prefix);
+  if (body.kind !== 'apply-patch' && !rt.unstructured) checkSchemeKind(obj, rt, prefix);
   checkTypeMeta(obj, rt);
   const meta = (obj.metadata ??= {});
   if (rt.namespaced && meta.namespace && meta.namespace !== target.namespace) {
@@ -307,5 +310,6 @@ export async function readObjectBody(
   }
   // As kube decodes the body into its Go type: empty omitempty fields are gone before anything
   // (managedFields included) looks at it.
-  return goDecodedForm(checkObjectBody({ ...decoded, value }, target, mode, warnings), target.rt.schema);
+  const obj = checkObjectBody({ ...decoded, value }, target, mode, warnings);
+  return target.rt.unstructured ? obj : goDecodedForm(obj, target.rt.schema);
 }

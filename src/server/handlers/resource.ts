@@ -210,7 +210,8 @@ export async function handleList(c: VerbContext): Promise<void> {
       if (i > 0) parts.push(comma);
       // Items of a built-in list carry no kind/apiVersion on the wire, as kube-apiserver's do.
       const bytes = store.encodeJson(e);
-      const typeMetaEnd = typeMetaPrefixLength(bytes);
+      // (Custom resource lists are unstructured: their items keep kind and apiVersion.)
+      const typeMetaEnd = rt.unstructured ? 0 : typeMetaPrefixLength(bytes);
       if (typeMetaEnd > 0) parts.push(open, bytes.subarray(typeMetaEnd));
       else parts.push(bytes);
     });
@@ -218,7 +219,7 @@ export async function handleList(c: VerbContext): Promise<void> {
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
     return;
   }
-  const items = out.entries.map((e) => withoutTypeMeta(store.served(e.value)));
+  const items = out.entries.map((e) => (rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value))));
   sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt);
 }
 

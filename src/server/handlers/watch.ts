@@ -297,6 +297,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     { fromRevision: startRevision, keyPrefix },
     {
       onEvent,
+      // A custom resource's CRD went away: the watch ends as kube's does, without an error event.
+      onClose: () => end(),
       onError: (err: StorageError) => {
         const status = watchError(err).toStatus();
         write(eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : Buffer.from(JSON.stringify(status))));

@@ -1,0 +1,108 @@
+/**
+ * Custom-resource figures: time from CRD create to Established and served, and custom resource
+ * creates per second at 32 clients (a schema with CEL rules) beside ConfigMap creates in the
+ * same run. Prints figures; asserts nothing.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { startTestServer } from '../test/server/harness.ts';
+
+const crd = parse(readFileSync(new URL('../test/fixtures/crd-databases.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+const CLIENTS = 32;
+const PER_CLIENT = Number(process.env.BENCH_CRD_PER_CLIENT ?? 40);
+
+const t = await startTestServer();
+try {
+  const start = performance.now();
+  const created = await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+  if (created.status !== 201) throw new Error(`CRD create: ${created.status} ${created.text}`);
+  let established = 0;
+  for (;;) {
+    const r = await t.request('GET', '/apis/ops.example.com/v1/namespaces/default/databases');
+    if (r.status === 200) break;
+    await new Promise((res) => setTimeout(res, 2));
+  }
+  established = performance.now() - start;
+  console.log(`CRD create -> Established and served: ${established.toFixed(1)} ms`);
+
+  const run = async (label: string, path: string, body: (i: number) => unknown) => {
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        for (let i = 0; i < PER_CLIENT; i++) {
+          const r = await t.request('POST', path, { body: body(c * PER_CLIENT + i) });
+          if (r.status !== 201) throw new Error(`${label}: ${r.status} ${r.text}`);
+        }
+      }),
+    );
+    const secs = (performance.now() - t0) / 1000;
+    const rate = (CLIENTS * PER_CLIENT) / secs;
+    console.log(`${label} creates/s at ${CLIENTS} clients: ${rate.toFixed(0)}`);
+    return rate;
+  };
+  const cm = await run('ConfigMap', '/api/v1/namespaces/default/configmaps', (i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { a: 'b' } }));
+  const cr = await run('Database (CEL rules)', '/apis/ops.example.com/v1/namespaces/default/databases', (i) => ({
+    apiVersion: 'ops.example.com/v1',
+    kind: 'Database',
+    metadata: { name: `db-${i}` },
+    spec: { engine: 'postgres', version: '16.2', replicas: 2, users: [{ name: 'app', roles: ['rw'] }], backup: { schedule: 'daily', retentionDays: 7 } },
+  }));
+  console.log(`custom resource / ConfigMap create rate: ${((cr / cm) * 100).toFixed(0)}%`);
+} finally {
+  await t.close();
+}
+
+/** With many CRDs installed: memory per CRD, aggregated discovery and OpenAPI v3 latencies. */
+async function scale(count: number): Promise<void> {
+  const s = await startTestServer();
+  try {
+    const time = async (fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      await fn();
+      return performance.now() - t0;
+    };
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    const mk = (i: number) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.g${i}.bench.example.com` },
+      spec: {
+        group: `g${i}.bench.example.com`,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: crdSchema } }],
+      },
+    });
+    const crdSchema = (crd as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } }).spec.versions[0]!.schema.openAPIV3Schema;
+    const t0 = performance.now();
+    for (let i = 0; i < count; i += 16) {
+      await Promise.all(
+        Array.from({ length: Math.min(16, count - i) }, async (_, j) => {
+          const r = await s.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: mk(i + j) });
+          if (r.status !== 201) throw new Error(`CRD ${i + j}: ${r.status} ${r.text}`);
+        }),
+      );
+    }
+    // Served once the last one answers.
+    for (;;) {
+      const r = await s.request('GET', `/apis/g${count - 1}.bench.example.com/v1/namespaces/default/widgets`);
+      if (r.status === 200) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    console.log(`${count} CRDs created and served in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    globalThis.gc?.();
+    const after = process.memoryUsage().rss;
+    console.log(`resident memory per CRD: ${((after - before) / count / 1024).toFixed(0)} KiB`);
+    const accept = { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' };
+    console.log(`/apis aggregated discovery, first after the last change: ${(await time(() => s.request('GET', '/apis', { headers: accept }))).toFixed(1)} ms`);
+    console.log(`/apis aggregated discovery, cached: ${(await time(() => s.request('GET', '/apis', { headers: accept }))).toFixed(1)} ms`);
+    const path = `/openapi/v3/apis/g${Math.floor(count / 2)}.bench.example.com/v1`;
+    console.log(`${path} first: ${(await time(() => s.request('GET', path))).toFixed(1)} ms`);
+    console.log(`${path} cached: ${(await time(() => s.request('GET', path))).toFixed(1)} ms`);
+  } finally {
+    await s.close();
+  }
+}
+
+await scale(Number(process.env.BENCH_CRD_COUNT ?? 1000));

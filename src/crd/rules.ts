@@ -1,0 +1,142 @@
+/**
+ * x-kubernetes-validations at run time: every rule of the schema is evaluated against the node it
+ * stands on (`self`), and transition rules (those naming `oldSelf`) against the stored object's
+ * correlated node too; all under kube's per-call and per-object runtime cost budgets.
+ */
+import { fieldErr, type FieldError } from '../api/field-errors.ts';
+import { compile, evaluate, isCompileError, toCelValue, celTypeFromSchema, PER_CALL_COST_LIMIT, type CompiledExpression, type CelType } from '../cel/index.ts';
+import type { Schema, ValidationRule } from '../schema/types.ts';
+import { isPlainObject } from '../schema/walk.ts';
+import { ruleVariables, usesOldSelf } from './validation.ts';
+import { jsonEqual } from '../registry/object-meta.ts';
+
+/** kube's RuntimeCELCostBudget: the total for one object's rules. */
+export const PER_OBJECT_COST_BUDGET = 10_000_000;
+
+interface CompiledRule {
+  readonly rule: ValidationRule;
+  readonly program?: CompiledExpression;
+  readonly messageProgram?: CompiledExpression;
+  readonly transition: boolean;
+}
+
+interface NodeRules {
+  readonly type: CelType;
+  readonly rules: readonly CompiledRule[];
+}
+
+const compiledBySchema = new WeakMap<Schema, NodeRules>();
+
+function rulesOf(s: Schema): NodeRules | undefined {
+  const list = s['x-kubernetes-validations'];
+  if (!list || list.length === 0) return undefined;
+  let nr = compiledBySchema.get(s);
+  if (!nr) {
+    // Stored rules compile in the `stored` environment: a CRD accepted once keeps validating.
+    const rules = list.map((rule): CompiledRule => {
+      const transition = usesOldSelf(rule.rule);
+      const p = compile(rule.rule, { variables: ruleVariables(s, transition), expressions: 'stored' });
+      const m = rule.messageExpression ? compile(rule.messageExpression, { variables: ruleVariables(s, false), expressions: 'stored' }) : undefined;
+      return { rule, transition, program: isCompileError(p) ? undefined : p, messageProgram: m && !isCompileError(m) ? m : undefined };
+    });
+    nr = { type: celTypeFromSchema(s), rules };
+    compiledBySchema.set(s, nr);
+  }
+  return nr;
+}
+
+/** Whether any node of the schema carries rules (custom resources without any skip the walk). */
+export function hasRules(s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (s['x-kubernetes-validations']?.length) return true;
+  return Object.values(s.properties ?? {}).some(hasRules) || hasRules(s.items) || (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties));
+}
+
+interface Budget {
+  remaining: number;
+  exhausted: boolean;
+}
+
+/** Runs every rule of `schema` over `obj` (and `old` for transition rules); the field errors found. */
+export function validateRules(obj: unknown, old: unknown, schema: Schema): FieldError[] {
+  const errs: FieldError[] = [];
+  walk(obj, old, schema, '', errs, { remaining: PER_OBJECT_COST_BUDGET, exhausted: false });
+  return errs;
+}
+
+function typeName(s: Schema): string {
+  return s.type ?? (s['x-kubernetes-int-or-string'] ? 'string' : 'object');
+}
+
+function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget): void {
+  if (budget.exhausted || v === undefined || v === null) return;
+  // Ratcheting: a value an update leaves as it was is not validated again (nor anything under it).
+  if (old !== undefined && jsonEqual(v, old)) return;
+  const nr = rulesOf(s);
+  if (nr) runRules(v, old, s, nr, path, errs, budget);
+  if (isPlainObject(v)) {
+    const oldObj = isPlainObject(old) ? old : undefined;
+    for (const [k, child] of Object.entries(v)) {
+      const cs = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+      if (cs) walk(child, oldObj?.[k], cs, path ? `${path}.${k}` : k, errs, budget);
+    }
+  } else if (Array.isArray(v) && s.items) {
+    // Items correlate with the old list's only through list-map keys (kube's ratcheting rule).
+    const keys = s['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] ?? [] : [];
+    const oldItems = Array.isArray(old) && keys.length > 0 ? old : [];
+    v.forEach((item, i) => {
+      const match = keys.length > 0 && isPlainObject(item) ? oldItems.find((o) => isPlainObject(o) && keys.every((key) => o[key] === item[key])) : undefined;
+      walk(item, match, s.items!, `${path}[${i}]`, errs, budget);
+    });
+  }
+}
+
+function runRules(v: unknown, old: unknown, s: Schema, nr: NodeRules, path: string, errs: FieldError[], budget: Budget): void {
+  const self = toCelValue(v, nr.type);
+  const oldSelf = old === undefined || old === null ? undefined : toCelValue(old, nr.type);
+  const field = path || '<nil>';
+  for (const cr of nr.rules) {
+    if (!cr.program) continue;
+    // A transition rule needs the old value, unless it opts into an optional oldSelf.
+    if (cr.transition && oldSelf === undefined && !cr.rule.optionalOldSelf) continue;
+    const activation: Record<string, unknown> = { self };
+    if (cr.transition) activation.oldSelf = oldSelf ?? null;
+    const out = evaluate(cr.program, activation, { costBudget: Math.min(PER_CALL_COST_LIMIT, budget.remaining) });
+    budget.remaining -= out.cost;
+    if (out.kind === 'error') {
+      if (out.reason === 'CostLimitExceeded') {
+        if (budget.remaining <= 0) {
+          budget.exhausted = true;
+          errs.push(fieldErr.invalid(field, typeName(s), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+          return;
+        }
+        errs.push(fieldErr.forbidden(field, `call cost exceeds limit for rule: ${cr.rule.rule}`));
+      } else errs.push(fieldErr.invalid(field, typeName(s), `${cr.rule.rule}: ${out.message}`));
+      continue;
+    }
+    if (out.value === true) continue;
+    errs.push(ruleError(cr, s, path, self, budget));
+  }
+}
+
+function ruleError(cr: CompiledRule, s: Schema, path: string, self: unknown, budget: Budget): FieldError {
+  const rule = cr.rule;
+  let message = rule.message || `failed rule: ${rule.rule}`;
+  if (cr.messageProgram) {
+    const m = evaluate(cr.messageProgram, { self }, { costBudget: Math.min(PER_CALL_COST_LIMIT, budget.remaining) });
+    budget.remaining -= m.cost;
+    if (m.kind === 'value' && typeof m.value === 'string' && m.value.trim() !== '' && !/[\r\n]/.test(m.value)) message = m.value;
+  }
+  const base = rule.fieldPath ? `${path}${rule.fieldPath}`.replace(/^\./, '') : path;
+  const field = base || '<nil>';
+  switch (rule.reason) {
+    case 'FieldValueForbidden':
+      return fieldErr.forbidden(field, message);
+    case 'FieldValueRequired':
+      return fieldErr.required(field, message);
+    case 'FieldValueDuplicate':
+      return { type: 'FieldValueDuplicate', field, badValue: typeName(s), detail: message };
+    default:
+      return fieldErr.invalid(field, typeName(s), message);
+  }
+}

@@ -26,6 +26,10 @@ process.on('message', (msg: { type: string }) => {
     for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
     const m = process.memoryUsage();
     process.send?.({ type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
+  } else if (msg.type === 'cpu') {
+    // Process CPU time so far (user + system, microseconds): load-independent cost per request.
+    const u = process.cpuUsage();
+    process.send?.({ type: 'cpu', micros: u.user + u.system });
   } else if (msg.type === 'stop') {
     void server.shutdown().then(() => process.exit(0));
   }

@@ -1,4 +1,5 @@
 /** The built-in kinds the core registry serves, and lookup by group/version/resource. */
+import { validatingAdmissionPolicyBindingType, validatingAdmissionPolicyType } from './kinds/admissionregistration-policy.ts';
 import { configMapType } from './kinds/configmap.ts';
 import { mutatingWebhookConfigurationType, validatingWebhookConfigurationType } from './kinds/admissionregistration.ts';
 import { eventType } from './kinds/event.ts';
@@ -27,6 +28,8 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   clusterRoleType,
   roleBindingType,
   roleType,
+  validatingAdmissionPolicyType,
+  validatingAdmissionPolicyBindingType,
 ];
 
 /** The verbs every built-in kind serves on its main resource, as discovery lists them. */

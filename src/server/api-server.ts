@@ -58,6 +58,7 @@ import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPlugi
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
+import { policyStatusController } from '../admission/policy/index.ts';
 import { admittedCreateOnly } from '../admission/create-only.ts';
 import { AdmissionConfigError, loadAdmissionConfiguration } from '../admission/config-file.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
@@ -381,6 +382,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
   });
   undo.push(() => garbageCollector.stop());
+  const policyStatus = policyStatusController(catalog, (err) =>
+    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `validatingadmissionpolicy status: ${err.message}` })}\n`),
+  );
+  policyStatus?.start();
+  undo.push(() => policyStatus?.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
   const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
   eventTtl?.start();
@@ -509,6 +515,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         publishers.stop();
         legacyTokens?.stop();
         trustController?.stop();
+        policyStatus?.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();

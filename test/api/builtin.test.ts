@@ -25,6 +25,8 @@ describe('builtinResourceTypes', () => {
       'rbac.authorization.k8s.io/v1/clusterroles',
       'rbac.authorization.k8s.io/v1/rolebindings',
       'rbac.authorization.k8s.io/v1/roles',
+      'admissionregistration.k8s.io/v1/validatingadmissionpolicies',
+      'admissionregistration.k8s.io/v1/validatingadmissionpolicybindings',
     ]);
   });
 

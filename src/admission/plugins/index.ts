@@ -8,11 +8,13 @@ import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from '../webhook
 import { ownerReferencesPermissionEnforcement } from './owner-references.ts';
 import { eventRateLimit } from './event-rate-limit.ts';
 import { namespaceAutoProvision, namespaceExists, namespaceLifecycle } from './namespace.ts';
+import { validatingAdmissionPolicy } from '../policy/index.ts';
 
 registerAdmissionPlugin('AlwaysAdmit', alwaysAdmit);
 registerAdmissionPlugin('NamespaceAutoProvision', namespaceAutoProvision);
 registerAdmissionPlugin('NamespaceLifecycle', namespaceLifecycle);
 registerAdmissionPlugin('NamespaceExists', namespaceExists);
+registerAdmissionPlugin('ValidatingAdmissionPolicy', validatingAdmissionPolicy);
 registerAdmissionPlugin('EventRateLimit', (deps) => eventRateLimit(deps));
 registerAdmissionPlugin('OwnerReferencesPermissionEnforcement', ownerReferencesPermissionEnforcement);
 registerAdmissionPlugin('MutatingAdmissionWebhook', mutatingAdmissionWebhook);

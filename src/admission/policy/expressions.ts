@@ -1,0 +1,114 @@
+/**
+ * The expression environments of a ValidatingAdmissionPolicy, and compilation with kube's error
+ * texts. Validation of the kinds and the runtime compile through here, so a policy that was
+ * accepted compiles the same way when it is enforced.
+ *
+ * kube declares `object`, `oldObject`, `request` and `namespaceObject` always; `params` only when
+ * the policy has a paramKind; `authorizer` everywhere but in messageExpression; `variables` only
+ * when the policy defines variables (its composited compiler).
+ */
+import type { Schema } from '../../schema/types.ts';
+import { formatIssues, undefinedFields, type EngineNode } from './ast-fields.ts';
+import { compile, isCompileError, type CompiledExpression, type CompileError, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
+
+export interface ExpressionOptions {
+  readonly hasParams: boolean;
+  readonly hasAuthorizer: boolean;
+  readonly hasVariables: boolean;
+  /** `stored` for expressions an update leaves unchanged (kube's preexisting expressions). */
+  readonly environment?: ExpressionsEnvironment;
+  /**
+   * The variables declared so far (kube's composited compiler knows a variable once compiled:
+   * all of them for validations, the earlier ones for a variable); `variables.<other>` is an
+   * undefined field. Only with hasVariables.
+   */
+  readonly variableNames?: readonly string[];
+}
+
+const DYN: VariableDeclaration = { type: 'dyn' };
+const VARIABLES: VariableDeclaration = { type: { kind: 'map', key: { kind: 'string' }, value: { kind: 'dyn' } } };
+
+const environments = new Map<string, CelEnvironment>();
+
+function environmentFor(opts: ExpressionOptions): CelEnvironment {
+  const key = `${opts.hasParams}/${opts.hasAuthorizer}/${opts.hasVariables}/${opts.environment ?? 'new'}`;
+  let env = environments.get(key);
+  if (env === undefined) {
+    const variables: Record<string, VariableDeclaration> = { object: DYN, oldObject: DYN, request: DYN, namespaceObject: DYN };
+    if (opts.hasParams) variables.params = DYN;
+    if (opts.hasAuthorizer) variables.authorizer = DYN;
+    if (opts.hasVariables) variables.variables = VARIABLES;
+    env = { variables, expressions: opts.environment ?? 'new' };
+    environments.set(key, env);
+  }
+  return env;
+}
+
+/** What an expression must evaluate to; `any` for variables. */
+export type ExpectedType = 'bool' | 'string' | 'stringOrNull' | 'any';
+
+export type Compiled = { readonly ok: true; readonly program: CompiledExpression } | { readonly ok: false; readonly detail: string };
+
+/** The cel-go spelling of the engine's type name (`list<int>` is `list(int)`, `null` is `null_type`). */
+function celGoTypeName(name: string): string {
+  if (name === 'null') return 'null_type';
+  return name.replace(/</g, '(').replace(/>/g, ')');
+}
+
+/** The checked output type of a program, as the engine names it ('dyn' when unknown). */
+function outputType(program: CompiledExpression): string {
+  // The checked AST carries the output type; src/cel exposes the AST for its cost estimate.
+  const checked = (program.ast as unknown as { checkedType?: { name?: unknown } }).checkedType;
+  return typeof checked?.name === 'string' ? checked.name : 'dyn';
+}
+
+/** cel-go compares the checked output type exactly: a `dyn` result is refused where a bool is expected. */
+function acceptsType(expected: ExpectedType, name: string): boolean {
+  if (expected === 'any') return true;
+  const unwrapped = /^dyn<(.+)>$/.exec(name)?.[1] ?? name;
+  if (expected === 'stringOrNull') return unwrapped === 'string' || unwrapped === 'null';
+  return unwrapped === expected;
+}
+
+/**
+ * kube's "compilation failed" text: cel-go frames an error as `ERROR: <input>:line:col: msg`, then
+ * the source line and a caret under the column. The engine's own description of the problem is
+ * kept; the frame is cel-go's.
+ */
+function compilationFailed(expression: string, error: CompileError): string {
+  let description = (error.message.split('\n')[0] ?? '').trim();
+  // cel-go's checker words an unknown name this way; kube clients match on it.
+  const unknown = /^Unknown variable: (\S+)$/.exec(description);
+  if (unknown !== null) description = `undeclared reference to '${unknown[1]}' (in container '')`;
+  if (error.line === undefined || error.column === undefined) return `compilation failed: ERROR: <input>:1:1: ${description}`;
+  const sourceLine = expression.split('\n')[error.line - 1] ?? '';
+  return `compilation failed: ERROR: <input>:${error.line}:${error.column}: ${description}\n | ${sourceLine}\n | ${'.'.repeat(Math.max(0, error.column - 1))}^`;
+}
+
+/** Compiles one expression of a policy and checks its output type; `detail` is kube's message after `Invalid value: "expr": `. */
+export function compilePolicyExpression(expression: string, expected: ExpectedType, opts: ExpressionOptions): Compiled {
+  const program = compile(expression, environmentFor(opts));
+  if (isCompileError(program)) return { ok: false, detail: compilationFailed(expression, program) };
+  if (opts.hasVariables && opts.variableNames !== undefined) {
+    const declared: Record<string, Schema> = {};
+    for (const name of opts.variableNames) declared[name] = { 'x-kubernetes-preserve-unknown-fields': true };
+    const issues = undefinedFields(program.ast as unknown as EngineNode, { variables: { type: 'object', properties: declared } });
+    if (issues.length > 0) return { ok: false, detail: `compilation failed: ${formatIssues(expression, issues)}` };
+  }
+  const type = outputType(program);
+  if (!acceptsType(expected, type)) {
+    const want = expected === 'stringOrNull' ? 'one of [string null_type]' : expected;
+    return { ok: false, detail: `must evaluate to ${want} but got ${celGoTypeName(type)}` };
+  }
+  return { ok: true, program };
+}
+
+/** kube's CEL identifier rule for variable names: an identifier that is not a reserved word. */
+const CEL_RESERVED = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
+  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+]);
+
+export function isCelIdentifier(name: string): boolean {
+  return /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
+}

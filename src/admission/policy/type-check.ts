@@ -1,0 +1,85 @@
+/**
+ * Static type checking of a policy's expressions against the schemas of the kinds its
+ * matchConstraints name (kube's validatingadmissionpolicy TypeChecker, whose results the status
+ * controller writes to `status.typeChecking`).
+ *
+ * The expression engine types `object` as dyn, so the check here is the part of cel-go's that
+ * policies trip over: a field selected from `object`, `oldObject` or `params` that the kind's
+ * schema does not have ("undefined field"), reported in cel-go's error format.
+ */
+import type { Schema } from '../../schema/types.ts';
+import { formatIssues, undefinedFields, type EngineNode } from './ast-fields.ts';
+import type { CompiledPolicy } from './compiled.ts';
+
+/** A kind a policy's rules name, with its schema. */
+export interface CheckedKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly schema: Schema;
+}
+
+export interface ExpressionWarning {
+  readonly fieldRef: string;
+  readonly warning: string;
+}
+
+/** kube checks at most this many kinds per policy. */
+const MAX_TYPES_TO_CHECK = 10;
+
+/** kube's typesToCheck: every group × version × resource of the rules, none when any names a wildcard. */
+export function kindsToCheck(resourceRules: readonly Record<string, unknown>[], resolve: (group: string, version: string, resource: string) => CheckedKind | undefined): CheckedKind[] {
+  const found = new Map<string, CheckedKind>();
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  for (const rule of resourceRules) {
+    const groups = strings(rule.apiGroups);
+    const versions = strings(rule.apiVersions);
+    const resources = strings(rule.resources).filter((r) => !r.includes('/'));
+    if ([...groups, ...versions, ...resources].some((x) => x.includes('*'))) continue;
+    for (const g of [...groups].sort()) {
+      for (const v of [...versions].sort()) {
+        for (const r of [...resources].sort()) {
+          const k = resolve(g, v, r);
+          if (k === undefined) continue;
+          found.set(`${k.group}/${k.version}/${k.kind}`, k);
+          if (found.size === MAX_TYPES_TO_CHECK) return sortKinds([...found.values()]);
+        }
+      }
+    }
+  }
+  return sortKinds([...found.values()]);
+}
+
+function sortKinds(kinds: CheckedKind[]): CheckedKind[] {
+  return kinds.sort((a, b) => (a.group !== b.group ? (a.group < b.group ? -1 : 1) : a.version !== b.version ? (a.version < b.version ? -1 : 1) : a.kind < b.kind ? -1 : 1));
+}
+
+function gvkString(k: CheckedKind): string {
+  return `${k.group}/${k.version}, Kind=${k.kind}`;
+}
+
+/**
+ * The warnings kube's type checker writes for a policy: per validation expression and message
+ * expression, the issues against each kind (`<gvk>: <issues>` lines).
+ */
+export function typeCheckPolicy(policy: CompiledPolicy, kinds: readonly CheckedKind[], paramSchema: Schema | undefined): ExpressionWarning[] {
+  if (kinds.length === 0) return [];
+  const warnings: ExpressionWarning[] = [];
+  const check = (fieldRef: string, entry: CompiledPolicy['validations'][number] | undefined) => {
+    if (entry === undefined || !entry.compiled.ok) return;
+    const program = entry.compiled.program;
+    const results: string[] = [];
+    for (const k of kinds) {
+      const roots: Record<string, Schema> = { object: k.schema, oldObject: k.schema };
+      if (paramSchema !== undefined) roots.params = paramSchema;
+      const issues = undefinedFields(program.ast as unknown as EngineNode, roots);
+      if (issues.length > 0) results.push(`${gvkString(k)}: ${formatIssues(entry.expression, issues)}\n`);
+    }
+    if (results.length > 0) warnings.push({ fieldRef, warning: results.join('\n') });
+  };
+  policy.validations.forEach((v, i) => {
+    check(`spec.validations[${i}].expression`, v);
+    if (v.messageExpression !== undefined) check(`spec.validations[${i}].messageExpression`, { ...v, ...v.messageExpression });
+  });
+  return warnings;
+}

@@ -15,6 +15,7 @@ const benches = [
   'authn.ts',
   'admission.ts',
   'crd.ts',
+  'admission-policy.ts',
   'codec.ts',
   'protobuf-list.ts',
   'robustness.ts',

@@ -34,7 +34,8 @@ function rssOf(pid: number): number {
 /** One start: ms from spawn to the first successful kubectl get ns, and idle RSS afterwards. */
 async function once(dataDir: string, home: string): Promise<{ ms: number; rss: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, '--data-dir', dataDir, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The executable itself, as npx and npm start run it (its #! line carries the Node flags).
+  const child = spawn(bin, ['--data-dir', dataDir, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const kubeconfig = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {

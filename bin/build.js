@@ -88,7 +88,10 @@ export async function build() {
       // Licence comments go to main.js.LEGAL.txt and the like: they are not code, and one
       // non-ASCII character in a script makes V8 hold all of its source as two-byte text.
       legalComments: 'external',
-      external: ['better-sqlite3', 'etcd3'],
+      // Fastify's schema compilers (ajv, fast-json-stringify: about 400 KB of source that V8 would
+      // keep in memory) are required only when a route declares a schema, and none does
+      // (src/server/app.ts sets compilers that refuse): left to node_modules, they never load.
+      external: ['better-sqlite3', 'etcd3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
       // CommonJS packages inside an ES module bundle still call require().
       banner: { js: "import { createRequire as __kubeGatewayRequire } from 'node:module'; const require = __kubeGatewayRequire(import.meta.url);" },
       logLevel: 'error',

@@ -65,6 +65,9 @@ async function createQuietly(namespaces: ResourceStore, store: ResourceStore, na
 export class NamespacePublishers {
   private timer?: NodeJS.Timeout;
   private running = false;
+  /** A pass was asked for while one ran: run again when it ends. */
+  private again = false;
+  private namespaceWatch?: { close(): void };
 
   private readonly rootCaBlock: string;
 
@@ -79,17 +82,36 @@ export class NamespacePublishers {
   start(): void {
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
     this.timer.unref();
+    // A new namespace gets its objects at once, as kube-controller-manager's informers give them;
+    // the sweep above catches deletions and edits of the objects themselves.
+    const namespaces = this.stores.namespaces.cache;
+    this.namespaceWatch = namespaces.watch(
+      { fromRevision: namespaces.revision },
+      {
+        onEvent: (ev) => {
+          if (ev.type === 'ADDED') void this.tick();
+        },
+        onError: () => {},
+      },
+    );
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    this.namespaceWatch?.close();
   }
 
   private async tick(): Promise<void> {
-    if (this.running) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
     this.running = true;
     try {
-      await this.sync();
+      do {
+        this.again = false;
+        await this.sync();
+      } while (this.again);
     } catch (err) {
       process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `namespace publishers: ${(err as Error).message}` })}\n`);
     } finally {

@@ -11,6 +11,7 @@ import { byteLength, DNS1123_LABEL_MAX_LENGTH, isDns1123Subdomain, isPathSegment
 import { validateObjectMetaUpdate } from '../validation/metadata.ts';
 import { arrField, labelSelectorSchema, objField, s, strField } from './common-schemas.ts';
 import { kindSchema } from './object-meta-schema.ts';
+import { validateRuleResources } from './admissionregistration.ts';
 import { validateLabelSelector } from './rbac.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
@@ -192,38 +193,6 @@ function isDns1035Label(value: string): string[] {
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : []);
 const sliceLiteral = (values: readonly string[]) => goLiteral(goStringSlice(values));
 
-function validateResources(resources: string[], path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (resources.length === 0) errs.push(fieldErr.required(path, ''));
-  const withWildcardSub = new Set<string>();
-  const subWithWildcardRes = new Set<string>();
-  let doubleWildcard = false;
-  let singleWildcard = false;
-  let plainResource = false;
-  resources.forEach((r, i) => {
-    if (r === '') {
-      errs.push(fieldErr.required(fieldPath.index(path, i), ''));
-      return;
-    }
-    if (r === '*/*') doubleWildcard = true;
-    if (r === '*') singleWildcard = true;
-    const slash = r.indexOf('/');
-    if (slash < 0) {
-      plainResource = r !== '*';
-      return;
-    }
-    const res = r.slice(0, slash);
-    const sub = r.slice(slash + 1);
-    if (withWildcardSub.has(res)) errs.push(fieldErr.invalid(fieldPath.index(path, i), r, `if '${res}/*' is present, must not specify ${r}`));
-    if (subWithWildcardRes.has(sub)) errs.push(fieldErr.invalid(fieldPath.index(path, i), r, `if '*/${sub}' is present, must not specify ${r}`));
-    if (sub === '*') withWildcardSub.add(res);
-    if (res === '*') subWithWildcardRes.add(sub);
-  });
-  if (resources.length > 1 && doubleWildcard) errs.push(fieldErr.invalid(path, sliceLiteral(resources), "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && plainResource) errs.push(fieldErr.invalid(path, sliceLiteral(resources), "if '*' is present, must not specify other resources without subresources"));
-  return errs;
-}
-
 function validateNamedRule(rule: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
@@ -252,7 +221,7 @@ function validateNamedRule(rule: unknown, path: string): FieldError[] {
   versions.forEach((v, i) => {
     if (v === '') errs.push(fieldErr.required(fieldPath.index(fieldPath.child(path, 'apiVersions'), i), ''));
   });
-  errs.push(...validateResources(strings(r.resources), fieldPath.child(path, 'resources')));
+  errs.push(...validateRuleResources(strings(r.resources), fieldPath.child(path, 'resources')));
   if (typeof r.scope === 'string' && !SUPPORTED_SCOPES.includes(r.scope)) errs.push(fieldErr.notSupported(fieldPath.child(path, 'scope'), r.scope, SUPPORTED_SCOPES));
   return errs;
 }

@@ -102,7 +102,8 @@ function fullyQualifiedNameErrors(path: string, name: string): FieldError[] {
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => String(x)) : []);
 const goSlice = (type: string, values: string[]) => goLiteral(`${type}{${values.map((v) => JSON.stringify(v)).join(', ')}}`);
 
-function validateResources(resources: string[], path: string): FieldError[] {
+/** kube's validateResources for rule resources (`res`, `res/sub`, wildcards), shared by webhooks and admission policies. */
+export function validateRuleResources(resources: string[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (resources.length === 0) errs.push(fieldErr.required(path, ''));
   const withWildcardSub = new Set<string>();
@@ -129,8 +130,8 @@ function validateResources(resources: string[], path: string): FieldError[] {
     if (sub === '*') withWildcardSub.add(res);
     if (res === '*') subWithWildcardRes.add(sub);
   });
-  if (resources.length > 1 && doubleWildcard) errs.push(fieldErr.invalid(path, goSlice('[]string', resources), "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSub) errs.push(fieldErr.invalid(path, goSlice('[]string', resources), "if '*' is present, must not specify other resources without subresources"));
+  if (resources.length > 1 && doubleWildcard) errs.push(fieldErr.invalid(path, goLiteral(goStringSlice(resources)), "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && withoutSub) errs.push(fieldErr.invalid(path, goLiteral(goStringSlice(resources)), "if '*' is present, must not specify other resources without subresources"));
   return errs;
 }
 
@@ -153,7 +154,7 @@ function validateRule(rule: unknown, path: string): FieldError[] {
   versions.forEach((v, i) => {
     if (v === '') errs.push(fieldErr.required(fieldPath.index(p('apiVersions'), i), ''));
   });
-  errs.push(...validateResources(strList(r.resources), p('resources')));
+  errs.push(...validateRuleResources(strList(r.resources), p('resources')));
   if (typeof r.scope === 'string' && !scopes.includes(r.scope)) errs.push(fieldErr.notSupported(p('scope'), r.scope, scopes));
   return errs;
 }

@@ -103,7 +103,8 @@ class Client {
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-      const stream = this.session.request({ ':method': method, ':path': path, ...(payload ? { 'content-type': 'application/json' } : {}), ...headers });
+      // Content-Length as Go's clients (client-go, kubectl) send it with every body.
+      const stream = this.session.request({ ':method': method, ':path': path, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...headers });
       const chunks: Buffer[] = [];
       let status = 0;
       stream.on('response', (h) => (status = Number(h[':status'])));

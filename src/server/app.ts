@@ -159,11 +159,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
   app.decorate('loadLimits', limits);
   app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
-  // Large bodies wait for their share of the body budget before they are read.
-  app.addHook('preParsing', async (req, reply, payload) => {
-    await limits.admitBody(req, reply);
-    return payload;
-  });
+  // Large bodies wait for their share of the body budget (before they are read when their length is declared).
+  app.addHook('preParsing', async (req, reply, payload) => limits.admitBody(req, reply, payload));
 
   // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
   app.addHook('onRequest', async (req, reply) => {

@@ -12,6 +12,7 @@
  *   decoded at once and the event-loop time they take in a row, which is what keeps /readyz fast
  *   while many 3 MiB bodies arrive together.
  */
+import { Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/status-errors.ts';
 
@@ -140,19 +141,50 @@ export class LoadLimits {
   }
 
   /**
-   * The large-body gate, before the body is read (preParsing). A body of unknown length (chunked,
-   * or streamed over HTTP/2) counts as the largest one allowed.
+   * The large-body gate, before the body is read (preParsing); returns the body stream to read.
+   * A body that declares its length waits for its share of the budget before it is read. A body of
+   * unknown length (chunked, or streamed over HTTP/2 without Content-Length) is read at once and
+   * takes the largest share allowed only when it turns out large: reserving that share up front
+   * made such requests pass one at a time, whatever their size.
    */
-  async admitBody(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (!MUTATING.has(req.method)) return;
+  async admitBody(req: FastifyRequest, reply: FastifyReply, payload: Readable): Promise<Readable> {
+    if (!MUTATING.has(req.method)) return payload;
     const declared = req.headers['content-length'];
-    const streamed = declared === undefined && (req.headers['transfer-encoding'] !== undefined || httpVersion(req) >= 2);
-    const length = declared !== undefined ? Number(declared) : streamed ? this.opts.maxBodyBytes : 0;
+    if (declared === undefined) {
+      const streamed = req.headers['transfer-encoding'] !== undefined || httpVersion(req) >= 2;
+      return streamed ? this.meteredBody(payload, reply) : payload;
+    }
+    const length = Number(declared);
     // Over the limit is refused by the body reader with 413 without reading it; no budget needed.
-    if (!(length >= LARGE_BODY_BYTES) || length > this.opts.maxBodyBytes) return;
+    if (!(length >= LARGE_BODY_BYTES) || length > this.opts.maxBodyBytes) return payload;
     const release = await this.bodies.acquire(length);
     if (!release) throw tooManyRequests();
     onResponseEnd(reply, release);
+    return payload;
+  }
+
+  /** The body passed through; past LARGE_BODY_BYTES it waits for the largest share of the budget. */
+  private meteredBody(payload: Readable, reply: FastifyReply): Readable {
+    const bodies = this.bodies;
+    const share = this.opts.maxBodyBytes;
+    let seen = 0;
+    let admitted = false;
+    const metered = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        seen += chunk.length;
+        // Fastify compares this with a declared length; there is none here, but keep it true.
+        (metered as Transform & { receivedEncodedLength?: number }).receivedEncodedLength = seen;
+        if (admitted || seen < LARGE_BODY_BYTES) return done(null, chunk);
+        admitted = true;
+        bodies.acquire(share).then((release) => {
+          if (!release) return done(tooManyRequests());
+          onResponseEnd(reply, release);
+          done(null, chunk);
+        }, done);
+      },
+    });
+    payload.on('error', (err) => metered.destroy(err));
+    return payload.pipe(metered);
   }
 }
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import tls from 'node:tls';
 import https from 'node:https';
+import http2 from 'node:http2';
 import { startTestServer, type TestServer } from './harness.ts';
 import { LoadLimits, WeightedSemaphore } from '../../src/server/load-limits.ts';
 import { WatchBufferBudget } from '../../src/server/handlers/watch.ts';
@@ -125,6 +126,42 @@ describe('large-body budget and slow watchers', () => {
     expect(maxInUse).toBeGreaterThan(0);
     expect(maxInUse).toBeLessThanOrEqual(limits.bodies.capacity);
     expect(limits.bodies.inUse).toBe(0);
+  });
+
+  it('bodies of unknown length (HTTP/2 without Content-Length) are not held up by each other; a large one takes the budget', async () => {
+    const limits = ts.server.app.loadLimits;
+    const session = http2.connect(ts.server.url, { ca: ts.server.caCert, cert: ts.server.adminCert, key: ts.server.adminKey });
+    try {
+      const post = (name: string) => session.request({ ':method': 'POST', ':path': '/api/v1/namespaces/default/configmaps', 'content-type': 'application/json' });
+      const status = (stream: http2.ClientHttp2Stream) =>
+        new Promise<number>((resolve, reject) => {
+          let code = 0;
+          stream.on('response', (h) => (code = Number(h[':status'])));
+          stream.on('error', reject);
+          stream.resume();
+          stream.on('end', () => resolve(code));
+        });
+      // A body still streaming, already past the large-body threshold: it holds the largest share of the budget.
+      const open = post('open');
+      const openStatus = status(open);
+      const head = `{"metadata":{"name":"streamed-open"},"data":{"a":"`;
+      open.write(head + 'x'.repeat(300 * 1024));
+      while (limits.bodies.inUse === 0) await new Promise((r) => setTimeout(r, 5));
+      expect(limits.bodies.inUse).toBe(3 * 1024 * 1024);
+      // Small bodies of unknown length still go through meanwhile (they used to wait for that share each).
+      const smalls = Array.from({ length: 8 }, (_, i) => {
+        const s = post(`small-${i}`);
+        const st = status(s);
+        s.end(JSON.stringify({ metadata: { name: `streamed-small-${i}` }, data: { a: 'b' } }));
+        return st;
+      });
+      expect(await Promise.all(smalls)).toEqual(Array(8).fill(201));
+      open.end('"}}');
+      expect(await openStatus).toBe(201);
+      expect(limits.bodies.inUse).toBe(0);
+    } finally {
+      session.close();
+    }
   });
 
   it('a watcher that never reads is closed once its buffer is over budget; /readyz keeps answering', async () => {

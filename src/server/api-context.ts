@@ -19,6 +19,7 @@ export class ResourceCatalog {
   private readonly listeners: Array<() => void> = [];
   /** Moves on with every add and remove. */
   generation = 0;
+  private allCache: { readonly generation: number; readonly served: readonly ServedResource[] } | undefined;
 
   /** Calls `fn` after every change (after `generation` moved on). */
   onChange(fn: () => void): void {
@@ -59,8 +60,12 @@ export class ResourceCatalog {
     return this.byGroupVersion.get(`${group}/${version}`)?.get(resource);
   }
 
-  all(): ServedResource[] {
-    return [...this.byGroupVersion.values()].flatMap((m) => [...m.values()]);
+  /** Every served resource; built once per generation (admission asks on every write). */
+  all(): readonly ServedResource[] {
+    if (this.allCache?.generation !== this.generation) {
+      this.allCache = { generation: this.generation, served: [...this.byGroupVersion.values()].flatMap((m) => [...m.values()]) };
+    }
+    return this.allCache.served;
   }
 
   types(): ResourceType[] {

@@ -7,6 +7,7 @@
  *   signatures are removed. kubeadm's join verifies them.
  * Both sweep the watch cache periodically and write only when something changes.
  */
+import { PeriodicSweep } from '../controllers/periodic-sweep.ts';
 import { createHmac } from 'node:crypto';
 import { ApiError } from '../api/status-errors.ts';
 import type { KubeObject } from '../api/types.ts';
@@ -51,30 +52,18 @@ function signingToken(secret: KubeObject, now: number): { id: string; secret: st
 }
 
 abstract class Sweeper {
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly loop: PeriodicSweep;
 
-  constructor(private readonly intervalMs: number) {}
+  constructor(name: string, intervalMs: number) {
+    this.loop = new PeriodicSweep(name, intervalMs, () => this.sweep());
+  }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      await this.sweep();
-    } catch (err) {
-      process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `${this.constructor.name}: ${(err as Error).message}` })}\n`);
-    } finally {
-      this.running = false;
-    }
+    this.loop.stop();
   }
 
   abstract sweep(): Promise<unknown>;
@@ -87,7 +76,7 @@ export class TokenCleaner extends Sweeper {
     intervalMs = 1000,
     private readonly now: () => number = Date.now,
   ) {
-    super(intervalMs);
+    super('bootstrap token cleaner', intervalMs);
   }
 
   /** One pass; returns the names deleted. */
@@ -116,7 +105,7 @@ export class BootstrapSigner extends Sweeper {
     intervalMs = 1000,
     private readonly now: () => number = Date.now,
   ) {
-    super(intervalMs);
+    super('bootstrap signer', intervalMs);
   }
 
   /** One pass; returns whether cluster-info was rewritten. */

@@ -6,6 +6,7 @@
  * unioned in order), so several servers sharing a store do not undo one another; the ConfigMap is
  * rewritten only when the merge differs, and recreated when deleted.
  */
+import { PeriodicSweep } from '../controllers/periodic-sweep.ts';
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../api/status-errors.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
@@ -89,35 +90,22 @@ function sameData(a: Readonly<Record<string, unknown>>, b: Readonly<Record<strin
 
 /** Keeps the ConfigMap current: a pass at start, then one every `intervalMs` (kube: on change and every minute). */
 export class ClusterAuthenticationTrustController {
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly loop: PeriodicSweep;
 
   constructor(
     private readonly configMaps: ResourceStore,
     private readonly info: ClusterAuthenticationInfo,
-    private readonly intervalMs = 1000,
-  ) {}
+    intervalMs = 1000,
+  ) {
+    this.loop = new PeriodicSweep('cluster authentication trust', intervalMs, () => this.sync());
+  }
 
   start(): void {
-    void this.tick();
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start({ now: true });
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      await this.sync();
-    } catch (err) {
-      process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `cluster authentication trust: ${(err as Error).message}` })}\n`);
-    } finally {
-      this.running = false;
-    }
+    this.loop.stop();
   }
 
   /** One pass; returns whether the ConfigMap was written. */

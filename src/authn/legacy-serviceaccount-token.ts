@@ -7,6 +7,7 @@
  * - the legacy authenticator accepts such a token while its Secret still holds it and its
  *   ServiceAccount still exists with the uid the token names (kube's legacy validator).
  */
+import { PeriodicSweep } from '../controllers/periodic-sweep.ts';
 import type { KeyObject } from 'node:crypto';
 import { ApiError } from '../api/status-errors.ts';
 import type { KubeObject } from '../api/types.ts';
@@ -86,36 +87,24 @@ function controllerContext(): WriteContext {
 
 /** Fills and cleans up token Secrets (kube-controller-manager's serviceaccount-token controller). */
 export class LegacyTokenController {
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly loop: PeriodicSweep;
 
   constructor(
     private readonly secrets: ResourceStore,
     private readonly serviceAccounts: ResourceStore,
     private readonly signingKey: KeyObject,
     private readonly rootCa: string,
-    private readonly intervalMs = 1000,
-  ) {}
+    intervalMs = 1000,
+  ) {
+    this.loop = new PeriodicSweep('service-account token controller', intervalMs, () => this.sync());
+  }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      await this.sync();
-    } catch (err) {
-      process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `service-account token controller: ${(err as Error).message}` })}\n`);
-    } finally {
-      this.running = false;
-    }
+    this.loop.stop();
   }
 
   /** One pass over the token Secrets; returns how many were written or deleted. */

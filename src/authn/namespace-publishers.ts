@@ -7,6 +7,7 @@
  * Both sweep the watch caches (a map lookup per namespace) and write only what is missing or
  * wrong; terminating namespaces are left alone, so namespace deletion can finish.
  */
+import { PeriodicSweep } from '../controllers/periodic-sweep.ts';
 import { X509Certificate } from 'node:crypto';
 import { ApiError } from '../api/status-errors.ts';
 import type { KubeObject } from '../api/types.ts';
@@ -63,10 +64,7 @@ async function createQuietly(namespaces: ResourceStore, store: ResourceStore, na
 }
 
 export class NamespacePublishers {
-  private timer?: NodeJS.Timeout;
-  private running = false;
-  /** A pass was asked for while one ran: run again when it ends. */
-  private again = false;
+  private readonly loop: PeriodicSweep;
   private namespaceWatch?: { close(): void };
 
   private readonly rootCaBlock: string;
@@ -74,22 +72,22 @@ export class NamespacePublishers {
   constructor(
     private readonly stores: { readonly namespaces: ResourceStore; readonly serviceAccounts?: ResourceStore; readonly configMaps?: ResourceStore },
     private readonly rootCa: string,
-    private readonly intervalMs = 250,
+    intervalMs = 250,
   ) {
+    this.loop = new PeriodicSweep('namespace publishers', intervalMs, () => this.sync());
     this.rootCaBlock = certificateBlocks(rootCa)[0] ?? rootCa;
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    this.timer.unref();
+    this.loop.start();
     // A new namespace gets its objects at once, as kube-controller-manager's informers give them;
-    // the sweep above catches deletions and edits of the objects themselves.
+    // the sweep catches deletions and edits of the objects themselves.
     const namespaces = this.stores.namespaces.cache;
     this.namespaceWatch = namespaces.watch(
       { fromRevision: namespaces.revision },
       {
         onEvent: (ev) => {
-          if (ev.type === 'ADDED') void this.tick();
+          if (ev.type === 'ADDED') this.loop.trigger();
         },
         onError: () => {},
       },
@@ -97,26 +95,8 @@ export class NamespacePublishers {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.loop.stop();
     this.namespaceWatch?.close();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    try {
-      do {
-        this.again = false;
-        await this.sync();
-      } while (this.again);
-    } catch (err) {
-      process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `namespace publishers: ${(err as Error).message}` })}\n`);
-    } finally {
-      this.running = false;
-    }
   }
 
   /** One pass over every active namespace; returns how many objects were written. */

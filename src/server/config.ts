@@ -381,7 +381,8 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
     // API Priority and Fairness (src/flowcontrol).
-    enablePriorityAndFairness: (raw.get('enable-priority-and-fairness') as boolean | undefined) ?? true,
+    // Only when given: absent means on, as in kube-apiserver.
+    ...(raw.has('enable-priority-and-fairness') ? { enablePriorityAndFairness: raw.get('enable-priority-and-fairness') as boolean } : {}),
     ...optional('requestheaderClientCaFile', nonEmpty(str('requestheader-client-ca-file'))),
     ...(raw.has('requestheader-client-ca-file')
       ? {

@@ -50,36 +50,26 @@ export interface AllocationItem {
 
 /**
  * Finds the fair fraction f with sum(clamp(target * f, lower, upper)) = required (as far as the
- * bounds allow) and returns each item's rounded allocation and f. Water-filling: items pinned at
- * a bound leave the rest to share what remains.
+ * bounds allow) and returns each item's rounded allocation and f. The sum only grows with f, so
+ * f is found by bisection (kube's computeConcurrencyAllocation solves the same equation).
  */
 export function allocate(items: readonly AllocationItem[], required: number): { allocs: number[]; fairFrac: number } {
-  const pinned = new Map<number, number>();
-  let fairFrac = 1;
-  for (let round = 0; round <= items.length; round++) {
-    let free = required;
-    let targets = 0;
-    items.forEach((it, i) => {
-      if (pinned.has(i)) free -= pinned.get(i)!;
-      else targets += Math.max(it.target, 0);
-    });
-    fairFrac = targets > 0 ? Math.max(free, 0) / targets : 0;
-    let changed = false;
-    items.forEach((it, i) => {
-      if (pinned.has(i)) return;
-      const v = it.target * fairFrac;
-      if (v < it.lower) {
-        pinned.set(i, it.lower);
-        changed = true;
-      } else if (v > it.upper) {
-        pinned.set(i, it.upper);
-        changed = true;
-      }
-    });
-    if (!changed) break;
+  const at = (f: number) => items.map((it) => Math.min(it.upper, Math.max(it.lower, Math.max(it.target, 0) * f)));
+  const sum = (f: number) => at(f).reduce((n, v) => n + v, 0);
+  let fairFrac: number;
+  if (sum(0) >= required) fairFrac = 0;
+  else {
+    let lo = 0;
+    let hi = 1;
+    while (sum(hi) < required && hi < 1e12) hi *= 2;
+    for (let i = 0; i < 100 && hi - lo > 1e-12 * hi; i++) {
+      const mid = (lo + hi) / 2;
+      if (sum(mid) < required) lo = mid;
+      else hi = mid;
+    }
+    fairFrac = hi;
   }
-  const allocs = items.map((it, i) => Math.max(1, goRound(pinned.get(i) ?? Math.min(it.upper, Math.max(it.lower, it.target * fairFrac)))));
-  return { allocs, fairFrac };
+  return { allocs: at(fairFrac).map((v) => Math.max(1, goRound(v))), fairFrac };
 }
 
 /**

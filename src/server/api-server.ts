@@ -306,6 +306,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
   });
+  // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
+  store.preferEventLoopCommits?.(true);
   await crdController.start();
   undo.push(() => crdController.stop());
   await ensureBuiltinNamespaces(namespaceStore);
@@ -477,6 +479,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
+  // From now on clients write too: concurrent commits may move to the writer thread again.
+  store.preferEventLoopCommits?.(false);
   try {
     await app.listen({ port: config.securePort, host: config.bindAddress });
   } catch (err) {

@@ -74,6 +74,8 @@ export class SqliteStore implements Store {
   private writerIdle: NodeJS.Timeout | undefined;
   private inFlight: { readonly id: number; readonly settle: (reply: WriterReply) => void } | undefined;
   private nextRequestId = 1;
+  /** Set while the server starts (see Store.preferEventLoopCommits). */
+  private eventLoopCommits = false;
   private readonly compactions: Array<{ readonly revision: number; readonly resolve: () => void; readonly reject: (err: unknown) => void }> = [];
   private readonly waiter = new RevisionWaiter();
   private readonly hub = new WatchHub();
@@ -244,7 +246,7 @@ export class SqliteStore implements Store {
     if (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
-      if (batch.length > 1) this.writer ??= this.startWriter();
+      if (batch.length > 1 && !this.eventLoopCommits) this.writer ??= this.startWriter();
       const ops = batch.map((w) => w.op);
       if (this.writer) {
         this.send({ id: this.nextRequestId++, kind: 'batch', ops }, (reply) => this.settleBatch(batch, reply));
@@ -279,6 +281,10 @@ export class SqliteStore implements Store {
     } catch (err) {
       done({ id: 0, error: err instanceof Error ? err.message : String(err) });
     }
+  }
+
+  preferEventLoopCommits(on: boolean): void {
+    this.eventLoopCommits = on;
   }
 
   /** Whether commits currently run in the writer thread (for tests and metrics). */

@@ -293,7 +293,7 @@ export class SqliteStore implements Store {
   }
 
   private startWriter(): Worker {
-    const compiled = import.meta.url.endsWith('.js');
+    const compiled = !import.meta.url.endsWith('.ts');
     const w = new Worker(new URL(compiled ? './sqlite-writer-worker.js' : './sqlite-writer-worker.mjs', import.meta.url), { workerData: { path: this.path } });
     w.on('message', (reply: WriterReply) => this.onWriterReply(reply));
     w.on('error', (err) => this.writerDied(w, unavailable('writer thread', err)));

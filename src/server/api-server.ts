@@ -76,6 +76,7 @@ import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetr
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
+import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -225,6 +226,9 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
 
 async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<() => unknown>): Promise<RunningServer> {
   const { config } = opts;
+  const features = config.featureGates ?? defaultFeatureGates();
+  for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
+  const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -275,7 +279,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
+    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric, cacheReads);
     served = (o) => rs.served(o);
     return rs;
   };
@@ -305,6 +309,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    ratcheting: features.enabled('CRDValidationRatcheting'),
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -456,6 +461,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ),
   });
   admissionChain?.registerMetrics(metrics.registry);
+  registerFeatureMetrics(metrics.registry, features);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -472,6 +478,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
     metrics,
+    features,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,

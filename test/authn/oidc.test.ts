@@ -296,7 +296,16 @@ describe('through the server', () => {
     expect(seen).toBe('v2:alice');
 
     await writeFile(path, 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt: [{issuer: {url: "http://no"}}]\n');
-    await new Promise((r) => setTimeout(r, 500));
+    // kube's reload metrics: one success, then one failure (the last good configuration stays).
+    const reloads = (status: string) => new RegExp(`^apiserver_authentication_config_controller_automatic_reloads_total\\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="${status}"\\} [1-9]\\d*$`, 'm');
+    let metrics = '';
+    for (let i = 0; i < 100 && !reloads('failure').test(metrics); i++) {
+      metrics = (await s.request('GET', '/metrics')).text;
+      if (!reloads('failure').test(metrics)) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(metrics).toMatch(reloads('failure'));
+    expect(metrics).toMatch(reloads('success'));
+    expect(metrics).toMatch(/^apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} \d/m);
     expect(await who()).toBe('v2:alice');
   });
 

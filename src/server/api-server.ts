@@ -73,6 +73,7 @@ import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } f
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -336,6 +337,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
+  // Reloads of the authentication/authorization configuration files and authorizer decisions, counted before /metrics exists.
+  const authMetrics = new AuthMetrics();
   if (!opts.authorizer) {
     const built = buildAuthorizer(
       {
@@ -346,6 +349,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
         webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
         configFile: config.authorizationConfigFile,
+        metrics: authMetrics,
       },
       rbacIndex,
       (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
@@ -428,7 +432,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain, authMetrics);
   undo.push(() => authn.close());
   // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
   const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
@@ -462,6 +466,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
+  authMetrics.register(metrics.registry);
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -545,7 +550,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined, authMetrics: AuthMetrics) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -565,7 +570,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
   let extra;
   try {
-    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+    extra = await setupTokenAuthenticators({ ...authnSetupOptions(config, issuers, apiAudiences, catalog), metrics: authMetrics });
   } catch (err) {
     if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
     throw err;

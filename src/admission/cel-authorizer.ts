@@ -6,6 +6,15 @@
 import { authorizeSync, type Authorizer } from '../authz/authorizer.ts';
 import type { Authorizer as CelAuthorizer } from '../cel/index.ts';
 import type { RequestUser } from '../server/user.ts';
+import type { AdmissionAttributes } from './types.ts';
+
+/**
+ * What `authorizer.requestResource` checks: the request's own resource (kube's
+ * NewResourceAuthorizerVal over the versioned attributes: group, resource, subresource, namespace, name).
+ */
+export function requestResourceOf(a: AdmissionAttributes): { group: string; resource: string; subresource: string; namespace: string; name: string } {
+  return { group: a.resource.group, resource: a.resource.resource, subresource: a.subresource, namespace: a.namespace, name: a.name };
+}
 
 export function celAuthorizerFor(authz: Authorizer, user: RequestUser): CelAuthorizer {
   return {

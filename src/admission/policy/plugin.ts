@@ -12,7 +12,7 @@ import type { KubeObject } from '../../api/types.ts';
 import { ApiError, groupResourceString, type StatusReason } from '../../api/status-errors.ts';
 import type { Authorizer as RequestAuthorizer } from '../../authz/authorizer.ts';
 import { authorizerValue, toCelValue } from '../../cel/index.ts';
-import { celAuthorizerFor } from '../cel-authorizer.ts';
+import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
 import type { RequestUser } from '../../server/user.ts';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
@@ -264,7 +264,7 @@ class RequestFacts implements MatchContext {
   activation(matchedAs: MatchedAs, param: KubeObject | null): PolicyActivation {
     const objects = this.objectsAs(matchedAs.resource);
     this.celNamespace ??= toCelValue(namespaceForCel(this.namespaceObject()));
-    this.celAuthorizer ??= authorizerValue(celAuthorizerFor(this.deps.authorizer ?? NO_OPINION, this.attrs.userInfo));
+    this.celAuthorizer ??= authorizerValue(celAuthorizerFor(this.deps.authorizer ?? NO_OPINION, this.attrs.userInfo), requestResourceOf(this.attrs));
     let params: unknown = null;
     if (param !== null) {
       params = this.celParams.get(param);

@@ -24,7 +24,7 @@ import type { ResourceCatalog } from '../../server/api-context.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';
-import { celAuthorizerFor } from '../cel-authorizer.ts';
+import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
 import { CircuitBreaker, type BreakerSnapshot } from './breaker.ts';
 import { CallError, WebhookClient, type WebhookEndpoint } from './client.ts';
 import { credentialsFor, webhookSettings, type WebhookSettings } from './settings.ts';
@@ -429,8 +429,7 @@ class WebhookDispatcher {
       object: toCelValue(req.object),
       oldObject: toCelValue(req.oldObject),
       request: toCelValue(req),
-      authorizer: authorizerValue(celAuthorizerFor(this.authorizer, a.userInfo)),
-      authorizer_requestResource: null,
+      authorizer: authorizerValue(celAuthorizerFor(this.authorizer, a.userInfo), requestResourceOf(a)),
     };
     let error: string | undefined;
     for (const mc of hook.matchConditions) {

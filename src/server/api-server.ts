@@ -360,7 +360,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   } else authorizer = opts.authorizer;
   try {
     const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
-    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins], built.metrics) : built;
     undo.push(() => chain.stop());
     await chain.ready();
     admissionChain = chain;

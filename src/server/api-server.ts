@@ -78,6 +78,10 @@ import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
 import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
+import { FLOWCONTROL_GROUP } from '../flowcontrol/kinds.ts';
+import { FlowControl } from '../flowcontrol/controller.ts';
+import { ApfFilter } from '../flowcontrol/filter.ts';
+import { apfDebugDocument } from '../flowcontrol/debug.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -445,6 +449,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   trustController?.start();
   undo.push(() => trustController?.stop());
 
+  // API Priority and Fairness: the bootstrap configuration ensured, then followed (src/flowcontrol).
+  let flowControl: FlowControl | undefined;
+  if (config.enablePriorityAndFairness !== false) {
+    flowControl = new FlowControl({
+      flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+      priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+      serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+      warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    });
+    undo.push(() => flowControl?.stop());
+    await flowControl.start();
+  }
+
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
@@ -467,6 +484,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
   authMetrics.register(metrics.registry);
+  const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -477,13 +495,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       discovery: () =>
         (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
       openapi: () => openapi,
-      documents: authn.documents,
+      documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
     metrics,
     features,
+    ...(apf ? { apf } : {}),
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -532,6 +551,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         legacyTokens?.stop();
         trustController?.stop();
         policyStatus?.stop();
+        flowControl?.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();
@@ -702,4 +722,10 @@ function catalogReader(catalog: ResourceCatalog): ObjectReader {
       return undefined;
     },
   };
+}
+
+/** kube's APF debug dumps, as plain text (authorized like any non-resource path). */
+function apfDocument(fc: FlowControl, path: string): { body: Buffer; contentType: string; cacheControl: string } | undefined {
+  const text = apfDebugDocument(fc, path);
+  return text === undefined ? undefined : { body: Buffer.from(text), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache, private' };
 }

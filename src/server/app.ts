@@ -31,6 +31,7 @@ import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts'
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import type { ApfFilter } from '../flowcontrol/filter.ts';
 import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
@@ -59,6 +60,8 @@ export interface FrontDoorOptions {
   readonly metrics?: ServerMetrics;
   /** The server's feature gates (kube's defaults when absent); handlers read them as `req.server.features`. */
   readonly features?: FeatureGates;
+  /** API Priority and Fairness; when given it replaces the in-flight limits (the large-body budget stays). */
+  readonly apf?: ApfFilter;
 }
 
 declare module 'fastify' {
@@ -164,7 +167,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
   const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
   app.decorate('loadLimits', limits);
-  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  const apf = opts.apf;
+  if (apf) app.addHook('onRequest', async (req, reply) => apf.admit(req, reply));
+  else app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
   // Large bodies wait for their share of the body budget (before they are read when their length is declared).
   app.addHook('preParsing', async (req, reply, payload) => limits.admitBody(req, reply, payload));
 

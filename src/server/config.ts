@@ -34,6 +34,8 @@ export interface ServerConfig {
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
+  /** API Priority and Fairness (src/flowcontrol): --enable-priority-and-fairness (default true); false keeps the plain in-flight limits. */
+  readonly enablePriorityAndFairness?: boolean;
   /**
    * Service-account tokens: accepted issuers (the first signs; default DEFAULT_SERVICE_ACCOUNT_ISSUER),
    * verification key files, the signing key file (absent: generated into the data dir).
@@ -130,6 +132,8 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
   { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
+  // API Priority and Fairness (src/flowcontrol).
+  { name: 'enable-priority-and-fairness', kind: 'bool', defaultText: 'true', help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
   { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'requestheader-allowed-names', kind: 'stringSlice', help: 'Client certificate common names allowed to name users in request headers; empty allows any certificate of --requestheader-client-ca-file.' },
@@ -403,6 +407,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    // API Priority and Fairness (src/flowcontrol).
+    // Only when given: absent means on, as in kube-apiserver.
+    ...(raw.has('enable-priority-and-fairness') ? { enablePriorityAndFairness: raw.get('enable-priority-and-fairness') as boolean } : {}),
     ...optional('requestheaderClientCaFile', nonEmpty(str('requestheader-client-ca-file'))),
     ...(raw.has('requestheader-client-ca-file')
       ? {

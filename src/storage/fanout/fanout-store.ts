@@ -106,6 +106,7 @@ export class FanoutStore implements Store {
     const both = Promise.all([cmd.connected, reader.connected]);
     await Promise.race([both, new Promise((r) => setTimeout(r, waitMs).unref())]);
     store = new FanoutStore(inner, cmd.link, reader.link, o);
+    store.log('info', `watch fanout: Redis at ${redact(o.url)}; this replica's pump identity is ${store.identity}`);
     if (!cmd.link.ready || !reader.link.ready) store.redisFailed(early ?? new Error('not connected'));
     return store;
   }

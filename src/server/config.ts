@@ -5,6 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
+// Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
+import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
 
@@ -57,6 +59,8 @@ export interface ServerConfig {
   readonly identityControllers?: boolean;
   /** Further authentication methods (src/authn/flags.ts reads and checks them). */
   readonly authn?: AuthnFlags;
+  /** Scale out: leader election of the run-once controllers, Redis watch fanout (src/leader/flags.ts). */
+  readonly scaleout?: ScaleoutFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -109,6 +113,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
+  ...SCALEOUT_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
@@ -439,6 +444,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...authn,
     // Only when given, so a configuration without the flag stays as it was (kube's defaults apply).
     ...(raw.has('feature-gates') ? { featureGates } : {}),
+    ...scaleoutFlagsOf(raw, storageBackend, FlagError),
   };
   return Object.freeze(config);
 }

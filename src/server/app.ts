@@ -38,6 +38,7 @@ import { createOnlyManagedFields } from '../registry/apply-context.ts';
 import { managerFor } from './handlers/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
 import { handleScale } from '../crd/scale.ts';
+import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -57,6 +58,8 @@ export interface FrontDoorOptions {
   readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
   /** kube's request metrics are recorded here when given. */
   readonly metrics?: ServerMetrics;
+  /** The server's feature gates (kube's defaults when absent); handlers read them as `req.server.features`. */
+  readonly features?: FeatureGates;
   /** API Priority and Fairness; when given it replaces the in-flight limits (the large-body budget stays). */
   readonly apf?: ApfFilter;
 }
@@ -64,6 +67,7 @@ export interface FrontDoorOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     loadLimits: LoadLimits;
+    features: FeatureGates;
   }
   interface FastifyRequest {
     requestInfo: RequestInfo;
@@ -115,6 +119,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // (Spread untyped: Fastify's HTTP/2 typings do not carry these two options.)
     ...({ clientErrorHandler, frameworkErrors: frameworkErrorHandler } as object),
   }) as unknown as FastifyInstance;
+
+  app.decorate('features', opts.features ?? defaultFeatureGates());
 
   // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
   const server = app.server as unknown as NodeJS.EventEmitter & { maxHeaderSize?: number };

@@ -100,7 +100,7 @@ type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
 export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
   const { rt, store } = c.served;
   // Options are converted and validated before negotiation, as in kube's list handler.
-  const q = parseWatchQuery(c.query);
+  const q = parseWatchQuery(c.query, c.req.server.features.enabled('WatchList'));
   // A WatchList request (initial events, then a bookmark) cannot be served as a Table in kube.
   const offer = isWatchListRequest(c.query) ? { ...offerFor(c), table: false } : offerFor(c);
   const { output: fmt, contentType } = negotiateWatch({

@@ -163,6 +163,15 @@ each('optional', [
   'x.?a.optFlatMap(v, optional.of(v * 2)).value()', 'optional.of(1).value() + 1', 'type(optional.of(1))', 'optional.of(optional.none()).value().hasValue()', 'optional.none().or(optional.none()).hasValue()', 'optional.of(1).or(optional.of(2)).value()',
   'x.?a.or(x.?b).value()', 'optional.unwrap([optional.of(1), optional.none()])', '[optional.of(1), optional.none()].unwrapOpt()', 'optional.none().orValue(optional.of(1)).value()', 'optional.of(dyn(1)).value() == 1',
 ], { vars: { x: 'map(string, int)' }, bindings: { x: T.map([T.str('a'), T.int(1)], [T.str('b'), T.int(2)]) } });
+// optional_type as a value and an identifier; selection on optionals whose element type is free
+// (optional.none()) or whose value is absent, and what cel-go charges when the operand of a
+// relative attribute fails.
+each('optional', [
+  'type(optional.of(1)) == optional_type', 'type(dyn(optional.of(1)))', 'type(optional.of(1)) == type(optional.none())', 'type(type(optional.of(1)))', 'optional.none().?a.b', 'optional.none().?a',
+  "optional.none()[?'a']", 'optional.none().a', "optional.of({'a': 1}).a", "optional.of({'a': 1}).a.b", 'optional.none().a.b', "optional.of({'a': 1})['a']", "optional.none()['a']", 'optional.none().a.orValue(5)',
+  '[].a', '{}.a', 'optional.none().orValue(1) + 1', 'optional.none().value().a', "optional.of({'a': {'b': 1}}).a.b", "optional.of({'a': {'b': 1}}).?a.b", 'dyn(optional.none()).a', "optional.ofNonZeroValue({'a':1}).a",
+  '[optional.none().?a.orValue(1)]', 'optional.none().?a.orValue(1) + 1', "{'a': 1}.b", "[1, 2][5]", "int('x').a", "[[1]][0][1]",
+]);
 
 // ---- timestamps and durations ----------------------------------------------------------------
 const tsStrs = ['2023-01-01T00:00:00Z', '2023-01-01T00:00:00.123456789Z', '2023-02-30T00:00:00Z', '2023-13-01T00:00:00Z', '2023-01-01T24:00:00Z', '2023-01-01T00:00:60Z', '2023-01-01T10:00:00+02:00',

@@ -55,6 +55,8 @@ import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import { AuditPolicyError } from '../audit/policy.ts';
+import { AuditConfigError, createAuditor } from '../audit/setup.ts';
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
@@ -502,6 +504,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   registerFeatureMetrics(metrics.registry, features);
   authMetrics.register(metrics.registry);
   const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
+  let auditor;
+  try {
+    auditor = await createAuditor(config.audit, (group, version, resource) => {
+      const rt = catalog.lookup(group, version, resource)?.rt as { deprecationWarning?: string; removedRelease?: string } | undefined;
+      return rt?.deprecationWarning ? { deprecated: true, ...(rt.removedRelease ? { removedRelease: rt.removedRelease } : {}) } : undefined;
+    });
+  } catch (err) {
+    if (err instanceof AuditPolicyError || err instanceof AuditConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  auditor.registerMetrics(metrics.registry);
+  undo.push(() => void auditor.close());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -520,6 +535,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     metrics,
     features,
     ...(apf ? { apf } : {}),
+    audit: auditor,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -571,6 +587,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         closeAuthorizer();
         authn.close();
         await app.close();
+        await auditor.close();
         for (const c of caches.values()) c.stop();
         await store.close();
         lock.release();

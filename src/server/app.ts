@@ -39,6 +39,7 @@ import { managerFor } from './handlers/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
 import { handleScale } from '../crd/scale.ts';
 import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
+import type { Auditor } from '../audit/index.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -62,6 +63,8 @@ export interface FrontDoorOptions {
   readonly features?: FeatureGates;
   /** API Priority and Fairness; when given it replaces the in-flight limits (the large-body budget stays). */
   readonly apf?: ApfFilter;
+  /** Audit (src/audit): audit IDs always, events when a policy is configured. */
+  readonly audit?: Auditor;
 }
 
 declare module 'fastify' {
@@ -132,6 +135,10 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
 
+  // 0. Audit: the audit ID (Audit-Id response header) before anything can answer.
+  const audit = opts.audit;
+  if (audit) app.addHook('onRequest', async (req, reply) => audit.begin(req, reply));
+
   // 1. Request info, parsed once from method, path and query.
   app.addHook('onRequest', async (req, reply) => {
     markStreamedHttp2Body(req);
@@ -153,6 +160,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
     if (!result.ok) throw result.error;
     req.user = result.user;
+    // Audit: the policy decides now that the user is known (RequestReceived).
+    audit?.authenticated(req);
   });
 
   // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
@@ -179,6 +188,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     let decision = opts.authorizer.authorize(attrs);
     // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
     if (isPromise(decision)) decision = await decision;
+    audit?.authorized(req, decision);
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
     if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
@@ -194,6 +204,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000);
     });
   }
+
+  // 3c. Audit: the response stages (ResponseStarted, ResponseComplete, Panic).
+  audit?.install(app);
 
   app.setErrorHandler((err, req, reply) => {
     // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers

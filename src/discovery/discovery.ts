@@ -6,7 +6,7 @@
  * and subresources from the route table (so discovery never advertises what the router refuses).
  */
 import { createHash } from 'node:crypto';
-import { apiVersionOf, type ResourceType } from '../api/types.ts';
+import { apiVersionOf, isStorageType, type ResourceType } from '../api/types.ts';
 import { parseAccept } from '../codec/negotiate.ts';
 import { resourceVerbs, subresourcesOf } from '../server/routes.ts';
 
@@ -114,7 +114,7 @@ export class DiscoveryDocuments {
     const named = grouped.filter((g) => g.group !== '');
     // The type each storage prefix is kept as: the one served without a storage conversion.
     const stored = new Map<string, ResourceType>();
-    for (const rt of types) if (!rt.storageConversion) stored.set(rt.storagePrefix, rt);
+    for (const rt of types) if (isStorageType(rt)) stored.set(rt.storagePrefix, rt);
     const hashOf = (rt: ResourceType): string => {
       const s = stored.get(rt.storagePrefix) ?? rt;
       return storageVersionHash(s.group, s.version, s.kind);

@@ -73,6 +73,7 @@ import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } f
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -305,6 +306,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
+    resolveService: endpointServiceResolver(catalog),
   });
   await crdController.start();
   undo.push(() => crdController.stop());

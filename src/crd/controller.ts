@@ -275,13 +275,13 @@ export class CrdController {
     });
     const withConversion = withConversions(crd, withDeprecation, storage, this.deps.resolveService);
     const prefix = types[0]?.storagePrefix;
-    let cache = prev?.cache;
-    if (prev && prefix !== prev.types[0]?.storagePrefix) {
-      this.unserve(name);
-      cache = undefined;
-    }
-    if (!cache && prefix) cache = await this.deps.cacheFor(prefix);
+    if (prev && prefix !== prev.types[0]?.storagePrefix) this.unserve(name);
+    // Every change gets a cache of its own, as kube's CRD handler builds new storage: the entries
+    // of the old one carry bytes encoded (defaulted, converted) by the old schemas, and its
+    // watches end, so that clients watch again and see the new ones.
+    const cache = prefix ? await this.deps.cacheFor(prefix) : undefined;
     if (!cache) return;
+    const stale = this.served.get(name)?.cache;
     for (const old of prev?.types ?? []) {
       if (!withConversion.some((t) => t.version === old.version)) this.deps.catalog.remove(old.group, old.version, old.resource);
     }
@@ -293,6 +293,7 @@ export class CrdController {
     this.served.set(name, entry);
     if (prev) this.listener?.unserved(name);
     this.report(name, entry);
+    stale?.stop();
   }
 
   private unserve(name: string): void {

@@ -439,8 +439,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
+  // The documents before the last change: groups whose types did not change keep their pieces.
+  let lastDiscovery: DiscoveryDocuments | undefined;
   let url = '';
-  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
   const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
@@ -465,7 +467,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
+        (discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery)),
       openapi: () => openapi,
       documents: authn.documents,
       version: kubeVersionInfo(),

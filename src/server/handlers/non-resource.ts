@@ -6,7 +6,6 @@
  * aggregator's `/apis` and `/apis/<group>` and the plain mux paths (health, OpenAPI) take any
  * method; anything else falls through to Go's `404 page not found` in plain text.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { splitPath } from '../request-info.ts';
@@ -216,7 +215,7 @@ function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: Discovery
   const version = aggregatedDiscoveryVersion(String(req.headers.accept ?? ''));
   if (!version) return sendValue(req, reply, 200, root === 'api' ? docs.apiVersions : docs.apiGroupList, discoveryFormat(req));
   const body = docs.aggregated(root, version);
-  const etag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+  const etag = docs.aggregatedETag(root, version);
   reply.header('vary', 'Accept').header('etag', etag);
   const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
   if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag)) {

@@ -151,8 +151,10 @@ export interface ResourceType {
   /** A conversion by webhook (custom resources with strategy Webhook); every version of such a CRD has one. */
   readonly asyncConversion?: AsyncConversion;
   /**
-   * What kube's storage codec does to every object it decodes: a CRD's storage-version defaults
-   * (returns a defaulted copy, or the object itself when there is nothing to default).
+   * What kube's storage codec does to every object it decodes: the defaults of the CRD version it
+   * was stored in (under conversion None the storage version also takes objects stored in an
+   * earlier storage version to its own apiVersion). Returns a copy, or the object itself when
+   * nothing changes.
    */
   readonly readDefaults?: (obj: KubeObject) => KubeObject;
   /**

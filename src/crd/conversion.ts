@@ -47,7 +47,18 @@ export function withConversions(crd: KubeObject, types: readonly ResourceType[],
     const hook = new ConversionWebhook({ group, kind, webhook: conversion.webhook, resolveService });
     return types.map((rt) => ({ ...rt, readDefaults, asyncConversion: webhookConversion(hook, rt, `${group}/${storage}`, storage, storageSchema, readDefaults) }));
   }
-  return types.map((rt) => (rt.version === storage ? { ...rt, readDefaults } : { ...rt, readDefaults, storageConversion: noneConversion(rt, `${group}/${storage}`, storageSchema, readDefaults) }));
+  // The storage version serves objects stored in an earlier storage version with its own apiVersion.
+  const readStored = (obj: KubeObject): KubeObject => {
+    const defaulted = readDefaults(obj);
+    if (defaulted.apiVersion === `${group}/${storage}`) return defaulted;
+    const out = defaulted === obj ? structuredClone(obj) : defaulted;
+    out.apiVersion = `${group}/${storage}`;
+    pruneUnknownFields(out, storageSchema);
+    return out;
+  };
+  return types.map((rt) =>
+    rt.version === storage ? { ...rt, readDefaults: readStored } : { ...rt, readDefaults, storageConversion: noneConversion(rt, `${group}/${storage}`, storageSchema, readDefaults) },
+  );
 }
 
 /** Conversion None: the same object with the apiVersion of the version it is read or written in. */

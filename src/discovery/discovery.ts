@@ -95,8 +95,17 @@ function groupTypes(types: readonly Served[]): GroupVersions[] {
  * like events.k8s.io Events, hashes the stored core Event).
  */
 export function storageVersionHash(group: string, version: string, kind: string): string {
-  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+  const key = `${group}/${version}/${kind}`;
+  let hash = storageVersionHashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(key).digest().subarray(0, 8).toString('base64');
+    // Discovery is rebuilt on every change of the served types: each hash is computed once.
+    if (storageVersionHashes.size > 100_000) storageVersionHashes.clear();
+    storageVersionHashes.set(key, hash);
+  }
+  return hash;
 }
+const storageVersionHashes = new Map<string, string>();
 
 /** What discovery holds for one group: rebuilt only when the group's own types change. */
 interface GroupPieces {

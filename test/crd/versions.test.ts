@@ -164,5 +164,19 @@ describe('versions, selectors, conflicts, watches', () => {
     expect(v1).toEqual({ a: 'x', n: 7, s: 'stored-default' });
     expect((await t.request('GET', `${path('v2')}/g1`)).json.spec).toEqual({ n: 7, s: 'stored-default' });
     expect((await t.request('GET', path('v2'))).json.items[0].spec).toEqual({ n: 7, s: 'stored-default' });
+    // v2 becomes the storage version: g1 stays stored in v1 and is served in v2 with v2's apiVersion.
+    const again = (await t.request('GET', crdPath)).json;
+    again.spec.versions[0].storage = false;
+    again.spec.versions[1].storage = true;
+    expect((await t.request('PUT', crdPath, { body: again })).status).toBe(200);
+    // The new types serve once a write in v1 is stored in v2 (pruned of v1's own field).
+    let i = 0;
+    await waitFor(async () => {
+      const r = await t.request('POST', path('v1'), { body: { apiVersion: 'crdnone.example.com/v1', kind: 'Gadget', metadata: { name: `probe-${i++}` }, spec: { a: 'y' } } });
+      return r.status === 201 && r.json.spec.a === undefined ? true : undefined;
+    });
+    const v2 = await t.request('GET', `${path('v2')}/g1`);
+    expect(v2.json.apiVersion).toBe('crdnone.example.com/v2');
+    expect(v2.json.spec).toEqual({ n: 7, s: 'stored-default' });
   });
 });

@@ -14,7 +14,7 @@ import { sendBytes, sendValue } from '../respond.ts';
 import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../discovery/discovery.ts';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
-import { maybeGzip } from '../../codec/compress.ts';
+import { GZIP_THRESHOLD_BYTES, acceptsGzip, maybeGzip } from '../../codec/compress.ts';
 import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
@@ -210,6 +210,15 @@ function discoveryFormat(req: FastifyRequest, produces: readonly string[] = disc
   return fmt;
 }
 
+/** Aggregated documents are served many times between changes: each is compressed once. */
+const gzippedDocuments = new WeakMap<Buffer, ReturnType<typeof maybeGzip>>();
+function gzippedDiscovery(body: Buffer, acceptEncoding: string): ReturnType<typeof maybeGzip> {
+  if (body.length <= GZIP_THRESHOLD_BYTES || !acceptsGzip(acceptEncoding)) return maybeGzip(body, acceptEncoding, false);
+  let gz = gzippedDocuments.get(body);
+  if (!gz) gzippedDocuments.set(body, (gz = maybeGzip(body, acceptEncoding)));
+  return gz;
+}
+
 /** `/api` or `/apis`: aggregated discovery when the Accept header picks it, else the legacy list. */
 function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: DiscoveryDocuments, root: 'api' | 'apis'): void {
   const version = aggregatedDiscoveryVersion(String(req.headers.accept ?? ''));
@@ -222,7 +231,7 @@ function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: Discovery
     reply.code(304).send();
     return;
   }
-  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
+  const gz = gzippedDiscovery(body, String(req.headers['accept-encoding'] ?? ''));
   reply.code(200).header('content-type', `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`).header('cache-control', 'public');
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   reply.send(req.method === 'HEAD' ? undefined : Buffer.from(gz.body.buffer, gz.body.byteOffset, gz.body.byteLength));

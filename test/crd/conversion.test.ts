@@ -160,6 +160,16 @@ describe('conversion webhooks', () => {
     })();
     expect(badUid.status).toBe(500);
     expect(badUid.json.message).toMatch(/^conversion webhook for convh\.example\.com\/v1, Kind=Widget failed: expected response\.uid="[0-9a-f-]{36}", got "not-the-uid"$/);
+    // A service reference that resolves to nothing (kube-apiserver's words).
+    const crd = (await t.request('GET', CRD)).json;
+    crd.spec.conversion.webhook.clientConfig = { service: { name: 'hook', namespace: 'default', port: 443, path: '/convert' }, caBundle: hook.caBundle };
+    expect((await t.request('PUT', CRD, { body: crd })).status).toBe(200);
+    const unresolved = await waitFor(async () => {
+      const r = await t.request('GET', `${ns('v2')}/w1`);
+      return r.json.message?.includes('svc') ? r : undefined;
+    });
+    expect(unresolved.status).toBe(500);
+    expect(unresolved.json.message).toBe('conversion webhook for convh.example.com/v1, Kind=Widget failed: Post "https://hook.default.svc:443/convert?timeout=30s": service "hook" not found');
     // The server still serves everything else.
     expect((await t.request('GET', '/api/v1/namespaces/default')).status).toBe(200);
   });

@@ -76,6 +76,7 @@ import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } 
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
+import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -320,6 +321,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     ratcheting: features.enabled('CRDValidationRatcheting'),
+    // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
+    resolveService: endpointServiceResolver(catalog),
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -483,8 +486,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
+  // The documents before the last change: groups whose types did not change keep their pieces.
+  let lastDiscovery: DiscoveryDocuments | undefined;
   let url = '';
-  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
   const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
@@ -525,7 +530,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
+        (discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery)),
       openapi: () => openapi,
       documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),

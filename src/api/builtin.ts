@@ -11,6 +11,7 @@ import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
+import { apiServiceType } from '../aggregator/apiservice.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -22,6 +23,7 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   customResourceDefinitionType,
+  apiServiceType,
   leaseType,
   eventsV1EventType,
   clusterRoleBindingType,

@@ -76,6 +76,7 @@ import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetr
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
+import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -116,6 +117,9 @@ export interface StartOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** Aggregation: where APIService service references resolve (default: --aggregator-service-address), how often backends are probed. */
+  readonly serviceResolver?: ServiceResolver;
+  readonly aggregatorProbeIntervalMs?: number;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -454,6 +458,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ),
   });
   admissionChain?.registerMetrics(metrics.registry);
+  // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
+  const aggregation = await startAggregation({
+    config,
+    catalog,
+    extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
+    registry: metrics.registry,
+    ...(opts.serviceResolver ? { resolver: opts.serviceResolver } : {}),
+    ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => aggregation.stop());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -462,7 +477,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
+        aggregation.discovery((discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES))),
       openapi: () => openapi,
       documents: authn.documents,
       version: kubeVersionInfo(),
@@ -472,6 +487,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     metrics,
     health: { livez, readyz, healthz },
     watches,
+    proxyFor: (path) => aggregation.proxyFor(path),
     logger: opts.logger,
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
@@ -508,6 +524,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         crdController.stop();
+        aggregation.stop();
         namespaceController.stop();
         garbageCollector.stop();
         eventTtl?.stop();

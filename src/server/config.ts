@@ -5,6 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
+// Aggregation layer (src/aggregator): front-proxy client certificate, service addresses, traffic defaults.
+import { AGGREGATOR_FLAGS, aggregatorFlagsOf, type AggregatorFlags } from '../aggregator/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
@@ -76,6 +78,8 @@ export interface ServerConfig {
   readonly authorizationWebhookCacheUnauthorizedTtlMs?: number;
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode flags. */
   readonly authorizationConfigFile?: string;
+  /** Aggregation layer flags (src/aggregator/flags.ts); absent when none is given. */
+  readonly aggregator?: AggregatorFlags;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -103,6 +107,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
+  ...AGGREGATOR_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
@@ -403,6 +408,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
     ...optional('authorizationConfigFile', authorizationConfigFile),
     ...authnFlagsOf(raw, FlagError),
+    ...aggregatorFlagsOf(raw, FlagError),
   };
   return Object.freeze(config);
 }

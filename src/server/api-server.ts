@@ -87,6 +87,7 @@ import { ApfFilter } from '../flowcontrol/filter.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
+import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -127,6 +128,9 @@ export interface StartOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** Aggregation: where APIService service references resolve (default: --aggregator-service-address), how often backends are probed. */
+  readonly serviceResolver?: ServiceResolver;
+  readonly aggregatorProbeIntervalMs?: number;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -522,6 +526,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   }
   auditor.registerMetrics(metrics.registry);
   undo.push(() => void auditor.close());
+  // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
+  const aggregation = await startAggregation({
+    config,
+    catalog,
+    extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
+    registry: metrics.registry,
+    ...(opts.serviceResolver ? { resolver: opts.serviceResolver } : {}),
+    ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => aggregation.stop());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -530,7 +545,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery)),
+        aggregation.discovery((discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery))),
       openapi: () => openapi,
       documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),
@@ -543,6 +558,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     audit: auditor,
     health: { livez, readyz, healthz },
     watches,
+    proxyFor: (path) => aggregation.proxyFor(path),
     logger: opts.logger,
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
@@ -581,6 +597,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         crdController.stop();
+        aggregation.stop();
         await elector?.stop();
         runOnce.stop();
         trustController?.stop();

@@ -65,6 +65,8 @@ export interface FrontDoorOptions {
   readonly apf?: ApfFilter;
   /** Audit (src/audit): audit IDs always, events when a policy is configured. */
   readonly audit?: Auditor;
+  /** The aggregation layer: the proxy handler of a path in a remote group/version, or undefined (src/aggregator). */
+  readonly proxyFor?: (path: string) => ((req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>) | undefined;
 }
 
 declare module 'fastify' {
@@ -239,6 +241,13 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // Computed, never stored resources (TokenReview, serviceaccounts/NAME/token) have their own handler.
     const info = req.requestInfo;
     req.metricsTarget = info.isResourceRequest ? undefined : nonResourceTarget(req.routePath);
+    // A remote group/version (an APIService with a service): authenticated and authorized above, proxied as is.
+    const proxy = opts.proxyFor?.(req.routePath);
+    if (proxy) {
+      if (info.isResourceRequest) req.metricsTarget = info;
+      await proxy(req, reply, info.isResourceRequest && info.verb === 'watch');
+      return;
+    }
     const createOnly = info.isResourceRequest ? opts.createOnly?.find(info, req.routePath) : undefined;
     if (createOnly && info.isResourceRequest) {
       req.metricsTarget = info;

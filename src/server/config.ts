@@ -7,6 +7,8 @@ import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 // Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
 import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
+// Aggregation layer (src/aggregator): front-proxy client certificate, service addresses, traffic defaults.
+import { AGGREGATOR_FLAGS, aggregatorFlagsOf, type AggregatorFlags } from '../aggregator/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
 
@@ -88,6 +90,8 @@ export interface ServerConfig {
   readonly featureGates?: FeatureGates;
   /** Audit (src/audit): the --audit-* flags. */
   readonly audit?: AuditFlags;
+  /** Aggregation layer flags (src/aggregator/flags.ts); absent when none is given. */
+  readonly aggregator?: AggregatorFlags;
 }
 
 /** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
@@ -151,6 +155,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
   ...SCALEOUT_FLAGS,
+  ...AGGREGATOR_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   ...AUDIT_FLAGS,
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
@@ -484,6 +489,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('feature-gates') ? { featureGates } : {}),
     ...scaleoutFlagsOf(raw, storageBackend, FlagError),
     ...auditFlagsOf(raw, nonNegativeDuration),
+    ...aggregatorFlagsOf(raw, FlagError),
   };
   return Object.freeze(config);
 }

@@ -9,7 +9,7 @@ import { EtcdStore } from '../../src/storage/etcd-store.ts';
 import { FanoutStore } from '../../src/storage/fanout/fanout-store.ts';
 import { streamKeys } from '../../src/storage/fanout/stream-codec.ts';
 import type { StorageError, WatchEvent } from '../../src/storage/types.ts';
-import { startEtcd, type EtcdServer } from './etcd-server.ts';
+import { ETCD_35_BINARY, startEtcd, type EtcdServer } from './etcd-server.ts';
 import { startRedis, type RedisServer } from './redis-server.ts';
 import { createClient } from 'redis';
 
@@ -211,4 +211,35 @@ describe('Redis Streams watch fanout', () => {
       await Promise.all([a!.close(), b!.close()]);
     }
   }, 90_000);
+});
+
+describe('progress requests through the fanout (etcd 3.5.17)', () => {
+  it('reach the pump over Redis and come back to every replica as progress in the stream', async () => {
+    const etcd35 = await startEtcd({ progressNotifyMs: 600_000, binary: ETCD_35_BINARY });
+    const stores: FanoutStore[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const inner = await EtcdStore.connect([etcd35.endpoint], { historyMs: false });
+        stores.push(await FanoutStore.connect(inner, { url: redis.url, namespace: 'progress', identity: `p-${i}`, historyMs: 60_000, leaseMs: 600, log: () => {} }));
+      }
+      const [a, b] = stores as [FanoutStore, FanoutStore];
+      const prefix = '/registry/idle/';
+      const progress: number[] = [];
+      const from = await a.currentRevision();
+      a.watch(prefix, from, { onEvents: () => {}, onError: () => {} });
+      b.watch(prefix, from, { onEvents: () => {}, onProgress: (r) => progress.push(r), onError: () => {} });
+      await until('both on the stream', () => a.status().detail.startsWith('1 watches read Redis') && b.status().detail.startsWith('1 watches read Redis'));
+      const nonPump = a.pumpCount === 1 ? b : a;
+      expect(nonPump.pumpCount).toBe(0);
+      for (let i = 0; i < 3; i++) await a.create(`/registry/busy/k${i}`, Buffer.from('{}'));
+      const current = await a.currentRevision();
+      await until('progress at the current revision', () => {
+        b.requestWatchProgress();
+        return progress.some((r) => r >= current);
+      }, 10_000);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await etcd35.stop();
+    }
+  }, 60_000);
 });

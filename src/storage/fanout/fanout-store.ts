@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StorageError, WatchEvent, WatchHandle, WatchListener } from '../types.ts';
 import { afterRevision, decodeEntry, streamKeys, type StreamKeys } from './stream-codec.ts';
-import { asNumber, openRedis, redact, type RedisLink, type Reply } from './redis-link.ts';
+import { asNumber, openRedis, redact, subscribeRedis, type RedisLink, type Reply } from './redis-link.ts';
 import { Pump } from './pump.ts';
 
 export interface FanoutOptions {
@@ -77,6 +77,9 @@ export class FanoutStore implements Store {
   private reading: Promise<void> | undefined;
   private blocked = false;
   private readonly log: (level: 'info' | 'warn', msg: string) => void;
+  private readonly progressChannel: string;
+  private lastProgressPublish = 0;
+  private readonly subscriber: { close(): void };
 
   private constructor(
     private readonly inner: Store,
@@ -91,6 +94,16 @@ export class FanoutStore implements Store {
     this.log = o.log ?? ((level, msg) => process.stderr.write(`${JSON.stringify({ level, msg })}\n`));
     this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
+    // Progress requests of any replica reach the pumps, whose store watches then append progress entries.
+    this.progressChannel = `${this.ns}:progress-requests`;
+    this.subscriber = subscribeRedis(
+      o.url,
+      this.progressChannel,
+      () => {
+        if (this.pumpCount > 0) this.inner.requestWatchProgress?.();
+      },
+      () => {},
+    );
   }
 
   /**
@@ -142,6 +155,21 @@ export class FanoutStore implements Store {
     return this.inner.healthCheck();
   }
 
+  /**
+   * Progress for a consistent read: the pumps are asked (over Redis pub/sub) to request it from
+   * the store, and their progress reaches every replica's watches through the streams; watches
+   * that read the store directly get it from the store.
+   */
+  requestWatchProgress(): boolean {
+    if (!this.inner.requestWatchProgress?.()) return false;
+    const now = Date.now();
+    if (this.redisUp && now - this.lastProgressPublish >= 10) {
+      this.lastProgressPublish = now;
+      void this.cmd.send(['PUBLISH', this.progressChannel, '1']).catch(() => undefined);
+    }
+    return true;
+  }
+
   /** Changes under `prefix` after `fromRevision` (0: from the store's current revision). */
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle {
     const w = new FanoutWatch(prefix, streamKeys(this.ns, prefix), fromRevision, listener);
@@ -184,6 +212,7 @@ export class FanoutStore implements Store {
         await this.cmd.eval(RELEASE, [p.keys.lease], [this.identity]).catch(() => undefined);
       }),
     );
+    this.subscriber.close();
     this.reader.close();
     this.cmd.close();
     await this.inner.close();

@@ -26,7 +26,7 @@ export interface FanoutOptions {
   readonly url: string;
   /** Key namespace in Redis (default `kube-gateway`); replicas of one cluster share it. */
   readonly namespace?: string;
-  /** This replica's name in pump leases (default hostname_uuid, as kube's leader election). */
+  /** This replica's name in pump leases (default hostname_uuid, as kube's leader election); also its Lease holder identity. */
   readonly identity?: string;
   /** Stream retention (the store's history duration). */
   readonly historyMs: number;
@@ -119,7 +119,7 @@ export class FanoutStore implements Store {
     const both = Promise.all([cmd.connected, reader.connected]);
     await Promise.race([both, new Promise((r) => setTimeout(r, waitMs).unref())]);
     store = new FanoutStore(inner, cmd.link, reader.link, o);
-    store.log('info', `watch fanout: Redis at ${redact(o.url)}; this replica's pump identity is ${store.identity}`);
+    store.log('info', `watch fanout: Redis at ${redact(o.url)}; this replica's identity is ${store.identity}`);
     if (!cmd.link.ready || !reader.link.ready) store.redisFailed(early ?? new Error('not connected'));
     return store;
   }

@@ -30,6 +30,8 @@ export interface CrdControllerDeps {
   storeFor(rt: ResourceType, cache: WatchCache<KubeObject>): ResourceStore;
   /** Logs a problem the loop retries. */
   warn?(msg: string): void;
+  /** Gate CRDValidationRatcheting (default on): updates not refused for values they leave unchanged. */
+  readonly ratcheting?: boolean;
 }
 
 type Accepted = { ok: true; names: Obj } | { ok: false; names: Obj; reason: string; message: string };
@@ -256,7 +258,7 @@ export class CrdController {
     if (prev?.signature === signature) return;
     const versions = servedVersions(crd);
     const lifecycle = prev?.lifecycle ?? { terminating: false };
-    const types = versions.map((v) => customResourceType(crd, v, lifecycle));
+    const types = versions.map((v) => customResourceType(crd, v, lifecycle, { ratcheting: this.deps.ratcheting ?? true }));
     const storage = storageVersionOf(crd) ?? types[0]?.version ?? '';
     // Objects are stored in the storage version; other versions rewrite apiVersion (conversion None).
     const preferred = versions.find((v) => v.deprecated !== true && v.name === storage) ?? versions.find((v) => v.deprecated !== true);

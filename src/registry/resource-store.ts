@@ -116,6 +116,17 @@ export type DeleteOutcome =
   | { readonly kind: 'deleted'; readonly object: KubeObject }
   | { readonly kind: 'terminating'; readonly object: KubeObject };
 
+/**
+ * Which reads the watch cache may answer (feature gates): `consistent` (ConsistentListFromCache),
+ * reads at the latest revision once the cache is provably fresh, else from the store;
+ * `snapshots` (ListFromCacheSnapshot), Exact lists and continue pages at a past revision, else
+ * from the store.
+ */
+export interface CacheReads {
+  readonly consistent: boolean;
+  readonly snapshots: boolean;
+}
+
 /** Validates and persists objects of one type; see the file comment. */
 export class ResourceStore {
   readonly gr: GroupResource;
@@ -126,6 +137,7 @@ export class ResourceStore {
     readonly cache: WatchCache<KubeObject>,
     private readonly hooks: WriteHooks,
     private readonly validateGeneric: (obj: KubeObject, old: KubeObject | null) => FieldError[],
+    private readonly reads: CacheReads = { consistent: true, snapshots: true },
   ) {
     this.gr = { group: rt.group, resource: rt.resource };
   }
@@ -165,7 +177,7 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     try {
       if (resourceVersion === '') {
-        if (!(await this.cacheIsFresh())) return this.getFromStore(key, name);
+        if (!this.reads.consistent || !(await this.cacheIsFresh())) return this.getFromStore(key, name);
       } else if (resourceVersion !== '0') await this.cache.waitForRevision(Number(resourceVersion));
     } catch (err) {
       throw this.translate(err, name, { kind: 'get', revision: Number(resourceVersion) || 0 });
@@ -185,7 +197,7 @@ export class ResourceStore {
         const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
         const startKey = sem.kind === 'continue' ? prefix + sem.position.start : undefined;
         // Nothing under the prefix changed since the snapshot: the cache holds it exactly.
-        if (this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter);
+        if (this.reads.snapshots && this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter);
         try {
           return await this.listFromStore(prefix, revision, startKey, q.limit, filter);
         } catch (err) {
@@ -193,7 +205,7 @@ export class ResourceStore {
         }
       }
       if (sem.kind === 'most-recent') {
-        if (!(await this.cacheIsFresh())) return await this.listFromStore(prefix, 0, undefined, q.limit, filter);
+        if (!this.reads.consistent || !(await this.cacheIsFresh())) return await this.listFromStore(prefix, 0, undefined, q.limit, filter);
       } else if (sem.kind === 'not-older-than') await this.cache.waitForRevision(sem.revision);
     } catch (err) {
       throw this.translate(err, '', { kind: 'list', revision: sem.kind === 'not-older-than' ? sem.revision : 0 });

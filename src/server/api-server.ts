@@ -73,9 +73,15 @@ import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } f
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
+import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
+import { FLOWCONTROL_GROUP } from '../flowcontrol/kinds.ts';
+import { FlowControl } from '../flowcontrol/controller.ts';
+import { ApfFilter } from '../flowcontrol/filter.ts';
+import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
 
@@ -228,6 +234,9 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
 
 async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<() => unknown>): Promise<RunningServer> {
   const { config } = opts;
+  const features = config.featureGates ?? defaultFeatureGates();
+  for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
+  const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -278,7 +287,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
+    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric, cacheReads);
     served = (o) => rs.served(o);
     return rs;
   };
@@ -308,7 +317,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    ratcheting: features.enabled('CRDValidationRatcheting'),
   });
+  // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
+  store.preferEventLoopCommits?.(true);
   await crdController.start();
   undo.push(() => crdController.stop());
   await ensureBuiltinNamespaces(namespaceStore);
@@ -332,6 +344,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
+  // Reloads of the authentication/authorization configuration files and authorizer decisions, counted before /metrics exists.
+  const authMetrics = new AuthMetrics();
   if (!opts.authorizer) {
     const built = buildAuthorizer(
       {
@@ -342,6 +356,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
         webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
         configFile: config.authorizationConfigFile,
+        metrics: authMetrics,
       },
       rbacIndex,
       (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
@@ -352,7 +367,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   } else authorizer = opts.authorizer;
   try {
     const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
-    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins], built.metrics) : built;
     undo.push(() => chain.stop());
     await chain.ready();
     admissionChain = chain;
@@ -437,7 +452,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const readyz = new HealthEndpoint('readyz', readyChecks, observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain, authMetrics);
   undo.push(() => authn.close());
   // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
   const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
@@ -450,6 +465,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
   undo.push(() => trustController?.stop());
+
+  // API Priority and Fairness: the bootstrap configuration ensured, then followed (src/flowcontrol).
+  let flowControl: FlowControl | undefined;
+  if (config.enablePriorityAndFairness !== false) {
+    flowControl = new FlowControl({
+      flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+      priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+      serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+      warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    });
+    undo.push(() => flowControl?.stop());
+    await flowControl.start();
+  }
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -471,6 +499,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ),
   });
   admissionChain?.registerMetrics(metrics.registry);
+  registerFeatureMetrics(metrics.registry, features);
+  authMetrics.register(metrics.registry);
+  const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -481,12 +512,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       discovery: () =>
         (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
       openapi: () => openapi,
-      documents: authn.documents,
+      documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
     metrics,
+    features,
+    ...(apf ? { apf } : {}),
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -494,6 +527,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
+  // From now on clients write too: concurrent commits may move to the writer thread again.
+  store.preferEventLoopCommits?.(false);
   try {
     await app.listen({ port: config.securePort, host: config.bindAddress });
   } catch (err) {
@@ -529,6 +564,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         runOnce.stop();
         trustController?.stop();
         policyStatus?.stop();
+        flowControl?.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();
@@ -547,7 +583,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined, authMetrics: AuthMetrics) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -567,7 +603,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
   let extra;
   try {
-    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+    extra = await setupTokenAuthenticators({ ...authnSetupOptions(config, issuers, apiAudiences, catalog), metrics: authMetrics });
   } catch (err) {
     if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
     throw err;
@@ -699,4 +735,10 @@ function catalogReader(catalog: ResourceCatalog): ObjectReader {
       return undefined;
     },
   };
+}
+
+/** kube's APF debug dumps, as plain text (authorized like any non-resource path). */
+function apfDocument(fc: FlowControl, path: string): { body: Buffer; contentType: string; cacheControl: string } | undefined {
+  const text = apfDebugDocument(fc, path);
+  return text === undefined ? undefined : { body: Buffer.from(text), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache, private' };
 }

@@ -31,12 +31,14 @@ import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts'
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import type { ApfFilter } from '../flowcontrol/filter.ts';
 import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
 import { managerFor } from './handlers/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
 import { handleScale } from '../crd/scale.ts';
+import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -56,11 +58,16 @@ export interface FrontDoorOptions {
   readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
   /** kube's request metrics are recorded here when given. */
   readonly metrics?: ServerMetrics;
+  /** The server's feature gates (kube's defaults when absent); handlers read them as `req.server.features`. */
+  readonly features?: FeatureGates;
+  /** API Priority and Fairness; when given it replaces the in-flight limits (the large-body budget stays). */
+  readonly apf?: ApfFilter;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     loadLimits: LoadLimits;
+    features: FeatureGates;
   }
   interface FastifyRequest {
     requestInfo: RequestInfo;
@@ -113,6 +120,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     ...({ clientErrorHandler, frameworkErrors: frameworkErrorHandler } as object),
   }) as unknown as FastifyInstance;
 
+  app.decorate('features', opts.features ?? defaultFeatureGates());
+
   // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
   const server = app.server as unknown as NodeJS.EventEmitter & { maxHeaderSize?: number };
   // HTTP/1.1 headers up to Go's limit (Node's own default is 16 KiB); HTTP/2's is in the settings above.
@@ -158,7 +167,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
   const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
   app.decorate('loadLimits', limits);
-  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  const apf = opts.apf;
+  if (apf) app.addHook('onRequest', async (req, reply) => apf.admit(req, reply));
+  else app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
   // Large bodies wait for their share of the body budget (before they are read when their length is declared).
   app.addHook('preParsing', async (req, reply, payload) => limits.admitBody(req, reply, payload));
 

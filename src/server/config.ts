@@ -8,6 +8,7 @@ import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 // Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
 import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
+import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
 
@@ -35,6 +36,8 @@ export interface ServerConfig {
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
+  /** API Priority and Fairness (src/flowcontrol): --enable-priority-and-fairness (default true); false keeps the plain in-flight limits. */
+  readonly enablePriorityAndFairness?: boolean;
   /**
    * Service-account tokens: accepted issuers (the first signs; default DEFAULT_SERVICE_ACCOUNT_ISSUER),
    * verification key files, the signing key file (absent: generated into the data dir).
@@ -80,6 +83,9 @@ export interface ServerConfig {
   readonly authorizationWebhookCacheUnauthorizedTtlMs?: number;
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode flags. */
   readonly authorizationConfigFile?: string;
+  // Operations (ops): feature gates, runtime-config, logs, livez grace period.
+  /** --feature-gates; absent: kube's defaults. */
+  readonly featureGates?: FeatureGates;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -93,7 +99,7 @@ export class FlagError extends Error {
   }
 }
 
-type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray';
+type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray' | 'featureGates';
 
 interface FlagSpec {
   readonly name: string;
@@ -122,9 +128,17 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'disable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to disable even if enabled by default (comma-separated, kube\'s names).' },
   { name: 'enable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to enable in addition to the default-on ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook); comma-separated, kube\'s names. They run in kube\'s fixed order.' },
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
+  // Operations (ops).
+  {
+    name: 'feature-gates',
+    kind: 'featureGates',
+    help: ['Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental features of different components.', 'If the component is not specified, defaults to "kube". This flag can be repeatedly invoked. Options are:', ...featureGateHelpLines()].join('\n'),
+  },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
   { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
+  // API Priority and Fairness (src/flowcontrol).
+  { name: 'enable-priority-and-fairness', kind: 'bool', defaultText: 'true', help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
   { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'requestheader-allowed-names', kind: 'stringSlice', help: 'Client certificate common names allowed to name users in request headers; empty allows any certificate of --requestheader-client-ca-file.' },
@@ -184,7 +198,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | { readonly h
     const value = convert(spec, text);
     const previous = raw.get(name);
     // Slice flags accumulate across repetitions; every other flag keeps its last value.
-    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
+    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray' || spec.kind === 'featureGates') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
   }
   if (raw.get('help') === true) return { help: usage() };
   return buildConfig(raw);
@@ -198,7 +212,9 @@ export function usage(): string {
     return { left, right: f.help + def };
   });
   const width = Math.max(...rows.map((r) => r.left.length)) + 3;
-  return ['Usage:', '  kube-gateway [flags]', '', 'Flags:', ...rows.map((r) => r.left.padEnd(width) + r.right), ''].join('\n');
+  // A help text of several lines continues under its first line, as pflag prints it.
+  const row = (r: { left: string; right: string }) => r.left.padEnd(width) + r.right.split('\n').join(`\n${' '.repeat(width)}`);
+  return ['Usage:', '  kube-gateway [flags]', '', 'Flags:', ...rows.map(row), ''].join('\n');
 }
 
 function typeName(kind: FlagKind): string {
@@ -213,6 +229,8 @@ function typeName(kind: FlagKind): string {
       return ' strings';
     case 'stringArray':
       return ' stringArray';
+    case 'featureGates':
+      return ' colonSeparatedMultimapStringString';
     case 'string':
       return ' string';
   }
@@ -226,6 +244,7 @@ function convert(spec: FlagSpec, text: string): RawValue {
     case 'stringSlice':
       return text === '' ? [] : text.split(',');
     case 'stringArray':
+    case 'featureGates':
       // pflag's StringArray: the value as given, commas included.
       return [text];
     case 'bool': {
@@ -365,6 +384,18 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const webhookVersion = str('authorization-webhook-version') ?? 'v1beta1';
   if (webhookVersion !== 'v1' && webhookVersion !== 'v1beta1') throw new FlagError(`unsupported webhook authorizer version "${webhookVersion}", supported versions are "v1", "v1beta1"`);
 
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates((raw.get('feature-gates') as readonly string[] | undefined) ?? []);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new FlagError(err.message);
+    throw err;
+  }
+  const authn = authnFlagsOf(raw, FlagError);
+  if (authn.authn?.authenticationConfigFile !== undefined && !featureGates.enabled('StructuredAuthenticationConfiguration')) {
+    throw new FlagError('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+  }
+
   const config: ServerConfig = {
     securePort,
     bindAddress,
@@ -381,6 +412,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    // API Priority and Fairness (src/flowcontrol).
+    // Only when given: absent means on, as in kube-apiserver.
+    ...(raw.has('enable-priority-and-fairness') ? { enablePriorityAndFairness: raw.get('enable-priority-and-fairness') as boolean } : {}),
     ...optional('requestheaderClientCaFile', nonEmpty(str('requestheader-client-ca-file'))),
     ...(raw.has('requestheader-client-ca-file')
       ? {
@@ -407,7 +441,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('authorization-webhook-cache-authorized-ttl') ? { authorizationWebhookCacheAuthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-authorized-ttl', 5 * 60_000) } : {}),
     ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
     ...optional('authorizationConfigFile', authorizationConfigFile),
-    ...authnFlagsOf(raw, FlagError),
+    ...authn,
+    // Only when given, so a configuration without the flag stays as it was (kube's defaults apply).
+    ...(raw.has('feature-gates') ? { featureGates } : {}),
     ...scaleoutFlagsOf(raw, storageBackend, FlagError),
   };
   return Object.freeze(config);

@@ -223,7 +223,7 @@ function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: Discovery
     reply.code(304).send();
     return;
   }
-  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
+  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''), req.server.features.enabled('APIResponseCompression'));
   reply.code(200).header('content-type', `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`).header('cache-control', 'public');
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   reply.send(req.method === 'HEAD' ? undefined : Buffer.from(gz.body.buffer, gz.body.byteOffset, gz.body.byteLength));

@@ -260,13 +260,22 @@ export class FanoutStore implements Store {
   private deliver(w: FanoutWatch, evs: readonly WatchEvent[]): void {
     if (w.closed || evs.length === 0) return;
     w.delivered = evs[evs.length - 1]!.kv.modRevision;
-    w.listener.onEvents(evs);
+    this.safely(() => w.listener.onEvents(evs));
   }
 
   private progress(w: FanoutWatch, rev: number): void {
     if (w.closed || rev <= w.delivered) return;
     w.delivered = rev;
-    w.listener.onProgress?.(rev);
+    this.safely(() => w.listener.onProgress?.(rev));
+  }
+
+  // A listener that throws is its own problem: it must not pass for a Redis failure (or stop the reader).
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log('warn', `watch fanout: a watch listener threw: ${(err as Error).message}`);
+    }
   }
 
   /** Every third of the lease: leases held are renewed, others tried; direct watches try to rejoin. */

@@ -468,7 +468,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
   if (secretStore && saStore && config.identityControllers !== false) runOnce.add(() => new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert));
   // Scale out: with --leader-elect the set runs while this replica holds the controllers' Lease.
-  const elector = startRunOnceControllers(config, catalog, runOnce);
+  const elector = startRunOnceControllers(config, catalog, runOnce, store);
   undo.push(() => elector?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;

@@ -271,7 +271,8 @@ export class CrdController {
             ? v.deprecationWarning
             : `${rt.group}/${rt.version} ${kind} is deprecated${preferred ? `; use ${rt.group}/${str(preferred.name)} ${kind}` : ''}`
           : undefined;
-      const withWarning = deprecationWarning ? { ...rt, deprecationWarning } : rt;
+      // An empty deprecationWarning sends no Warning, but the version is still deprecated (metric, audit).
+      const withWarning = deprecationWarning !== undefined ? { ...rt, deprecationWarning } : rt;
       const storageType = types.find((x) => x.version === storage) ?? rt;
       return rt.version === storage ? withWarning : { ...withWarning, storageConversion: versionConversion(rt, storageType) };
     });

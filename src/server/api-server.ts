@@ -77,6 +77,7 @@ import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
 import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
+import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -229,6 +230,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const features = config.featureGates ?? defaultFeatureGates();
   for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
   const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
+  // --runtime-config against every built-in resource (stored kinds, reviews, TokenReview): what is served.
+  let apiEnablement: ApiEnablement;
+  try {
+    apiEnablement = ApiEnablement.resolve(config.runtimeConfig ?? new Map(), [...builtinResourceTypes, ...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES]);
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  const servedApi = <T extends { group: string; version: string; resource: string }>(r: T) => apiEnablement.resourceEnabled(r.group, r.version, r.resource);
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -443,7 +453,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let discovery: DiscoveryDocuments | undefined;
   let url = '';
   // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
-  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
+  const openapi = createOpenApiDocuments(() => catalog.types().filter(servedApi), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
   });
@@ -468,7 +478,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
+        (discovery ??= new DiscoveryDocuments(
+          [...catalog.types(), ...authenticationDiscoveryTypes].filter(servedApi),
+          url.replace(/^https:\/\//, ''),
+          ACCESS_REVIEW_RESOURCES.filter(servedApi),
+        )),
       openapi: () => openapi,
       documents: authn.documents,
       version: kubeVersionInfo(),
@@ -477,6 +491,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
     metrics,
     features,
+    apiEnablement,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,

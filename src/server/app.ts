@@ -11,12 +11,15 @@ import { peerOfSocket } from '../authn/x509.ts';
 import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
-import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
+import { MEDIA_CBOR, MEDIA_CBOR_SEQ, MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
 import { decodeBody, protobufServed } from './handlers/body.ts';
 
 /** The media types of a built-in resource's routes, in kube's order (installer.go's Produces). */
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`];
+// With gate CBORServingAndStorage, in the order kube lists them.
+const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
+const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
 import type { ResourceCatalog } from './api-context.ts';
 import { addWarnings, sendError, sendValue } from './respond.ts';
 import type { RequestUser } from './user.ts';
@@ -321,7 +324,9 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
   // go-restful checks Accept against the route's media types before kube's handler runs.
   // (Custom resources are served by kube's CRD handler, outside go-restful: no such check.)
   if (protobufServed(rt)) {
-    const produces = route.action === 'list' || route.action === 'watchlist' || route.action === 'watch' ? builtinStreamingMediaTypes : builtinMediaTypes;
+    const streaming = route.action === 'list' || route.action === 'watchlist' || route.action === 'watch';
+    const cbor = req.server.features.enabled('CBORServingAndStorage');
+    const produces = cbor ? (streaming ? cborStreamingMediaTypes : cborMediaTypes) : streaming ? builtinStreamingMediaTypes : builtinMediaTypes;
     if (!restfulAccepts(String(req.headers.accept ?? ''), produces)) throw errors.restfulNotAcceptable(produces);
   }
   // `/namespaces//configmaps/x`: the route matched with an empty namespace; kube's store refuses

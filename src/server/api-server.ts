@@ -88,6 +88,7 @@ import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
 import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -244,6 +245,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const features = config.featureGates ?? defaultFeatureGates();
   for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
   const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
+  // --runtime-config against every built-in resource (stored kinds, reviews, TokenReview): what is served.
+  let apiEnablement: ApiEnablement;
+  try {
+    apiEnablement = ApiEnablement.resolve(config.runtimeConfig ?? new Map(), [...builtinResourceTypes, ...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES]);
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  const servedApi = <T extends { group: string; version: string; resource: string }>(r: T) => apiEnablement.resourceEnabled(r.group, r.version, r.resource);
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -494,7 +504,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let lastDiscovery: DiscoveryDocuments | undefined;
   let url = '';
   // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
-  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
+  const openapi = createOpenApiDocuments(() => catalog.types().filter(servedApi), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
   });
@@ -545,7 +555,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        aggregation.discovery((discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery))),
+        aggregation.discovery(
+          (discovery ??= lastDiscovery =
+            new DiscoveryDocuments(
+              [...catalog.types(), ...authenticationDiscoveryTypes].filter(servedApi),
+              url.replace(/^https:\/\//, ''),
+              ACCESS_REVIEW_RESOURCES.filter(servedApi),
+              lastDiscovery,
+            )),
+        ),
       openapi: () => openapi,
       documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),
@@ -556,6 +574,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     features,
     ...(apf ? { apf } : {}),
     audit: auditor,
+    apiEnablement,
     health: { livez, readyz, healthz },
     watches,
     proxyFor: (path) => aggregation.proxyFor(path),

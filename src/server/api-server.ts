@@ -485,18 +485,18 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   trustController?.start();
   undo.push(() => trustController?.stop());
 
-  // API Priority and Fairness: the bootstrap configuration ensured, then followed (src/flowcontrol).
-  let flowControl: FlowControl | undefined;
-  if (config.enablePriorityAndFairness !== false) {
-    flowControl = new FlowControl({
-      flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
-      priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
-      serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
-      warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
-    });
-    undo.push(() => flowControl?.stop());
-    await flowControl.start();
-  }
+  // API Priority and Fairness (src/flowcontrol): the bootstrap configuration is ensured and followed
+  // whether or not the filter is on (kube's config producer belongs to the API group); the filter,
+  // its headers and its debug dumps only with --enable-priority-and-fairness (default true).
+  const apfEnabled = config.enablePriorityAndFairness !== false;
+  const flowControl = new FlowControl({
+    flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+    priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+    serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => flowControl.stop());
+  await flowControl.start();
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -522,7 +522,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
   authMetrics.register(metrics.registry);
-  const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {
@@ -565,7 +565,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
             )),
         ),
       openapi: () => openapi,
-      documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
+      documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
@@ -621,7 +621,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         runOnce.stop();
         trustController?.stop();
         policyStatus?.stop();
-        flowControl?.stop();
+        flowControl.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();

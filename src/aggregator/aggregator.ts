@@ -19,6 +19,7 @@ import { isKubeGroupVersion, localPriority } from './priorities.ts';
 import { RemoteBackend, type ProxySettings } from './remote-backend.ts';
 import { trafficContractOf, type TrafficContract } from './traffic.ts';
 import { RemoteDiscovery, type RemoteGroup } from './remote-discovery.ts';
+import type { RemoteNamespacedContent, RemoteResource } from '../controllers/namespace-lifecycle.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -249,6 +250,46 @@ export class Aggregator {
     const gv = path.slice(6, slash3 < 0 ? undefined : slash3);
     const name = this.routes.get(gv);
     return name === undefined ? undefined : this.backends.get(name)?.backend;
+  }
+
+  /**
+   * The remote side of namespace deletion: the namespaced resources remote discovery lists (those
+   * that can be listed and deleted as a collection), and the group/versions it cannot see now
+   * (stale or never fetched), worded as client-go's StaleGroupVersionError.
+   */
+  namespacedContent(): RemoteNamespacedContent {
+    const timeoutMs = this.opts.probeTimeoutMs ?? 5000;
+    return {
+      discover: () => {
+        const resources: RemoteResource[] = [];
+        const failed: string[] = [];
+        for (const e of this.discovery.entries()) {
+          const { group, version } = e.spec;
+          const gv = `${group}/${version}`;
+          if (e.stale || !e.entry) {
+            failed.push(`${gv}: stale GroupVersion discovery: ${gv}`);
+            continue;
+          }
+          const list = Array.isArray(e.entry.resources) ? (e.entry.resources as Obj[]) : [];
+          for (const r of list) {
+            const verbs = Array.isArray(r.verbs) ? r.verbs : [];
+            if (r.scope === 'Namespaced' && typeof r.resource === 'string' && verbs.includes('list') && verbs.includes('deletecollection')) resources.push({ group, version, resource: r.resource });
+          }
+        }
+        return { resources, failed };
+      },
+      deleteAll: async (r, namespace) => {
+        const backend = this.backendFor(`/apis/${r.group}/${r.version}/`);
+        if (!backend) return 0;
+        const path = `/apis/${r.group}/${r.version}/namespaces/${encodeURIComponent(namespace)}/${r.resource}`;
+        const del = await backend.fetch(path, { accept: 'application/json' }, timeoutMs, 64 * 1024 * 1024, 'DELETE');
+        if ((del.status < 200 || del.status >= 300) && del.status !== 404) throw new Error(`unexpected status ${del.status} deleting ${r.resource}.${r.group}: ${del.body.toString('utf8').slice(0, 200)}`);
+        const left = await backend.fetch(path, { accept: 'application/json' }, timeoutMs, 64 * 1024 * 1024);
+        if (left.status !== 200) return 0;
+        const items = (JSON.parse(left.body.toString('utf8')) as { items?: unknown[] }).items;
+        return Array.isArray(items) ? items.length : 0;
+      },
+    };
   }
 
   backend(name: string): RemoteBackend | undefined {

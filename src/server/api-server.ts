@@ -53,7 +53,7 @@ import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts'
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming, type RemoteNamespacedContent } from '../controllers/namespace-lifecycle.ts';
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
@@ -367,10 +367,13 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
   // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
+  // Remote namespaced content (aggregated API services) is known once the aggregation layer starts, below.
+  let remoteContent: RemoteNamespacedContent | undefined;
   const namespaceController = new NamespaceController(
     namespaceStore,
     () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store),
     opts.namespaceControllerTiming,
+    { discover: () => remoteContent?.discover() ?? { resources: [], failed: [] }, deleteAll: (r, ns) => remoteContent?.deleteAll(r, ns) ?? Promise.resolve(0) },
   );
   namespaceController.start();
   undo.push(() => namespaceController.stop());
@@ -469,6 +472,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
   });
   undo.push(() => aggregation.stop());
+  remoteContent = aggregation.aggregator.namespacedContent();
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,

@@ -7,6 +7,7 @@
  * backend published, `freshness: Stale` while the backend is unavailable (or never answered: then
  * without resources, as kube writes it). Built once per change of either side, never per request.
  */
+import { createHash } from 'node:crypto';
 import type { DiscoveryDocuments, AggregatedVersion, DiscoverySource } from '../discovery/discovery.ts';
 import { compareKubeVersions, localPriority } from './priorities.ts';
 import type { RemoteDiscovery } from './remote-discovery.ts';
@@ -37,7 +38,7 @@ export class MergedDiscovery implements DiscoverySource {
   readonly apiGroupList: object;
   readonly paths: readonly string[];
   private readonly groups = new Map<string, object>();
-  private readonly aggregatedBytes = new Map<AggregatedVersion, Buffer>();
+  private readonly aggregatedBytes = new Map<AggregatedVersion, { body: Buffer; etag: string }>();
 
   constructor(
     private readonly local: DiscoveryDocuments,
@@ -80,12 +81,18 @@ export class MergedDiscovery implements DiscoverySource {
         metadata: {},
         items: sorted.map((g) => ({ metadata: { name: g.name, creationTimestamp: null }, versions: g.versions.map((v) => v.aggregated) })),
       };
-      this.aggregatedBytes.set(version, Buffer.from(JSON.stringify(doc)));
+      const body = Buffer.from(JSON.stringify(doc));
+      // kube's ETag of an aggregated document: the SHA-512 of its bytes, upper-case hex, quoted.
+      this.aggregatedBytes.set(version, { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` });
     }
   }
 
   aggregated(root: 'api' | 'apis', version: AggregatedVersion): Buffer {
-    return root === 'api' ? this.local.aggregated('api', version) : this.aggregatedBytes.get(version)!;
+    return root === 'api' ? this.local.aggregated('api', version) : this.aggregatedBytes.get(version)!.body;
+  }
+
+  aggregatedETag(root: 'api' | 'apis', version: AggregatedVersion): string {
+    return root === 'api' ? this.local.aggregatedETag('api', version) : this.aggregatedBytes.get(version)!.etag;
   }
 
   resourceList(group: string, version: string): object | undefined {

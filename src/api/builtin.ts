@@ -12,6 +12,7 @@ import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
 import { apiServiceType } from '../aggregator/apiservice.ts';
+import { flowSchemaType, priorityLevelConfigurationType } from '../flowcontrol/kinds.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -26,6 +27,8 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   apiServiceType,
   leaseType,
   eventsV1EventType,
+  flowSchemaType,
+  priorityLevelConfigurationType,
   clusterRoleBindingType,
   clusterRoleType,
   roleBindingType,

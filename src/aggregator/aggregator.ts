@@ -319,7 +319,7 @@ export class Aggregator {
     let cond: Condition;
     const target = backend.resolve();
     if (target.kind === 'service-not-found') cond = { status: 'False', reason: 'ServiceNotFound', message: `service/${svc.name} in ${JSON.stringify(svc.namespace)} is not present` };
-    else if (target.kind === 'missing-endpoints') cond = { status: 'False', reason: 'MissingEndpoints', message: target.message };
+    else if (target.kind === 'unreachable') cond = { status: 'False', reason: target.reason, message: target.message };
     else {
       const host = target.host.includes(':') ? `[${target.host}]` : target.host;
       const url = `https://${host}:${target.port}/apis/${spec.group}/${spec.version}`;

@@ -15,12 +15,12 @@ import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
 import { APIREGISTRATION_GROUP } from './apiservice.ts';
 import { MergedDiscovery, type DiscoverySource } from './discovery-view.ts';
 import { AggregatorMetrics } from './metrics.ts';
-import { StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
+import { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
 import { DEFAULT_TRAFFIC } from './traffic.ts';
 
 export { Aggregator } from './aggregator.ts';
 export type { DiscoverySource } from './discovery-view.ts';
-export { StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
+export { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
 
 export interface AggregationOptions {
   readonly config: ServerConfig;
@@ -63,7 +63,13 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
   let resolver = opts.resolver;
   if (!resolver) {
     try {
-      resolver = new StaticServiceResolver(flags?.serviceAddresses ?? []);
+      const byFlag = new StaticServiceResolver(flags?.serviceAddresses ?? []);
+      // What the flags do not name resolves through Services and Endpoints, once those kinds are served.
+      byFlag.fallback = new EndpointsServiceResolver((resource, namespace, name) => {
+        const store = catalog.lookup('', 'v1', resource)?.store;
+        return store?.cache.get(store.key(namespace, name))?.value as Record<string, unknown> | undefined;
+      });
+      resolver = byFlag;
     } catch (err) {
       throw new StartupError((err as Error).message, { cause: err });
     }

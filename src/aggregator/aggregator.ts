@@ -243,11 +243,15 @@ export class Aggregator {
 
   /** The backend that serves a request path, when the path belongs to a remote group/version. */
   backendFor(path: string): RemoteBackend | undefined {
-    if (this.routes.size === 0 || !path.startsWith('/apis/')) return undefined;
-    const slash2 = path.indexOf('/', 6);
+    if (this.routes.size === 0) return undefined;
+    // A remote group/version's resources, and its OpenAPI v3 document (kube-aggregator proxies both).
+    const prefix = path.startsWith('/apis/') ? 6 : path.startsWith('/openapi/v3/apis/') ? 17 : -1;
+    if (prefix < 0) return undefined;
+    const slash2 = path.indexOf('/', prefix);
     if (slash2 < 0) return undefined;
     const slash3 = path.indexOf('/', slash2 + 1);
-    const gv = path.slice(6, slash3 < 0 ? undefined : slash3);
+    if (prefix === 17 && slash3 >= 0) return undefined;
+    const gv = path.slice(prefix, slash3 < 0 ? undefined : slash3);
     const name = this.routes.get(gv);
     return name === undefined ? undefined : this.backends.get(name)?.backend;
   }

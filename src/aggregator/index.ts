@@ -42,6 +42,8 @@ export interface Aggregation {
   proxyFor(path: string): ((req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>) | undefined;
   /** The local documents merged with the remote groups; rebuilt only when either changed. */
   discovery(local: DiscoveryDocuments): DiscoverySource;
+  /** The `/openapi/v3` index with the remote group/versions' documents listed (served by their backends). */
+  openapiV3Index(local: object): object;
   stop(): void;
 }
 
@@ -126,6 +128,14 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
         view = { local, generation: aggregator.generation, merged: new MergedDiscovery(local, aggregator.discovery) };
       }
       return view.merged;
+    },
+    openapiV3Index(local) {
+      const remote = aggregator.discovery.entries().filter((e) => e.openapiV3 !== undefined);
+      if (remote.length === 0) return local;
+      const paths: Record<string, unknown> = { ...(local as { paths?: Record<string, unknown> }).paths };
+      for (const e of remote) paths[`apis/${e.spec.group}/${e.spec.version}`] ??= { serverRelativeURL: e.openapiV3 };
+      // Keys sorted, as Go's encoding/json writes a map.
+      return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
     },
     stop: () => aggregator.stop(),
   };

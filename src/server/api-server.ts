@@ -553,7 +553,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     routes: {
       discovery: () =>
         aggregation.discovery((discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery))),
-      openapi: () => openapi,
+      // Remote group/versions' OpenAPI v3 documents are listed in the index and proxied to their backends.
+      openapi: () => ({ ...openapi, v3Index: () => aggregation.openapiV3Index(openapi.v3Index()) }),
       documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),

@@ -38,7 +38,8 @@ export class MergedDiscovery implements DiscoverySource {
   readonly apiGroupList: object;
   readonly paths: readonly string[];
   private readonly groups = new Map<string, object>();
-  private readonly aggregatedBytes = new Map<AggregatedVersion, { body: Buffer; etag: string }>();
+  private readonly aggregatedBytes = new Map<AggregatedVersion, Buffer>();
+  private readonly aggregatedETags = new Map<AggregatedVersion, string>();
 
   constructor(
     private readonly local: DiscoveryDocuments,
@@ -81,18 +82,23 @@ export class MergedDiscovery implements DiscoverySource {
         metadata: {},
         items: sorted.map((g) => ({ metadata: { name: g.name, creationTimestamp: null }, versions: g.versions.map((v) => v.aggregated) })),
       };
-      const body = Buffer.from(JSON.stringify(doc));
-      // kube's ETag of an aggregated document: the SHA-512 of its bytes, upper-case hex, quoted.
-      this.aggregatedBytes.set(version, { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` });
+      this.aggregatedBytes.set(version, Buffer.from(JSON.stringify(doc)));
     }
   }
 
   aggregated(root: 'api' | 'apis', version: AggregatedVersion): Buffer {
-    return root === 'api' ? this.local.aggregated('api', version) : this.aggregatedBytes.get(version)!.body;
+    return root === 'api' ? this.local.aggregated('api', version) : this.aggregatedBytes.get(version)!;
   }
 
+  /** As the local documents' (kube's: the SHA-512 of the bytes, upper-case hex), computed once per view. */
   aggregatedETag(root: 'api' | 'apis', version: AggregatedVersion): string {
-    return root === 'api' ? this.local.aggregatedETag('api', version) : this.aggregatedBytes.get(version)!.etag;
+    if (root === 'api') return this.local.aggregatedETag('api', version);
+    let etag = this.aggregatedETags.get(version);
+    if (etag === undefined) {
+      etag = `"${createHash('sha512').update(this.aggregated('apis', version)).digest('hex').toUpperCase()}"`;
+      this.aggregatedETags.set(version, etag);
+    }
+    return etag;
   }
 
   resourceList(group: string, version: string): object | undefined {

@@ -273,7 +273,8 @@ export class CrdController {
             ? v.deprecationWarning
             : `${rt.group}/${rt.version} ${kind} is deprecated${preferred ? `; use ${rt.group}/${str(preferred.name)} ${kind}` : ''}`
           : undefined;
-      return deprecationWarning ? { ...rt, deprecationWarning } : rt;
+      // An empty deprecationWarning sends no Warning, but the version is still deprecated (metric, audit).
+      return deprecationWarning !== undefined ? { ...rt, deprecationWarning } : rt;
     });
     const withConversion = withConversions(crd, withDeprecation, storage, this.deps.resolveService);
     const prefix = types[0]?.storagePrefix;

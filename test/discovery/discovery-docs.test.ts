@@ -59,7 +59,7 @@ describe('legacy discovery', () => {
   it('orders groups by kube-aggregator priority', async () => {
     const r = await t.request('GET', '/apis');
     const groups = r.json.groups.map((g: any) => g.name);
-    // kube-apiserver v1.32's order: apiregistration.k8s.io, events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination.
+    // kube-apiserver v1.32's order: apiregistration.k8s.io, events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination, flowcontrol.
     expect(groups).toEqual(['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'flowcontrol.apiserver.k8s.io']);
   });
 });

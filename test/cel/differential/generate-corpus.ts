@@ -381,6 +381,16 @@ each('schema', [
   'self.ports.exists_one(p, p.port == 80)', 'self.tags.all(t, t in oldSelf.tags)', 'self.created + duration("1h") > self.created', 'type(self)', 'self.ports[0].name.size()', 'self.ports.sort()', '{"a": self.name}.a', 'self.replicas * 2 <= 10',
 ], { schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
 each('schema-stored', ['self.ports.all(i, p, p.port > i)', 'self.labels.all(k, v, v.size() > 0)', 'self.tags.transformList(i, t, t + string(i))', 'self.labels.transformMap(k, v, v + "!")'], { env: 'stored', schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
+// Estimates through macro results: the element types a filter, map, bind or conditional carry on
+// decide whether a later field selection is charged.
+each('schema-derived', [
+  'self.ports.map(p, p).map(q, q.name)', 'self.ports.map(p, p).all(q, q.port > 0)', 'self.ports.filter(p, true).all(q, q.port > 0)', 'self.labels.filter(k, true).all(k, k.size() > 0)',
+  '[self.ports[0]].map(q, q.name)', '(true ? self.ports : oldSelf.ports).map(q, q.name)', 'cel.bind(ps, self.ports, ps.map(q, q.name))', 'self.ports.map(p, p.name).map(n, n.size())',
+  'self.ports.filter(p, p.port > 1).filter(p, p.port > 2).map(p, p.name)', 'self.ports.map(p, [p]).map(l, l[0].name)', 'self.ports.map(p, {"k": p}).map(m, m.k.port)', 'self.tags.filter(t, t != "a").map(t, t.size())',
+  'self.ports.filter(p, p.port > 100).exists(p, p.name == "x")', 'self.ports.map(p, p.port).filter(x, x > 1).sum()', 'self.labels.map(k, self.labels[k]).filter(v, v.size() > 1)',
+], { schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
+each('schema-derived-stored', ['self.ports.transformList(i, p, p).map(q, q.name)', 'self.ports.transformList(i, p, p.port > 0, p).all(q, q.port > 0)', 'self.labels.transformMap(k, v, v).all(k, k.size() > 0)'],
+  { env: 'stored', schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
 
 for (const e of out) process.stdout.write(`${JSON.stringify(e)}\n`);
 process.stderr.write(`${out.length} corpus entries\n`);

@@ -13,6 +13,7 @@ import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
+import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -20,6 +21,7 @@ export type { CostEstimate } from './estimate.ts';
 export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';
 export { COST_LIMIT_MESSAGE } from './cost.ts';
+export type { FieldPath, PathStep } from './introspect.ts';
 
 /** kube-apiserver's per-expression runtime budget for CRD rules and admission expressions. */
 export const PER_CALL_COST_LIMIT = 1_000_000;
@@ -153,6 +155,20 @@ function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment)
   const out = withCostBudget(Number.MAX_SAFE_INTEGER, () => constant.run({}));
   if (out.error !== undefined) return { error: out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error) };
   return { value: out.result };
+}
+
+/**
+ * The checked type of a compiled expression's result in cel-go's spelling (`bool`, `string`,
+ * `list(int)`, `map(string, dyn)`, `null_type`; `dyn` when not known statically), as kube names it
+ * in "must evaluate to bool but got int".
+ */
+export function outputType(compiled: CompiledExpression): string {
+  return outputTypeName(compiled.ast);
+}
+
+/** The selection chains the expression starts at its variables (`object.spec.replicas`), as written. */
+export function fieldPaths(compiled: CompiledExpression): FieldPath[] {
+  return fieldPathsOf(compiled.ast);
 }
 
 export function isCompileError(c: CompiledExpression | CompileError): c is CompileError {

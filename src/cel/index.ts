@@ -14,6 +14,7 @@ import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
+import { celGoEvalMessage } from './messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -153,7 +154,7 @@ function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment)
   const constant = compileUncached(source.slice(start, end), { variables: {}, expressions: env.expressions }, false);
   if (isCompileError(constant)) return { error: constant.message.split('\n')[0] ?? '' };
   const out = withCostBudget(Number.MAX_SAFE_INTEGER, () => constant.run({}));
-  if (out.error !== undefined) return { error: out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error) };
+  if (out.error !== undefined) return { error: celGoEvalMessage(out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error)) };
   return { value: out.result };
 }
 
@@ -187,7 +188,7 @@ export function evaluate(compiled: CompiledExpression, activation: Record<string
     return { kind: 'error', reason: 'CostLimitExceeded', message: COST_LIMIT_MESSAGE, cost: out.cost };
   }
   if (out.error !== undefined) {
-    const message = out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error);
+    const message = celGoEvalMessage(out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error));
     return { kind: 'error', reason: 'EvaluationError', message, cost: out.cost };
   }
   return { kind: 'value', value: out.result, cost: out.cost };

@@ -227,9 +227,11 @@ function registerNullEquality(env: Environment): void {
 function registerNullOrdering(env: Environment): void {
   const noOverload = () => fail('no such overload');
   for (const op of ['<', '<=', '>', '>=']) {
-    env.registerOperator(`null ${op} null`, noOverload);
+    // cel-go's dispatcher names the operator when the left operand is null.
+    const nullFirst = () => fail(`no such overload: _${op}_`);
+    env.registerOperator(`null ${op} null`, nullFirst);
     for (const t of ['google.protobuf.Timestamp', 'google.protobuf.Duration']) {
-      env.registerOperator(`null ${op} ${t}`, noOverload);
+      env.registerOperator(`null ${op} ${t}`, nullFirst);
       env.registerOperator(`${t} ${op} null`, noOverload);
     }
   }

@@ -391,6 +391,11 @@ each('schema-derived', [
 ], { schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
 each('schema-derived-stored', ['self.ports.transformList(i, p, p).map(q, q.name)', 'self.ports.transformList(i, p, p.port > 0, p).all(q, q.port > 0)', 'self.labels.transformMap(k, v, v).all(k, k.size() > 0)'],
   { env: 'stored', schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
+// Evaluation error texts reached through dyn operands and parse failures inside functions.
+each('messages', ["cidr('10.0.0.0/8').containsCIDR('nope')", "cidr('10.0.0.0/8').containsIP('nope')", "dyn(1).startsWith('a')", 'dyn([1,2])[dyn(1.0)]', 'dyn([1,2])[-1.5]', 'size(dyn(1))',
+  "dyn('a').size() + dyn(1).size()", "dyn({}).startsWith('a', 'b')", "''.substring(2, 1)", "'abc'.substring(4, 5)", "'abc'.substring(2, 2)", 'optional.none().value()', 'dyn(1) && true', '[1][2]', '[1][-1]', "{'a': 1}['b']",
+  "timestamp('9999-12-31T23:59:59Z') - timestamp('0001-01-01T00:00:00Z')", "timestamp('9999-12-31T23:59:59Z') + duration('1s')", "duration('1x')", "timestamp('2023-02-30T00:00:00Z')", '5 % 0', '5u % 0u', '5 / 0', '1u - 2u',
+  'null < 1', 'dyn(null) < 1', '1 < dyn(null)', "dyn('a') + 1", "dyn(null) + 1"]);
 
 for (const e of out) process.stdout.write(`${JSON.stringify(e)}\n`);
 process.stderr.write(`${out.length} corpus entries\n`);

@@ -464,6 +464,15 @@ class Coster {
     const lib = (e: Est | undefined): Range => (e === undefined ? UNBOUNDED : libSizeOf(e, scope));
     switch (name) {
       case 'check': return done(r(350000));
+      case 'fieldSelector': case 'labelSelector': {
+        const size = lib(a0);
+        // kube's selectorCostEstimate (see selectorCost in cost.ts), saturating as Go's arithmetic does.
+        const cost = (n: bigint): bigint => {
+          const c = 10n + (n + 9n) / 10n + ((n + 1n) / 2n) * 50n;
+          return c > MAX ? MAX : c;
+        };
+        return done({ min: cost(size.min), max: cost(size.max) });
+      }
       case 'serviceAccount': case 'path': case 'group': case 'resource': case 'subresource': case 'namespace': case 'name':
       case 'allowed': case 'reason': case 'error': case 'errored':
         return done(ONE);

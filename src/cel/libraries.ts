@@ -190,6 +190,9 @@ function registerAuthorizer(env: Environment): void {
   env.registerFunction(`${R}.subresource(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ subresource: s }));
   env.registerFunction(`${R}.namespace(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ namespace: s }));
   env.registerFunction(`${R}.name(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ name: s }));
+  // AuthzSelectors (kube 1.31+, on with the AuthorizeWithSelectors gate, beta and on in 1.32).
+  env.registerFunction(`${R}.fieldSelector(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ fieldSelector: s }));
+  env.registerFunction(`${R}.labelSelector(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ labelSelector: s }));
   env.registerFunction(`${R}.check(string): kubernetes.authorization.Decision`, (r: ResourceCheckValue, verb: string) => r.check(verb));
   env.registerFunction('kubernetes.authorization.PathCheck.check(string): kubernetes.authorization.Decision', (p: PathCheckValue, verb: string) => p.check(verb));
   const D = 'kubernetes.authorization.Decision';

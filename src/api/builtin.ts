@@ -9,20 +9,25 @@ import { namespaceType } from './kinds/namespace.ts';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/rbac.ts';
 import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
+import { serviceType } from './kinds/service.ts';
+import { endpointSliceType, endpointsType } from './kinds/endpoints.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
   configMapType,
+  endpointsType,
   eventType,
   namespaceType,
   secretType,
   serviceAccountType,
+  serviceType,
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   customResourceDefinitionType,
   leaseType,
+  endpointSliceType,
   eventsV1EventType,
   clusterRoleBindingType,
   clusterRoleType,

@@ -13,6 +13,8 @@ import { serviceType } from './kinds/service.ts';
 import { endpointSliceType, endpointsType } from './kinds/endpoints.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
+import { flowSchemaType, priorityLevelConfigurationType } from '../flowcontrol/kinds.ts';
+import { apiServiceType } from '../aggregator/apiservice.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -26,9 +28,12 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   customResourceDefinitionType,
+  apiServiceType,
   leaseType,
   endpointSliceType,
   eventsV1EventType,
+  flowSchemaType,
+  priorityLevelConfigurationType,
   clusterRoleBindingType,
   clusterRoleType,
   roleBindingType,

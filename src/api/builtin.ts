@@ -9,6 +9,8 @@ import { namespaceType } from './kinds/namespace.ts';
 import { clusterRoleBindingType, clusterRoleType, roleBindingType, roleType } from './kinds/rbac.ts';
 import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
+import { serviceType } from './kinds/service.ts';
+import { endpointSliceType, endpointsType } from './kinds/endpoints.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
 import { flowSchemaType, priorityLevelConfigurationType } from '../flowcontrol/kinds.ts';
@@ -17,15 +19,18 @@ import { apiServiceType } from '../aggregator/apiservice.ts';
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
   configMapType,
+  endpointsType,
   eventType,
   namespaceType,
   secretType,
   serviceAccountType,
+  serviceType,
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   customResourceDefinitionType,
   apiServiceType,
   leaseType,
+  endpointSliceType,
   eventsV1EventType,
   flowSchemaType,
   priorityLevelConfigurationType,

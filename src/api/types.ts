@@ -120,7 +120,7 @@ export interface AsyncConversion {
   toStorage(obj: KubeObject): Promise<KubeObject>;
 }
 
-export type NameValidation = 'dns1123-subdomain' | 'dns1123-label' | 'path-segment';
+export type NameValidation = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
 
 export interface ResourceType {
   readonly group: string;

@@ -87,6 +87,23 @@ export interface WriteHooks {
   mutate?(op: 'create' | 'update' | 'delete', obj: KubeObject | null, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
   /** Validating stage, after the schema validated the mutated object again: throws ApiError to reject. */
   validate?(op: 'create' | 'update' | 'delete', obj: KubeObject | null, old: KubeObject | null, ctx: WriteContext): Promise<void> | void;
+  /**
+   * What a kind takes from shared pools for the object (a Service's cluster IP and node ports),
+   * after validation, as kube's service registry allocates in BeginCreate/BeginUpdate; may set
+   * fields of `obj`. The store reverts it when the write does not happen (dry run, a failed or
+   * retried write) and commits it once written. Throws ApiError to reject.
+   */
+  allocate?(op: 'create' | 'update', obj: KubeObject, old: KubeObject | null, ctx: WriteContext): Promise<Allocation | undefined>;
+  /** The object is gone from storage: give back what it held. */
+  removed?(obj: KubeObject): Promise<void> | void;
+}
+
+/** A write's allocations (see WriteHooks.allocate). */
+export interface Allocation {
+  /** The write happened: release what the new object no longer holds. */
+  commit(): Promise<void>;
+  /** The write did not happen: give back what was taken for it. */
+  revert(): Promise<void>;
 }
 
 export interface ListOutcome {
@@ -467,7 +484,10 @@ export class ResourceStore {
     normalizeEmptyMeta(finalMeta);
     this.validateOrThrow(obj, null);
     await this.hooks.validate?.('create', obj, null, ctx);
+    const allocation = await this.hooks.allocate?.('create', obj, null, ctx);
     if (ctx.dryRun) {
+      // Allocations of a dry run are not kept.
+      await allocation?.revert();
       // A dry run stops only short of the write: the name must be free as for a real create.
       const { kv } = await this.readLatest(this.key(namespace, finalMeta.name!), finalMeta.name ?? '');
       if (kv) throw errors.alreadyExists(this.gr, finalMeta.name ?? '');
@@ -476,16 +496,25 @@ export class ResourceStore {
       return this.served(obj);
     }
     if (setsCreateRevision(clientRv)) {
+      await allocation?.revert();
       // etcd3's store refuses it with a plain error, which kube serves as a reason-less 500.
       throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
     }
-    const stored = this.rt.asyncConversion ? await this.toStoredForm(obj) : obj;
+    let stored: KubeObject;
+    try {
+      stored = this.rt.asyncConversion ? await this.toStoredForm(obj) : obj;
+    } catch (err) {
+      await allocation?.revert();
+      throw err;
+    }
     let kv: KeyValue;
     try {
       kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(stored));
     } catch (err) {
+      await allocation?.revert();
       throw this.translate(err, finalMeta.name ?? '');
     }
+    await allocation?.commit();
     // A kind converted by webhook answers with the stored object read back (defaulted, converted), as kube.
     if (stored !== obj) return this.respond({ ...stored, metadata: orderedMeta(metaOf(stored), { resourceVersion: String(kv.modRevision) }) });
     obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });
@@ -552,22 +581,27 @@ export class ResourceStore {
       if (this.rt.tracksGeneration) bumpGeneration(obj, current);
       this.validateOrThrow(obj, current, opts.subresource);
       await this.hooks.validate?.('update', obj, current, ctx);
+      const allocation = opts.subresource === '' ? await this.hooks.allocate?.('update', obj, current, ctx) : undefined;
       // An update that changes nothing is not written (kube returns the object unchanged).
       delete meta.resourceVersion;
       const { resourceVersion: _rv, ...curMeta } = current.metadata ?? {};
       keepTimestampsOfNoOp(obj, meta, current, curMeta);
       if (jsonEqual({ ...obj, metadata: meta }, { ...current, metadata: curMeta })) {
+        await allocation?.revert();
         obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       if (ctx.dryRun) {
+        await allocation?.revert();
         obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
         return { object: this.served(obj), created: false };
       }
       // A finalized, terminating object is removed instead of being written.
       if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.needsNamespaceFinalization(obj)) {
+        await allocation?.revert();
         try {
           await this.store.delete(key, kv!.modRevision);
+          await this.hooks.removed?.(current);
           // kube's deleteWithoutFinalizers answers with the object of the request, which carries
           // the version it was computed from, not the revision of the delete.
           obj.metadata = orderedMeta(meta, { resourceVersion: String(kv!.modRevision) });
@@ -577,17 +611,21 @@ export class ResourceStore {
           throw this.translate(err, name);
         }
       }
+      let written: KeyValue;
+      let stored = obj;
       try {
-        const stored = this.rt.asyncConversion ? await this.toStoredForm(obj) : obj;
-        const written = await this.store.update(key, encodeForStorage(stored), kv!.modRevision);
-        if (stored !== obj) return { object: await this.respond({ ...stored, metadata: orderedMeta(metaOf(stored), { resourceVersion: String(written.modRevision) }) }), created: false };
-        obj.metadata = orderedMeta(meta, { resourceVersion: String(written.modRevision) });
-        return { object: this.served(obj), created: false };
+        stored = this.rt.asyncConversion ? await this.toStoredForm(obj) : obj;
+        written = await this.store.update(key, encodeForStorage(stored), kv!.modRevision);
       } catch (err) {
+        await allocation?.revert();
         if (isStorageError(err, 'Conflict') && !pinnedRv && attempt < 20) continue;
         if (isStorageError(err, 'Conflict')) throw errors.staleResourceVersion(this.gr, name);
         throw this.translate(err, name);
       }
+      await allocation?.commit();
+      if (stored !== obj) return { object: await this.respond({ ...stored, metadata: orderedMeta(metaOf(stored), { resourceVersion: String(written.modRevision) }) }), created: false };
+      obj.metadata = orderedMeta(meta, { resourceVersion: String(written.modRevision) });
+      return { object: this.served(obj), created: false };
     }
   }
 
@@ -639,6 +677,7 @@ export class ResourceStore {
       if (ctx.dryRun) return { kind: 'deleted', object: await this.respond(current) };
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
+        await this.hooks.removed?.(current);
         current.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
         return { kind: 'deleted', object: await this.respond(current) };
       } catch (err) {

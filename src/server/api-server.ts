@@ -76,6 +76,8 @@ import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } 
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
+import { ServiceAllocators } from '../services/service-allocation.ts';
+import { resolveServiceReference, type ResolveOutcome, type ServiceReference } from '../services/resolve.ts';
 import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
@@ -111,6 +113,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   /** The server's metrics registry (served at /metrics): modules register their families on it. */
   readonly metrics: ServerMetrics;
+  /** Where a Service reference (an APIService's spec.service) sends traffic: cluster IP and ready endpoints (src/services/resolve.ts). */
+  resolveService(ref: ServiceReference): ResolveOutcome;
   /** Graceful shutdown: readyz fails for the shutdown delay, watches end, in-flight requests finish, the store closes. */
   shutdown(): Promise<void>;
 }
@@ -279,6 +283,13 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     if (err instanceof AdmissionPluginError || err instanceof AdmissionConfigError) throw new StartupError(err.message, { cause: err });
     throw err;
   }
+  // Services: cluster IPs and node ports from their ranges (src/services), kept in the store.
+  let serviceAllocators: ServiceAllocators;
+  try {
+    serviceAllocators = new ServiceAllocators({ store, clusterIpRange: config.serviceClusterIpRange, nodePortRange: config.serviceNodePortRange });
+  } catch (err) {
+    throw new StartupError(`invalid --service-cluster-ip-range or --service-node-port-range: ${(err as Error).message}`, { cause: err });
+  }
   const rbacIndex = new RbacIndex();
   let authorizer: Authorizer | undefined;
   let closeAuthorizer = (): void => undefined;
@@ -296,6 +307,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (rbacResource && obj && op !== 'delete' && ctx.user) await escalation.check(rbacResource, obj, old, ctx.user);
       },
       validate: admission.validate,
+      ...(rt.group === '' && rt.resource === 'services'
+        ? { allocate: (op, obj, old, ctx) => serviceAllocators.allocate(op, obj, old, ctx), removed: (obj) => serviceAllocators.release(obj) }
+        : {}),
     };
     const validateGeneric = (obj: KubeObject, old: KubeObject | null) => [
       // On update, kube's validateCommonFields: generic ObjectMeta checks (path-segment names), then the update checks.
@@ -322,6 +336,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     for (const c of caches.values()) c.stop();
   });
   await Promise.all([...caches.values()].map((c) => c.start()));
+  await serviceAllocators.start();
+  await serviceAllocators.repair(servicesInCache(catalog));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   // Custom resources: served from the CRDs in store before the server listens, then as they change.
   const crdController = new CrdController({
@@ -618,6 +634,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     store,
     app,
     metrics,
+    resolveService: (ref) => resolveServiceReference(catalog, ref),
     shutdown: () =>
       (closing ??= (async () => {
         shuttingDown = true;
@@ -786,6 +803,19 @@ async function cachedObject(catalog: ResourceCatalog, resource: string, namespac
  * Reads objects through the registry: the watch cache first (no round trip on every token), and
  * on a miss a consistent read, so an object created a moment ago is found (as kube's lookup does).
  */
+/** Every Service in the watch cache (a corrupt one holds nothing). */
+function servicesInCache(catalog: ResourceCatalog): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const e of catalog.lookup('', 'v1', 'services')?.store.cache.list().entries ?? []) {
+    try {
+      out.push(e.value);
+    } catch {
+      // skipped
+    }
+  }
+  return out;
+}
+
 function catalogReader(catalog: ResourceCatalog): ObjectReader {
   return {
     async get(resource, namespace, name) {

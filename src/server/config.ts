@@ -38,6 +38,9 @@ export interface ServerConfig {
   readonly eventTtlMs?: number;
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
+  /** Services: --service-cluster-ip-range and --service-node-port-range (validated at start). */
+  readonly serviceClusterIpRange?: string;
+  readonly serviceNodePortRange?: string;
   readonly maxMutatingRequestsInflight?: number;
   /** API Priority and Fairness (src/flowcontrol): --enable-priority-and-fairness (default true); false keeps the plain in-flight limits. */
   readonly enablePriorityAndFairness?: boolean;
@@ -203,6 +206,9 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'service-account-lookup', kind: 'bool', defaultText: 'true', help: 'Reject service-account tokens whose ServiceAccount (or bound Secret) no longer exists.' },
   { name: 'service-account-max-token-expiration', kind: 'duration', help: 'Longest validity a TokenRequest may ask for.' },
   { name: 'service-account-signing-key-file', kind: 'string', help: 'PEM private key (RSA or ECDSA) that signs service-account tokens; generated into the data dir when absent.' },
+  // Services (src/services): the pools Service cluster IPs and node ports are allocated from.
+  { name: 'service-cluster-ip-range', kind: 'string', defaultText: '10.0.0.0/24', help: 'CIDR from which Service cluster IPs are allocated (single stack).' },
+  { name: 'service-node-port-range', kind: 'string', defaultText: '30000-32767', help: 'Port range from which NodePort and LoadBalancer Services get node ports.' },
   { name: 'shutdown-delay-duration', kind: 'duration', defaultText: '0s', help: 'On shutdown, time during which /readyz fails while requests are still served.' },
   { name: 'storage-backend', kind: 'string', defaultText: 'sqlite', help: 'Where objects are stored: sqlite (in the data dir), etcd or memory.' },
   { name: 'tls-cert-file', kind: 'string', help: 'PEM serving certificate (with intermediates); generated into the data dir when absent.' },
@@ -505,6 +511,8 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('authorization-webhook-cache-authorized-ttl') ? { authorizationWebhookCacheAuthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-authorized-ttl', 5 * 60_000) } : {}),
     ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
     ...optional('authorizationConfigFile', authorizationConfigFile),
+    ...optional('serviceClusterIpRange', nonEmpty(str('service-cluster-ip-range'))),
+    ...optional('serviceNodePortRange', nonEmpty(str('service-node-port-range'))),
     ...authn,
     // Only when given, so a configuration without the flag stays as it was (kube's defaults apply).
     ...(raw.has('feature-gates') ? { featureGates } : {}),

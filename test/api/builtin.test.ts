@@ -12,15 +12,18 @@ describe('builtinResourceTypes', () => {
     const ids = builtinResourceTypes.map((t) => `${apiVersionOf(t)}/${t.resource}`);
     expect(ids).toEqual([
       'v1/configmaps',
+      'v1/endpoints',
       'v1/events',
       'v1/namespaces',
       'v1/secrets',
       'v1/serviceaccounts',
+      'v1/services',
       'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
       'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
       'apiextensions.k8s.io/v1/customresourcedefinitions',
       'apiregistration.k8s.io/v1/apiservices',
       'coordination.k8s.io/v1/leases',
+      'discovery.k8s.io/v1/endpointslices',
       'events.k8s.io/v1/events',
       'flowcontrol.apiserver.k8s.io/v1/flowschemas',
       'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations',
@@ -40,7 +43,9 @@ describe('builtinResourceTypes', () => {
     expect(by('', 'serviceaccounts').shortNames).toEqual(['sa']);
     expect(by('', 'events').shortNames).toEqual(['ev']);
     expect(by('', 'secrets').shortNames).toEqual([]);
-    expect(builtinResourceTypes.every((t) => !t.categories.includes('all'))).toBe(true);
+    // Of the served kinds only Service is in kube's `all` category (kubectl get all).
+    expect(builtinResourceTypes.filter((t) => t.categories.includes('all')).map((t) => t.resource)).toEqual(['services']);
+    expect([by('', 'services').shortNames, by('', 'endpoints').shortNames, findResourceType(builtinResourceTypes, 'discovery.k8s.io', 'v1', 'endpointslices')!.shortNames]).toEqual([['svc'], ['ep'], []]);
     expect(by('', 'configmaps').storagePrefix).toBe('/registry/configmaps/');
     expect(by('coordination.k8s.io', 'leases').storagePrefix).toBe('/registry/coordination.k8s.io/leases/');
     expect(by('events.k8s.io', 'events').storagePrefix).toBe('/registry/events/');

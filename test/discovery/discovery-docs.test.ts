@@ -60,7 +60,7 @@ describe('legacy discovery', () => {
     const r = await t.request('GET', '/apis');
     const groups = r.json.groups.map((g: any) => g.name);
     // kube-apiserver v1.32's order: apiregistration.k8s.io, events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination, flowcontrol.
-    expect(groups).toEqual(['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'flowcontrol.apiserver.k8s.io']);
+    expect(groups).toEqual(['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io']);
   });
 });
 
@@ -96,6 +96,7 @@ describe('aggregated discovery', () => {
       { name: 'admissionregistration.k8s.io', creationTimestamp: null },
       { name: 'apiextensions.k8s.io', creationTimestamp: null },
       { name: 'coordination.k8s.io', creationTimestamp: null },
+      { name: 'discovery.k8s.io', creationTimestamp: null },
       { name: 'flowcontrol.apiserver.k8s.io', creationTimestamp: null },
     ]);
     // The same document again: 304 for the ETag.

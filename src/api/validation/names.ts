@@ -63,6 +63,18 @@ export function isDns1123Label(value: string): string[] {
   return errs;
 }
 
+const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const dns1035LabelRe = new RegExp(`^${dns1035LabelFmt}$`);
+const dns1035LabelMsg = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+
+/** Problems with `value` as an RFC 1035 label (Service names: at most 63 characters, a letter first). */
+export function isDns1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!dns1035LabelRe.test(value)) errs.push(regexError(dns1035LabelMsg, dns1035LabelFmt, 'my-name', 'abc-123'));
+  return errs;
+}
+
 /** Problems with `value` as an RFC 1123 subdomain (at most 253 characters). */
 export function isDns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
@@ -141,6 +153,8 @@ export function nameValidator(kind: NameValidation): NameValidator {
       return (name, prefix) => isDns1123Label(prefix ? maskTrailingDash(name) : name);
     case 'dns1123-subdomain':
       return (name, prefix) => isDns1123Subdomain(prefix ? maskTrailingDash(name) : name);
+    case 'dns1035-label':
+      return (name, prefix) => isDns1035Label(prefix ? maskTrailingDash(name) : name);
     case 'path-segment':
       return (name, prefix) => (prefix ? isPathSegmentPrefix(name) : isPathSegmentName(name));
   }

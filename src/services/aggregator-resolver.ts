@@ -12,13 +12,13 @@ export function servedServiceResolver(catalog: ResourceCatalog, opts: { readonly
   return {
     resolve(namespace: string, name: string, port: number): ServiceResolution {
       const out = resolveServiceReference(catalog, { namespace, name, port });
-      if (!out.ok) return out.reason === 'ServiceNotFound' ? { kind: 'service-not-found' } : { kind: 'missing-endpoints', message: out.message };
+      if (!out.ok) return out.reason === 'ServiceNotFound' ? { kind: 'service-not-found' } : { kind: 'unreachable', reason: out.reason, message: out.message };
       const svc = out.service;
       if (svc.externalName !== undefined) return { kind: 'address', host: svc.externalName, port };
       if (!opts.routeToEndpoints && svc.clusterIP !== '') return { kind: 'address', host: svc.clusterIP, port };
       // kube-aggregator picks a ready endpoint at random.
       const ep = svc.endpoints[Math.floor(Math.random() * svc.endpoints.length)];
-      if (!ep) return { kind: 'missing-endpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port ${port}` };
+      if (!ep) return { kind: 'unreachable', reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port ${port}` };
       return { kind: 'address', host: ep.ip, port: ep.port };
     },
   };

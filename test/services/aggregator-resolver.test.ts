@@ -31,8 +31,8 @@ describe('servedServiceResolver', () => {
     const bare = catalogWith({ 'services/ext/api': service });
     const r = servedServiceResolver(bare, { routeToEndpoints: true });
     expect(r.resolve('ext', 'nope', 443)).toEqual({ kind: 'service-not-found' });
-    expect(r.resolve('ext', 'api', 443)).toEqual({ kind: 'missing-endpoints', message: 'endpoints for service/api in "ext" have no addresses with port 443' });
-    expect(r.resolve('ext', 'api', 80)).toEqual({ kind: 'missing-endpoints', message: 'service/api in "ext" is not listening on port 80' });
+    expect(r.resolve('ext', 'api', 443)).toEqual({ kind: 'unreachable', reason: 'MissingEndpoints', message: 'endpoints for service/api in "ext" have no addresses with port 443' });
+    expect(r.resolve('ext', 'api', 80)).toEqual({ kind: 'unreachable', reason: 'ServicePortError', message: 'service/api in "ext" is not listening on port 80' });
     const ext = catalogWith({ 'services/ext/api': { spec: { type: 'ExternalName', externalName: 'api.example.com' } } });
     expect(servedServiceResolver(ext, { routeToEndpoints: true }).resolve('ext', 'api', 443)).toEqual({ kind: 'address', host: 'api.example.com', port: 443 });
   });

@@ -10,27 +10,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import type { AuditFlags } from '../../src/server/config.ts';
+import { auditFlags } from './flags.ts';
 import { REFERENCE_EVENTS } from './reference-events.ts';
 import { parsePromText, sampleValue } from '../metrics/prom-text.ts';
 
 const POLICY = new URL('./audit-policy.yaml', import.meta.url).pathname;
-
-export function auditFlags(extra: Partial<AuditFlags>): AuditFlags {
-  return {
-    logMaxAgeDays: 0,
-    logMaxBackups: 0,
-    logMaxSizeMB: 0,
-    logBufferSize: 10_000,
-    webhookBatchBufferSize: 10_000,
-    webhookBatchMaxSize: 400,
-    webhookBatchMaxWaitMs: 30_000,
-    webhookBatchThrottleQps: 10,
-    webhookBatchThrottleBurst: 15,
-    webhookInitialBackoffMs: 10_000,
-    ...extra,
-  };
-}
 
 /** Values that differ between any two servers: IDs, clocks, generated names, the credential. */
 function normalize(line: string): string {

@@ -5,7 +5,13 @@
  */
 import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
+// Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
+import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
+// Aggregation layer (src/aggregator): front-proxy client certificate, service addresses, traffic defaults.
+import { AGGREGATOR_FLAGS, aggregatorFlagsOf, type AggregatorFlags } from '../aggregator/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
+import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
+import { parseRuntimeConfig, RuntimeConfigError, validateRuntimeConfigKeys } from '../features/runtime-config.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
 
@@ -33,6 +39,8 @@ export interface ServerConfig {
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
+  /** API Priority and Fairness (src/flowcontrol): --enable-priority-and-fairness (default true); false keeps the plain in-flight limits. */
+  readonly enablePriorityAndFairness?: boolean;
   /**
    * Service-account tokens: accepted issuers (the first signs; default DEFAULT_SERVICE_ACCOUNT_ISSUER),
    * verification key files, the signing key file (absent: generated into the data dir).
@@ -54,6 +62,8 @@ export interface ServerConfig {
   readonly identityControllers?: boolean;
   /** Further authentication methods (src/authn/flags.ts reads and checks them). */
   readonly authn?: AuthnFlags;
+  /** Scale out: leader election of the run-once controllers, Redis watch fanout (src/leader/flags.ts). */
+  readonly scaleout?: ScaleoutFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -76,8 +86,15 @@ export interface ServerConfig {
   readonly authorizationWebhookCacheUnauthorizedTtlMs?: number;
   /** --authorization-config: an AuthorizationConfiguration file, instead of the mode flags. */
   readonly authorizationConfigFile?: string;
+  // Operations (ops): feature gates, runtime-config, logs, livez grace period.
+  /** --feature-gates; absent: kube's defaults. */
+  readonly featureGates?: FeatureGates;
   /** Audit (src/audit): the --audit-* flags. */
   readonly audit?: AuditFlags;
+  /** Aggregation layer flags (src/aggregator/flags.ts); absent when none is given. */
+  readonly aggregator?: AggregatorFlags;
+  /** --runtime-config as given (`group/version[/resource]` -> value); resolved against the served types at start. */
+  readonly runtimeConfig?: ReadonlyMap<string, string>;
 }
 
 /** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
@@ -109,7 +126,7 @@ export class FlagError extends Error {
   }
 }
 
-type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray';
+type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray' | 'featureGates' | 'mapStringString';
 
 interface FlagSpec {
   readonly name: string;
@@ -140,6 +157,8 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
+  ...SCALEOUT_FLAGS,
+  ...AGGREGATOR_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   ...AUDIT_FLAGS,
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
@@ -155,9 +174,22 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'disable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to disable even if enabled by default (comma-separated, kube\'s names).' },
   { name: 'enable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to enable in addition to the default-on ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook); comma-separated, kube\'s names. They run in kube\'s fixed order.' },
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
+  // Operations (ops).
+  {
+    name: 'feature-gates',
+    kind: 'featureGates',
+    help: ['Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental features of different components.', 'If the component is not specified, defaults to "kube". This flag can be repeatedly invoked. Options are:', ...featureGateHelpLines()].join('\n'),
+  },
+  {
+    name: 'runtime-config',
+    kind: 'mapStringString',
+    help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\nv1=true|false for the core API group\n<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\napi/all=true|false controls all API versions\napi/ga=true|false controls all API versions of the form v[0-9]+\napi/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\napi/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\napi/legacy is deprecated, and will be removed in a future version',
+  },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
   { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
+  // API Priority and Fairness (src/flowcontrol).
+  { name: 'enable-priority-and-fairness', kind: 'bool', defaultText: 'true', help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
   { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'requestheader-allowed-names', kind: 'stringSlice', help: 'Client certificate common names allowed to name users in request headers; empty allows any certificate of --requestheader-client-ca-file.' },
@@ -217,7 +249,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | { readonly h
     const value = convert(spec, text);
     const previous = raw.get(name);
     // Slice flags accumulate across repetitions; every other flag keeps its last value.
-    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
+    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray' || spec.kind === 'featureGates' || spec.kind === 'mapStringString') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
   }
   if (raw.get('help') === true) return { help: usage() };
   return buildConfig(raw);
@@ -231,7 +263,9 @@ export function usage(): string {
     return { left, right: f.help + def };
   });
   const width = Math.max(...rows.map((r) => r.left.length)) + 3;
-  return ['Usage:', '  kube-gateway [flags]', '', 'Flags:', ...rows.map((r) => r.left.padEnd(width) + r.right), ''].join('\n');
+  // A help text of several lines continues under its first line, as pflag prints it.
+  const row = (r: { left: string; right: string }) => r.left.padEnd(width) + r.right.split('\n').join(`\n${' '.repeat(width)}`);
+  return ['Usage:', '  kube-gateway [flags]', '', 'Flags:', ...rows.map(row), ''].join('\n');
 }
 
 function typeName(kind: FlagKind): string {
@@ -246,6 +280,10 @@ function typeName(kind: FlagKind): string {
       return ' strings';
     case 'stringArray':
       return ' stringArray';
+    case 'featureGates':
+      return ' colonSeparatedMultimapStringString';
+    case 'mapStringString':
+      return ' mapStringString';
     case 'string':
       return ' string';
   }
@@ -259,6 +297,8 @@ function convert(spec: FlagSpec, text: string): RawValue {
     case 'stringSlice':
       return text === '' ? [] : text.split(',');
     case 'stringArray':
+    case 'featureGates':
+    case 'mapStringString':
       // pflag's StringArray: the value as given, commas included.
       return [text];
     case 'bool': {
@@ -398,6 +438,28 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const webhookVersion = str('authorization-webhook-version') ?? 'v1beta1';
   if (webhookVersion !== 'v1' && webhookVersion !== 'v1beta1') throw new FlagError(`unsupported webhook authorizer version "${webhookVersion}", supported versions are "v1", "v1beta1"`);
 
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates((raw.get('feature-gates') as readonly string[] | undefined) ?? []);
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new FlagError(err.message);
+    throw err;
+  }
+  let runtimeConfig: ReadonlyMap<string, string> | undefined;
+  if (raw.has('runtime-config')) {
+    runtimeConfig = parseRuntimeConfig(raw.get('runtime-config') as readonly string[]);
+    try {
+      validateRuntimeConfigKeys(runtimeConfig);
+    } catch (err) {
+      if (err instanceof RuntimeConfigError) throw new FlagError(err.message);
+      throw err;
+    }
+  }
+  const authn = authnFlagsOf(raw, FlagError);
+  if (authn.authn?.authenticationConfigFile !== undefined && !featureGates.enabled('StructuredAuthenticationConfiguration')) {
+    throw new FlagError('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+  }
+
   const config: ServerConfig = {
     securePort,
     bindAddress,
@@ -414,6 +476,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    // API Priority and Fairness (src/flowcontrol).
+    // Only when given: absent means on, as in kube-apiserver.
+    ...(raw.has('enable-priority-and-fairness') ? { enablePriorityAndFairness: raw.get('enable-priority-and-fairness') as boolean } : {}),
     ...optional('requestheaderClientCaFile', nonEmpty(str('requestheader-client-ca-file'))),
     ...(raw.has('requestheader-client-ca-file')
       ? {
@@ -440,8 +505,13 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('authorization-webhook-cache-authorized-ttl') ? { authorizationWebhookCacheAuthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-authorized-ttl', 5 * 60_000) } : {}),
     ...(raw.has('authorization-webhook-cache-unauthorized-ttl') ? { authorizationWebhookCacheUnauthorizedTtlMs: nonNegativeDuration('authorization-webhook-cache-unauthorized-ttl', 30_000) } : {}),
     ...optional('authorizationConfigFile', authorizationConfigFile),
-    ...authnFlagsOf(raw, FlagError),
+    ...authn,
+    // Only when given, so a configuration without the flag stays as it was (kube's defaults apply).
+    ...(raw.has('feature-gates') ? { featureGates } : {}),
+    ...scaleoutFlagsOf(raw, storageBackend, FlagError),
     ...auditFlagsOf(raw, nonNegativeDuration),
+    ...aggregatorFlagsOf(raw, FlagError),
+    ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
   };
   return Object.freeze(config);
 }

@@ -210,6 +210,7 @@ const AUTHORIZATION: readonly MessageDef[] = [
     ['nonResourceAttributes', 2, 'NonResourceAttributes', 'pointer'],
     ['user', 3, 'string'],
     ['groups', 4, '[]string'],
+    ['extra', 5, 'map<string,ExtraValue>'],
     ['uid', 6, 'string'],
   ]),
   message('SelfSubjectAccessReviewSpec', [

@@ -147,3 +147,34 @@ describe('startup', () => {
     await rm(d, { recursive: true, force: true });
   });
 });
+
+describe('panic', () => {
+  it('a handler failing with something that is not an API error is audited at the Panic stage, not ResponseComplete', async () => {
+    const d = await mkdtemp(join(tmpdir(), 'kgw-audit-panic-'));
+    const panicLog = join(d, 'audit.log');
+    // A plugin with a defect: it throws a plain Error for one object.
+    const broken = {
+      name: 'Broken',
+      handles: () => true,
+      validate(a: { object: { metadata?: { name?: string } } | null }) {
+        if (a.object?.metadata?.name === 'panic') throw new Error('boom');
+      },
+    };
+    const s = await startTestServer({ config: { audit: auditFlags({ policyFile: POLICY, logPath: panicLog }) }, extraAdmissionPlugins: [broken as never] });
+    try {
+      const r = await s.request('POST', '/api/v1/namespaces/default/configmaps', { headers: { 'Audit-ID': 'panic-1' }, body: { metadata: { name: 'panic' } } });
+      expect(r.status).toBe(500);
+      let mine: Record<string, any>[] = [];
+      for (let i = 0; i < 100 && mine.length < 2; i++) {
+        await new Promise((ok) => setTimeout(ok, 20));
+        const text = await readFile(panicLog, 'utf8').catch(() => '');
+        mine = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((e) => e.auditID === 'panic-1');
+      }
+      expect(mine.map((e) => e.stage)).toEqual(['RequestReceived', 'Panic']);
+      expect(mine[1]!.responseStatus).toEqual({ metadata: {}, status: 'Failure', message: "APIServer panic'd: boom", reason: 'InternalError', code: 500 });
+    } finally {
+      await s.close();
+      await rm(d, { recursive: true, force: true });
+    }
+  });
+});

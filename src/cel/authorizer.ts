@@ -5,13 +5,7 @@
 export interface AuthorizationAttributes {
   readonly verb: string;
   /** Set for resource checks. */
-  readonly resource?: {
-    readonly group: string;
-    readonly resource: string;
-    readonly subresource: string;
-    readonly namespace: string;
-    readonly name: string;
-  };
+  readonly resource?: ResourceFields;
   /** Set for non-resource (path) checks. */
   readonly path?: string;
 }
@@ -61,6 +55,13 @@ export interface ResourceFields {
   readonly subresource: string;
   readonly namespace: string;
   readonly name: string;
+  /**
+   * The selectors of `.fieldSelector(s)` / `.labelSelector(s)` (kube's AuthzSelectors library),
+   * as written: kube parses them into the attributes' requirements (a parse error travels with
+   * them rather than failing the check), so an Authorizer that honours selectors parses these.
+   */
+  readonly fieldSelector?: string;
+  readonly labelSelector?: string;
 }
 
 export class ResourceCheckValue {

@@ -160,22 +160,24 @@ export function unaryRunCosts(nodes: readonly EngineNode[]): Map<EngineNode, num
 /** Type names spelled as qualified identifiers (google.protobuf.Duration): constants to cel-go. */
 const QUALIFIED_TYPE_NAMES: ReadonlySet<string> = new Set(['google.protobuf.Timestamp', 'google.protobuf.Duration', 'net.IP', 'net.CIDR', 'kubernetes.Quantity', 'kubernetes.URL', 'kubernetes.NamedFormat']);
 
-function typeNameChains(nodes: readonly EngineNode[], p: Plan): void {
-  for (const n of nodes) {
-    if (n.op !== '.') continue;
-    const parts: string[] = [];
-    const chain: EngineNode[] = [];
-    let x: EngineNode = n;
-    while (x.op === '.') {
-      chain.push(x);
-      parts.unshift((x.args as [EngineNode, string])[1]);
-      x = (x.args as [EngineNode])[0];
-    }
-    if (x.op !== 'id') continue;
-    parts.unshift(x.args as string);
-    if (!QUALIFIED_TYPE_NAMES.has(parts.join('.'))) continue;
-    for (const c of [...chain, x]) p.free.add(c);
+/** The nodes of a select chain that spells a qualified type name (google.protobuf.Duration), root last. */
+export function qualifiedTypeChain(n: EngineNode): EngineNode[] | undefined {
+  if (n.op !== '.') return undefined;
+  const parts: string[] = [];
+  const chain: EngineNode[] = [];
+  let x: EngineNode = n;
+  while (x.op === '.') {
+    chain.push(x);
+    parts.unshift((x.args as [EngineNode, string])[1]);
+    x = (x.args as [EngineNode])[0];
   }
+  if (x.op !== 'id') return undefined;
+  parts.unshift(x.args as string);
+  return QUALIFIED_TYPE_NAMES.has(parts.join('.')) ? [...chain, x] : undefined;
+}
+
+function typeNameChains(nodes: readonly EngineNode[], p: Plan): void {
+  for (const n of nodes) for (const c of qualifiedTypeChain(n) ?? []) p.free.add(c);
 }
 
 /** The fixed cost of an attribute node: the variable, each qualifier, and a relative attribute's own step. */

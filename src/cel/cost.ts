@@ -128,6 +128,14 @@ function formatRegexSize(v: unknown): number | undefined {
 }
 
 /**
+ * kube's selectorCostEstimate for a selector of n characters: a list (10), one traversal, and per
+ * expected requirement (one per two characters) a list and a struct (10 + 40).
+ */
+export function selectorCost(n: number): number {
+  return 10 + Math.ceil(n * 0.1) + Math.ceil(n * 0.5) * 50;
+}
+
+/**
  * The cost of one call, from its function name, its arguments (the receiver first) and its result:
  * kube-apiserver's library CallCost first, then cel-go's defaults by overload.
  */
@@ -137,6 +145,8 @@ export function callCost(name: string, receiverStyle: boolean, args: readonly un
   if (name.startsWith('__pb_')) return STRUCT_CREATE_BASE_COST;
   switch (name) {
     case 'check': return AUTHZ_CHECK_COST;
+    case 'fieldSelector': case 'labelSelector':
+      return args.length >= 2 ? selectorCost(actualSize(a1)) : 0;
     case 'serviceAccount': case 'path': case 'group': case 'resource': case 'subresource': case 'namespace': case 'name':
     case 'allowed': case 'reason': case 'error': case 'errored':
       return 1;

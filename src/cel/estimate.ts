@@ -5,7 +5,7 @@
 // expansions; unlike the runtime, nothing is folded. Arithmetic saturates at 2^64-1 as Go's does.
 import type { CelType } from './schema-types.ts';
 import type { EngineNode } from './engine-ast.ts';
-import { TYPE_NAMES, NAMESPACES, unaryRunCosts } from './cost-plan.ts';
+import { TYPE_NAMES, NAMESPACES, unaryRunCosts, qualifiedTypeChain } from './cost-plan.ts';
 import { allNodes } from './engine-ast.ts';
 
 export interface CostEstimate {
@@ -58,6 +58,17 @@ interface EType {
 }
 
 const DYN: EType = { kind: 'dyn' };
+
+/**
+ * The one type a literal's elements or a conditional's branches share, as cel-go's checker joins
+ * them (schema objects keep their declared fields); undefined when they differ or there are none.
+ */
+function commonType(types: readonly EType[]): EType | undefined {
+  const [first, ...rest] = types;
+  if (first === undefined) return undefined;
+  const key = (t: EType): string => `${t.kind}:${t.name ?? ''}`;
+  return rest.every((t) => key(t) === key(first) && (t.kind !== 'struct' || t.fields === first.fields)) ? first : undefined;
+}
 const SCALARS: ReadonlySet<EType['kind']> = new Set(['bool', 'double', 'duration', 'int', 'timestamp', 'uint']);
 
 function fromCel(t: CelType | undefined): EType {
@@ -204,6 +215,8 @@ class Coster {
       case 'id':
         return this.ident(n, a as string, scope);
       case '.': {
+        // A qualified type name is one identifier to cel-go's checker.
+        if (qualifiedTypeChain(n) !== undefined) return { cost: ONE, type: { kind: 'type' } };
         const [operand, field] = a as [Node, string];
         const o = this.cost(operand, scope);
         const selectCost = o.type.kind === 'map' || o.type.kind === 'struct' || o.type.kind === 'param' ? ONE : ZERO;
@@ -226,12 +239,16 @@ class Coster {
       }
       case 'list': {
         const items = (a as Node[]).map((x) => this.cost(x, scope));
-        return { cost: add(sum(items.map((x) => x.cost)), r(10)), type: this.typeOf(n), size: r(items.length) };
+        const elem = commonType(items.map((x) => x.type));
+        return { cost: add(sum(items.map((x) => x.cost)), r(10)), type: elem === undefined ? this.typeOf(n) : { kind: 'list', elem }, size: r(items.length) };
       }
       case 'map': {
-        const entries = a as Array<[Node, Node]>;
-        const costs = entries.flatMap(([k, v]) => [this.cost(k, scope).cost, this.cost(v, scope).cost]);
-        return { cost: add(sum(costs), r(30)), type: this.typeOf(n), size: r(entries.length) };
+        const entries = (a as Array<[Node, Node]>).map(([k, v]) => [this.cost(k, scope), this.cost(v, scope)] as const);
+        const costs = entries.flatMap(([k, v]) => [k.cost, v.cost]);
+        const key = commonType(entries.map(([k]) => k.type));
+        const elem = commonType(entries.map(([, v]) => v.type));
+        const type: EType = key === undefined || elem === undefined ? this.typeOf(n) : { kind: 'map', key, elem };
+        return { cost: add(sum(costs), r(30)), type, size: r(entries.length) };
       }
       case '&&': case '||': {
         const [l, rr] = (a as Node[]).map((x) => this.cost(x, scope)) as [Est, Est];
@@ -239,7 +256,7 @@ class Coster {
       }
       case '?:': {
         const [c, t, f] = (a as Node[]).map((x) => this.cost(x, scope)) as [Est, Est, Est];
-        return { cost: add(c.cost, union(t.cost, f.cost)), type: this.typeOf(n), size: union(sizeOf(t, scope), sizeOf(f, scope)) };
+        return { cost: add(c.cost, union(t.cost, f.cost)), type: commonType([t.type, f.type]) ?? this.typeOf(n), size: union(sizeOf(t, scope), sizeOf(f, scope)) };
       }
       case '!_': case '-_': {
         const own = r(this.unary.get(n) ?? 1);
@@ -290,6 +307,8 @@ class Coster {
     switch (op) {
       case '==': case '!=': {
         if (op === '==' && lk === rk && (lk === 'opaque' || (lk === 'struct' && l.type.name !== undefined && l.type.name !== 'kubernetes.NamedFormat' && l.type.name !== 'kubernetes.URL'))) return { cost: add(ONE, args), type };
+        // kube's estimator: named formats compare in at most MaxFormatSize (64) characters.
+        if (op === '==' && lk === 'struct' && rk === 'struct' && l.type.name === 'kubernetes.NamedFormat' && rr.type.name === 'kubernetes.NamedFormat') return { cost: add(factor(r(1, 64), 0.1), args), type };
         return { cost: sizedCompare(), type };
       }
       case '<': case '<=': case '>': case '>=': {
@@ -382,7 +401,8 @@ class Coster {
     const v = argNodes[0]?.args as string;
     const elem = range.type.kind === 'list' ? (range.type.elem ?? DYN) : range.type.kind === 'map' ? (range.type.key ?? DYN) : DYN;
     const inner = this.scoped(scope, [[v, true, elem]], range);
-    const body = (i: number): Range => this.cost(argNodes[i] as Node, inner).cost;
+    const bodyEst = (i: number): Est => this.cost(argNodes[i] as Node, inner);
+    const body = (i: number): Range => bodyEst(i).cost;
     const type = this.typeOf(n);
     const rangeSize = sizeOf(range, scope);
     switch (name) {
@@ -394,14 +414,17 @@ class Coster {
       case 'exists_one':
         return { cost: this.comprehension(range, ZERO, ZERO, add(body(1), r(1, 2)), r(2), scope), type };
       case 'map': {
-        const f = argNodes.length === 3 ? body(2) : body(1);
-        let step = add(r(12), f);
+        const transform = argNodes.length === 3 ? bodyEst(2) : bodyEst(1);
+        let step = add(r(12), transform.cost);
         if (argNodes.length === 3) step = add(body(1), union(step, ONE));
-        return { cost: this.comprehension(range, r(10), ZERO, step, ONE, scope), type, size: rangeSize };
+        // The result's elements have the transform's type (a schema object stays one).
+        return { cost: this.comprehension(range, r(10), ZERO, step, ONE, scope), type: { kind: 'list', elem: transform.type }, size: rangeSize };
       }
       default: {
         const step = add(body(1), union(r(13), ONE));
-        return { cost: this.comprehension(range, r(10), ZERO, step, ONE, scope), type, size: rangeSize };
+        // filter keeps the range's elements (a map's keys), with their declared types.
+        const kept: EType = range.type.kind === 'list' ? range.type : range.type.kind === 'map' ? { kind: 'list', elem: range.type.key ?? DYN } : type;
+        return { cost: this.comprehension(range, r(10), ZERO, step, ONE, scope), type: kept, size: rangeSize };
       }
     }
   }
@@ -413,7 +436,8 @@ class Coster {
     const firstType: EType = listRange ? { kind: 'int' } : range.type.kind === 'map' ? (range.type.key ?? DYN) : DYN;
     const secondType: EType = range.type.kind === 'list' || range.type.kind === 'map' ? (range.type.elem ?? DYN) : DYN;
     const inner = this.scoped(scope, [[m.first, true, firstType], [m.second, false, secondType]], range);
-    const bodyCost = this.cost(rest[rest.length - 1] as Node, inner).cost;
+    const body = this.cost(rest[rest.length - 1] as Node, inner);
+    const bodyCost = body.cost;
     const filter = m.hasFilter ? this.cost(rest[0] as Node, inner).cost : undefined;
     const withFilter = (step: Range): Range => (filter === undefined ? step : add(filter, union(step, ONE)));
     const type = this.typeOf(n);
@@ -423,9 +447,9 @@ class Coster {
       case 'existsOne':
         return { cost: this.comprehension(range, ZERO, ZERO, add(bodyCost, r(1, 2)), r(2), scope), type };
       case 'transformList':
-        return { cost: this.comprehension(range, r(10), ZERO, withFilter(add(r(12), bodyCost)), ONE, scope), type, size: sizeOf(range, scope) };
+        return { cost: this.comprehension(range, r(10), ZERO, withFilter(add(r(12), bodyCost)), ONE, scope), type: { kind: 'list', elem: body.type }, size: sizeOf(range, scope) };
       case 'transformMap':
-        return { cost: this.comprehension(range, r(30), ZERO, withFilter(add(r(3), bodyCost)), ONE, scope), type, size: sizeOf(range, scope) };
+        return { cost: this.comprehension(range, r(30), ZERO, withFilter(add(r(3), bodyCost)), ONE, scope), type: { kind: 'map', key: firstType, elem: body.type }, size: sizeOf(range, scope) };
       default:
         return { cost: this.comprehension(range, r(30), ZERO, withFilter(add(r(2), bodyCost)), ONE, scope), type, size: sizeOf(range, scope) };
     }
@@ -440,6 +464,15 @@ class Coster {
     const lib = (e: Est | undefined): Range => (e === undefined ? UNBOUNDED : libSizeOf(e, scope));
     switch (name) {
       case 'check': return done(r(350000));
+      case 'fieldSelector': case 'labelSelector': {
+        const size = lib(a0);
+        // kube's selectorCostEstimate (see selectorCost in cost.ts), saturating as Go's arithmetic does.
+        const cost = (n: bigint): bigint => {
+          const c = 10n + (n + 9n) / 10n + ((n + 1n) / 2n) * 50n;
+          return c > MAX ? MAX : c;
+        };
+        return done({ min: cost(size.min), max: cost(size.max) });
+      }
       case 'serviceAccount': case 'path': case 'group': case 'resource': case 'subresource': case 'namespace': case 'name':
       case 'allowed': case 'reason': case 'error': case 'errored':
         return done(ONE);

@@ -312,9 +312,11 @@ function substring(s: string, start: bigint, end: bigint | undefined): string {
   const runes = [...s];
   const length = BigInt(runes.length);
   const stop = end ?? length;
+  // cel-go's order of checks: an inverted range is reported before indexes out of range.
+  if (end !== undefined && start === stop) return '';
+  if (end !== undefined && start > stop) fail(`invalid substring range. start: ${start}, end: ${stop}`);
   if (start < 0n || start > length) fail(`index out of range: ${start}`);
   if (stop < 0n || stop > length) fail(`index out of range: ${stop}`);
-  if (start > stop) fail(`invalid substring range. start: ${start}, end: ${stop}`);
   return runes.slice(Number(start), Number(stop)).join('');
 }
 
@@ -469,6 +471,7 @@ export function patchChecked(root: EngineNode): void {
     } else if (op === '[]' || op === '[?]') {
       wrapHandle(node, (inner) => (l, r, ...rest) => {
         if (Array.isArray(l) && r instanceof UnsignedInt) return inner(l, r.value, ...rest);
+        if (Array.isArray(l) && typeof r === 'number' && !Number.isInteger(r)) fail(`unsupported index value ${r} in list`);
         if (l instanceof Map && isNumber(r) && !l.has(r)) return inner(l, numericKey(l, r) ?? r, ...rest);
         return inner(l, r, ...rest);
       });
@@ -494,7 +497,7 @@ export function patchChecked(root: EngineNode): void {
         const temporal = temporalArithmetic(l, r, -1n);
         const v = checkTemporal(temporal ?? checkInt(inner(l, r, ...rest)));
         // A timestamp difference is a Go time.Duration in cel-go: int64 nanoseconds.
-        if (l instanceof Date && v instanceof Duration && (v.seconds > MAX_TIME_DIFF_SECONDS || v.seconds < -MAX_TIME_DIFF_SECONDS)) fail('duration out of range');
+        if (l instanceof Date && v instanceof Duration && (v.seconds > MAX_TIME_DIFF_SECONDS || v.seconds < -MAX_TIME_DIFF_SECONDS)) fail('integer overflow');
         return v;
       });
     } else if (op === '%') {

@@ -65,19 +65,17 @@ function daysIn(month: number, year: number): number {
 
 /** time.Parse(time.RFC3339, s): nanoseconds (up to nine digits of fraction) and the written offset kept (see timestamps.ts). */
 export function goParseTimestamp(s: string): Date {
+  // cel-go reports every parse failure as the one conversion error (time.Parse's text is dropped).
+  const invalid = (): never => conversionError('google.protobuf.Timestamp');
   const m = RFC3339.exec(s);
-  if (m === null) return fail(`timestamp() requires a string in ISO 8601 format`);
+  if (m === null) return invalid();
   const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
-  if (mo < 1 || mo > 12) fail('month out of range');
-  if (d < 1 || d > daysIn(mo, y)) fail('day out of range');
-  if (h > 23) fail('hour out of range');
-  if (mi > 59) fail('minute out of range');
-  if (sec > 59) fail('second out of range');
+  if (mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 59) invalid();
   let offsetMinutes = 0;
   if (m[8] !== 'Z') {
     const oh = Number(m[10]);
     const om = Number(m[11]);
-    if (oh > 24 || om > 59) fail('time zone offset out of range');
+    if (oh > 24 || om > 59) invalid();
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
   const date = new Date(Date.UTC(2000, mo - 1, d, h, mi, sec));
@@ -93,7 +91,8 @@ const DURATION_UNITS: Readonly<Record<string, bigint>> = {
 
 /** time.ParseDuration: a sequence of decimal numbers with units, optional sign; "0" alone; int64 nanoseconds. */
 export function goParseDuration(s: string): Duration {
-  const invalid = (): never => fail(`time: invalid duration ${JSON.stringify(s)}`);
+  // cel-go reports a failed time.ParseDuration as a conversion error, without Go's own text.
+  const invalid = (): never => conversionError('google.protobuf.Duration');
   let rest = s;
   let negative = false;
   if (rest[0] === '-' || rest[0] === '+') {

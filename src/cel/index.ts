@@ -13,6 +13,8 @@ import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
+import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
+import { celGoEvalMessage } from './messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -20,6 +22,7 @@ export type { CostEstimate } from './estimate.ts';
 export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';
 export { COST_LIMIT_MESSAGE } from './cost.ts';
+export type { FieldPath, PathStep } from './introspect.ts';
 
 /** kube-apiserver's per-expression runtime budget for CRD rules and admission expressions. */
 export const PER_CALL_COST_LIMIT = 1_000_000;
@@ -151,8 +154,22 @@ function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment)
   const constant = compileUncached(source.slice(start, end), { variables: {}, expressions: env.expressions }, false);
   if (isCompileError(constant)) return { error: constant.message.split('\n')[0] ?? '' };
   const out = withCostBudget(Number.MAX_SAFE_INTEGER, () => constant.run({}));
-  if (out.error !== undefined) return { error: out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error) };
+  if (out.error !== undefined) return { error: celGoEvalMessage(out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error)) };
   return { value: out.result };
+}
+
+/**
+ * The checked type of a compiled expression's result in cel-go's spelling (`bool`, `string`,
+ * `list(int)`, `map(string, dyn)`, `null_type`; `dyn` when not known statically), as kube names it
+ * in "must evaluate to bool but got int".
+ */
+export function outputType(compiled: CompiledExpression): string {
+  return outputTypeName(compiled.ast);
+}
+
+/** The selection chains the expression starts at its variables (`object.spec.replicas`), as written. */
+export function fieldPaths(compiled: CompiledExpression): FieldPath[] {
+  return fieldPathsOf(compiled.ast);
 }
 
 export function isCompileError(c: CompiledExpression | CompileError): c is CompileError {
@@ -174,7 +191,7 @@ export function evaluate(compiled: CompiledExpression, activation: Record<string
     return { kind: 'error', reason: 'CostLimitExceeded', message: COST_LIMIT_MESSAGE, cost: out.cost };
   }
   if (out.error !== undefined) {
-    const message = out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error);
+    const message = celGoEvalMessage(out.error instanceof Error ? out.error.message.split('\n')[0] ?? '' : String(out.error));
     return { kind: 'error', reason: 'EvaluationError', message, cost: out.cost };
   }
   return { kind: 'value', value: out.result, cost: out.cost };

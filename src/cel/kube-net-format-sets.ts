@@ -33,7 +33,16 @@ function registerCIDR(env: Environment): void {
   env.registerFunction('isCIDR(string): bool', (s: string) => isKubeCIDR(s));
   env.registerFunction('string(net.CIDR): string', (c: CIDRPrefix) => c.toString());
   env.registerFunction('net.CIDR.containsIP(net.IP): bool', (c: CIDRPrefix, ip: IPAddress) => c.contains(ip));
-  env.registerFunction('net.CIDR.containsIP(string): bool', (c: CIDRPrefix, s: string) => c.contains(parseKubeIP(s)));
+  env.registerFunction('net.CIDR.containsIP(string): bool', (c: CIDRPrefix, s: string) => {
+    let ip: IPAddress;
+    try {
+      ip = parseKubeIP(s);
+    } catch {
+      // kube passes the parse error on as an operand no overload takes.
+      throw new Error('no such overload');
+    }
+    return c.contains(ip);
+  });
   const containsCIDR = (c: CIDRPrefix, o: CIDRPrefix): boolean => c.overlaps(o) && c.bits <= o.bits;
   env.registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', containsCIDR);
   env.registerFunction('net.CIDR.containsCIDR(string): bool', (c: CIDRPrefix, s: string) => containsCIDR(c, parseKubeCIDR(s)));

@@ -190,6 +190,9 @@ function registerAuthorizer(env: Environment): void {
   env.registerFunction(`${R}.subresource(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ subresource: s }));
   env.registerFunction(`${R}.namespace(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ namespace: s }));
   env.registerFunction(`${R}.name(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ name: s }));
+  // AuthzSelectors (kube 1.31+, on with the AuthorizeWithSelectors gate, beta and on in 1.32).
+  env.registerFunction(`${R}.fieldSelector(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ fieldSelector: s }));
+  env.registerFunction(`${R}.labelSelector(string): ${R}`, (r: ResourceCheckValue, s: string) => r.with({ labelSelector: s }));
   env.registerFunction(`${R}.check(string): kubernetes.authorization.Decision`, (r: ResourceCheckValue, verb: string) => r.check(verb));
   env.registerFunction('kubernetes.authorization.PathCheck.check(string): kubernetes.authorization.Decision', (p: PathCheckValue, verb: string) => p.check(verb));
   const D = 'kubernetes.authorization.Decision';
@@ -227,9 +230,11 @@ function registerNullEquality(env: Environment): void {
 function registerNullOrdering(env: Environment): void {
   const noOverload = () => fail('no such overload');
   for (const op of ['<', '<=', '>', '>=']) {
-    env.registerOperator(`null ${op} null`, noOverload);
+    // cel-go's dispatcher names the operator when the left operand is null.
+    const nullFirst = () => fail(`no such overload: _${op}_`);
+    env.registerOperator(`null ${op} null`, nullFirst);
     for (const t of ['google.protobuf.Timestamp', 'google.protobuf.Duration']) {
-      env.registerOperator(`null ${op} ${t}`, noOverload);
+      env.registerOperator(`null ${op} ${t}`, nullFirst);
       env.registerOperator(`${t} ${op} null`, noOverload);
     }
   }

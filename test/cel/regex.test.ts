@@ -71,7 +71,7 @@ describe('RE2 syntax errors', () => {
   });
 
   it('still refuses operands that are not strings', () => {
-    expect(run("s.matches('a')", { s: 5n })).toMatchObject({ kind: 'error', message: expect.stringContaining('no matching overload') });
+    expect(run("s.matches('a')", { s: 5n })).toMatchObject({ kind: 'error', message: 'no such overload' });
     expect(isCompileError(compile("1.matches('a')", env))).toBe(true);
   });
 });

@@ -8,8 +8,8 @@
  * when the policy defines variables (its composited compiler).
  */
 import type { Schema } from '../../schema/types.ts';
-import { formatIssues, undefinedFields, type EngineNode } from './ast-fields.ts';
-import { compile, isCompileError, type CompiledExpression, type CompileError, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
+import { formatIssues, undefinedFields } from './ast-fields.ts';
+import { compile, isCompileError, outputType, fieldPaths, type CompiledExpression, type CompileError, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
 
 export interface ExpressionOptions {
   readonly hasParams: boolean;
@@ -49,25 +49,11 @@ export type ExpectedType = 'bool' | 'string' | 'stringOrNull' | 'any';
 
 export type Compiled = { readonly ok: true; readonly program: CompiledExpression } | { readonly ok: false; readonly detail: string };
 
-/** The cel-go spelling of the engine's type name (`list<int>` is `list(int)`, `null` is `null_type`). */
-function celGoTypeName(name: string): string {
-  if (name === 'null') return 'null_type';
-  return name.replace(/</g, '(').replace(/>/g, ')');
-}
-
-/** The checked output type of a program, as the engine names it ('dyn' when unknown). */
-function outputType(program: CompiledExpression): string {
-  // The checked AST carries the output type; src/cel exposes the AST for its cost estimate.
-  const checked = (program.ast as unknown as { checkedType?: { name?: unknown } }).checkedType;
-  return typeof checked?.name === 'string' ? checked.name : 'dyn';
-}
-
 /** cel-go compares the checked output type exactly: a `dyn` result is refused where a bool is expected. */
 function acceptsType(expected: ExpectedType, name: string): boolean {
   if (expected === 'any') return true;
-  const unwrapped = /^dyn<(.+)>$/.exec(name)?.[1] ?? name;
-  if (expected === 'stringOrNull') return unwrapped === 'string' || unwrapped === 'null';
-  return unwrapped === expected;
+  if (expected === 'stringOrNull') return name === 'string' || name === 'null_type';
+  return name === expected;
 }
 
 /**
@@ -92,13 +78,13 @@ export function compilePolicyExpression(expression: string, expected: ExpectedTy
   if (opts.hasVariables && opts.variableNames !== undefined) {
     const declared: Record<string, Schema> = {};
     for (const name of opts.variableNames) declared[name] = { 'x-kubernetes-preserve-unknown-fields': true };
-    const issues = undefinedFields(program.ast as unknown as EngineNode, { variables: { type: 'object', properties: declared } });
+    const issues = undefinedFields(fieldPaths(program), { variables: { type: 'object', properties: declared } });
     if (issues.length > 0) return { ok: false, detail: `compilation failed: ${formatIssues(expression, issues)}` };
   }
   const type = outputType(program);
   if (!acceptsType(expected, type)) {
     const want = expected === 'stringOrNull' ? 'one of [string null_type]' : expected;
-    return { ok: false, detail: `must evaluate to ${want} but got ${celGoTypeName(type)}` };
+    return { ok: false, detail: `must evaluate to ${want} but got ${type}` };
   }
   return { ok: true, program };
 }

@@ -8,7 +8,8 @@
  * schema does not have ("undefined field"), reported in cel-go's error format.
  */
 import type { Schema } from '../../schema/types.ts';
-import { formatIssues, undefinedFields, type EngineNode } from './ast-fields.ts';
+import { fieldPaths } from '../../cel/index.ts';
+import { formatIssues, undefinedFields } from './ast-fields.ts';
 import type { CompiledPolicy } from './compiled.ts';
 
 /** A kind a policy's rules name, with its schema. */
@@ -72,7 +73,7 @@ export function typeCheckPolicy(policy: CompiledPolicy, kinds: readonly CheckedK
     for (const k of kinds) {
       const roots: Record<string, Schema> = { object: k.schema, oldObject: k.schema };
       if (paramSchema !== undefined) roots.params = paramSchema;
-      const issues = undefinedFields(program.ast as unknown as EngineNode, roots);
+      const issues = undefinedFields(fieldPaths(program), roots);
       if (issues.length > 0) results.push(`${gvkString(k)}: ${formatIssues(entry.expression, issues)}\n`);
     }
     if (results.length > 0) warnings.push({ fieldRef, warning: results.join('\n') });

@@ -12,7 +12,7 @@ import { arrField, labelSelectorSchema, objField, s } from './common-schemas.ts'
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 import { validateLabelSelector } from './rbac.ts';
-import { compile, isCompileError } from '../../cel/index.ts';
+import { compile, isCompileError, outputType } from '../../cel/index.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.k8s.io';
 
@@ -229,9 +229,9 @@ function matchConditionErrors(conds: unknown[], path: string, oldExpressions: Re
       const compiled = compile(expr, { variables: MATCH_CONDITION_VARIABLES, expressions: oldExpressions?.has(String(cond.expression)) ? 'stored' : 'new' });
       if (isCompileError(compiled)) errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `compilation failed: ${compiled.message}`));
       else {
-        // The checked program's result type (the engine's, on the root node); dyn passes, as in kube.
-        const type = (compiled.ast as unknown as { checkedType?: { name?: string } }).checkedType?.name;
-        if (type !== undefined && type !== 'bool' && type !== 'dyn') errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `must evaluate to bool but got ${type}`));
+        // The checked program's result type; dyn passes, as in kube.
+        const type = outputType(compiled);
+        if (type !== 'bool' && type !== 'dyn') errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `must evaluate to bool but got ${type}`));
       }
     }
     const name = String(cond.name ?? '');

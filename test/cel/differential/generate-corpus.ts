@@ -381,6 +381,21 @@ each('schema', [
   'self.ports.exists_one(p, p.port == 80)', 'self.tags.all(t, t in oldSelf.tags)', 'self.created + duration("1h") > self.created', 'type(self)', 'self.ports[0].name.size()', 'self.ports.sort()', '{"a": self.name}.a', 'self.replicas * 2 <= 10',
 ], { schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
 each('schema-stored', ['self.ports.all(i, p, p.port > i)', 'self.labels.all(k, v, v.size() > 0)', 'self.tags.transformList(i, t, t + string(i))', 'self.labels.transformMap(k, v, v + "!")'], { env: 'stored', schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
+// Estimates through macro results: the element types a filter, map, bind or conditional carry on
+// decide whether a later field selection is charged.
+each('schema-derived', [
+  'self.ports.map(p, p).map(q, q.name)', 'self.ports.map(p, p).all(q, q.port > 0)', 'self.ports.filter(p, true).all(q, q.port > 0)', 'self.labels.filter(k, true).all(k, k.size() > 0)',
+  '[self.ports[0]].map(q, q.name)', '(true ? self.ports : oldSelf.ports).map(q, q.name)', 'cel.bind(ps, self.ports, ps.map(q, q.name))', 'self.ports.map(p, p.name).map(n, n.size())',
+  'self.ports.filter(p, p.port > 1).filter(p, p.port > 2).map(p, p.name)', 'self.ports.map(p, [p]).map(l, l[0].name)', 'self.ports.map(p, {"k": p}).map(m, m.k.port)', 'self.tags.filter(t, t != "a").map(t, t.size())',
+  'self.ports.filter(p, p.port > 100).exists(p, p.name == "x")', 'self.ports.map(p, p.port).filter(x, x > 1).sum()', 'self.labels.map(k, self.labels[k]).filter(v, v.size() > 1)',
+], { schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
+each('schema-derived-stored', ['self.ports.transformList(i, p, p).map(q, q.name)', 'self.ports.transformList(i, p, p.port > 0, p).all(q, q.port > 0)', 'self.labels.transformMap(k, v, v).all(k, k.size() > 0)'],
+  { env: 'stored', schema: crdSchema, bindings: { self: crdValue, oldSelf: crdOld } });
+// Evaluation error texts reached through dyn operands and parse failures inside functions.
+each('messages', ["cidr('10.0.0.0/8').containsCIDR('nope')", "cidr('10.0.0.0/8').containsIP('nope')", "dyn(1).startsWith('a')", 'dyn([1,2])[dyn(1.0)]', 'dyn([1,2])[-1.5]', 'size(dyn(1))',
+  "dyn('a').size() + dyn(1).size()", "dyn({}).startsWith('a', 'b')", "''.substring(2, 1)", "'abc'.substring(4, 5)", "'abc'.substring(2, 2)", 'optional.none().value()', 'dyn(1) && true', '[1][2]', '[1][-1]', "{'a': 1}['b']",
+  "timestamp('9999-12-31T23:59:59Z') - timestamp('0001-01-01T00:00:00Z')", "timestamp('9999-12-31T23:59:59Z') + duration('1s')", "duration('1x')", "timestamp('2023-02-30T00:00:00Z')", '5 % 0', '5u % 0u', '5 / 0', '1u - 2u',
+  'null < 1', 'dyn(null) < 1', '1 < dyn(null)', "dyn('a') + 1", "dyn(null) + 1"]);
 
 for (const e of out) process.stdout.write(`${JSON.stringify(e)}\n`);
 process.stderr.write(`${out.length} corpus entries\n`);

@@ -28,8 +28,9 @@ export interface Outcome {
   readonly costLimitExceeded?: boolean;
 }
 
-export type Aspect = 'phase' | 'value' | 'costLimit' | 'cost' | 'estimate';
-export const ASPECTS: readonly Aspect[] = ['phase', 'value', 'costLimit', 'cost', 'estimate'];
+export type Aspect = 'phase' | 'value' | 'costLimit' | 'cost' | 'estimate' | 'message';
+/** `message`: an evaluation error's text (what a policy denial or a CRD rule failure shows). */
+export const ASPECTS: readonly Aspect[] = ['phase', 'value', 'costLimit', 'cost', 'estimate', 'message'];
 
 const here = new URL('.', import.meta.url);
 
@@ -142,5 +143,6 @@ export function disagreements(expected: Outcome, ours: Outcome): Aspect[] {
   if (Boolean(expected.costLimitExceeded) !== Boolean(ours.costLimitExceeded)) out.push('costLimit');
   if (expected.phase === ours.phase && expected.phase !== 'compile' && expected.cost !== ours.cost) out.push('cost');
   if (expected.estimate !== undefined && ours.phase !== 'compile' && (expected.estimate.min !== ours.estimate?.min || expected.estimate.max !== ours.estimate?.max)) out.push('estimate');
+  if (expected.phase === 'eval' && ours.phase === 'eval' && expected.error !== ours.error) out.push('message');
   return out;
 }

@@ -14,6 +14,7 @@ export function reasonFor(e: CorpusEntry, exp: Outcome, ours: Outcome, aspects: 
     return `kube ${exp.phase === 'eval' ? 'fails when evaluating' : 'returns a value'}, the engine ${ours.phase === 'eval' ? 'fails' : 'returns a value'}`;
   }
   if (aspects.includes('value')) return `value differs: kube ${JSON.stringify(exp.value).slice(0, 80)}, engine ${JSON.stringify(ours.value).slice(0, 80)}`;
+  if (aspects.includes('message')) return `evaluation error text: kube ${JSON.stringify(exp.error)}, engine ${JSON.stringify(ours.error)}`;
   if (aspects.includes('cost')) return `runtime cost: kube ${exp.cost}, engine ${ours.cost}`;
   return `estimate: kube ${JSON.stringify(exp.estimate)}, engine ${JSON.stringify(ours.estimate)}${e.schema ? ' (schema-typed)' : ''}`;
 }

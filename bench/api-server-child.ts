@@ -18,6 +18,25 @@ const server = await startApiServer({
     dataDir,
     storageBackend: (process.env.BENCH_BACKEND as 'sqlite' | 'memory' | undefined) ?? 'sqlite',
     historyMs: 5 * 60_000,
+    // bench/audit.ts: audit events to a file under the given policy.
+    ...(process.env.BENCH_AUDIT_POLICY && process.env.BENCH_AUDIT_LOG
+      ? {
+          audit: {
+            policyFile: process.env.BENCH_AUDIT_POLICY,
+            logPath: process.env.BENCH_AUDIT_LOG,
+            logMaxAgeDays: 0,
+            logMaxBackups: 0,
+            logMaxSizeMB: 0,
+            logBufferSize: 10_000,
+            webhookBatchBufferSize: 10_000,
+            webhookBatchMaxSize: 400,
+            webhookBatchMaxWaitMs: 30_000,
+            webhookBatchThrottleQps: 10,
+            webhookBatchThrottleBurst: 15,
+            webhookInitialBackoffMs: 10_000,
+          },
+        }
+      : {}),
   },
 });
 process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey });

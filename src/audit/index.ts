@@ -56,6 +56,9 @@ export class AuditRecord {
   responsePayload: unknown;
   responseType = '';
   started = false;
+  /** The parts every event of the request repeats, computed once. */
+  userJson: Record<string, unknown> | undefined;
+  sourceIPs: string[] | undefined;
 
   constructor(
     readonly id: string,
@@ -80,8 +83,11 @@ function microTime(ms: number): string {
 /** The wall clock with sub-millisecond precision. */
 const nowMs = () => performance.timeOrigin + performance.now();
 
+const HTML_CHARS = /[<>&\u2028\u2029]/;
+
 /** Go's encoding/json escapes these in strings (HTML-safe output); kube's audit log shows them so. */
 function goEscape(json: string): string {
+  if (!HTML_CHARS.test(json)) return json;
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -310,8 +316,11 @@ export class Auditor {
       if (info.name) ref.name = info.name;
       // kube's LogRequestObject completes the reference from the request's object (a create's name).
       if (final && !response?.failedAuthentication) {
-        const isWrite = info.verb === 'create' || info.verb === 'update' || info.verb === 'patch' || info.verb === 'delete' || info.verb === 'deletecollection';
-        const body = isWrite ? decodedBody(req.body, String(req.headers['content-type'] ?? '')) : undefined;
+        // The body is decoded only when the event shows something of it: a create's or update's
+        // object (its name, uid, resourceVersion) at every level, any write's body at Request and up.
+        const wantsObject = info.verb === 'create' || info.verb === 'update';
+        const isWrite = wantsObject || info.verb === 'patch' || info.verb === 'delete' || info.verb === 'deletecollection';
+        const body = isWrite && (wantsObject || record.atLeast('Request')) ? decodedBody(req.body, String(req.headers['content-type'] ?? '')) : undefined;
         const meta = info.verb !== 'patch' && body && typeof body === 'object' ? ((body as { metadata?: Record<string, unknown> }).metadata ?? undefined) : undefined;
         if (meta) {
           if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
@@ -358,9 +367,9 @@ export class Auditor {
       stage,
       requestURI: req.url,
       verb: info?.verb ?? req.method.toLowerCase(),
-      user: userInfo(record.user),
+      user: (record.userJson ??= userInfo(record.user)),
       ...(record.impersonatedUser ? { impersonatedUser: userInfo(record.impersonatedUser) } : {}),
-      sourceIPs: sourceIPs(req),
+      sourceIPs: (record.sourceIPs ??= sourceIPs(req)),
       ...(req.headers['user-agent'] ? { userAgent: String(req.headers['user-agent']) } : {}),
       ...(objectRef ? { objectRef } : {}),
       ...(responseStatus ? { responseStatus } : {}),

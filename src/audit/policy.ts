@@ -185,20 +185,24 @@ function ruleMatches(r: PolicyRule, a: AuditAttributes): boolean {
   return true;
 }
 
-/** kube's ruleMatchesResource: namespaces ("" is cluster scope), then group, resource/subresource wildcards and names. */
+/**
+ * kube's ruleMatchesResource, literally: namespaces ("" is cluster scope), then per group the
+ * resources: a lone star (anything, subresources too), `resource` or `resource/sub` exactly, a star
+ * for the resource with a given subresource, and `resource/` plus a star (which kube also matches
+ * for the resource itself), with resourceNames when given.
+ */
 function resourceMatches(r: PolicyRule, a: AuditAttributes): boolean {
   if (r.namespaces.length > 0 && !r.namespaces.includes(a.namespace)) return false;
   if (r.resources.length === 0) return true;
   const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
-  const subWildcard = `${a.resource}/*`;
-  const resWildcard = a.subresource === '' ? '' : `*/${a.subresource}`;
   for (const gr of r.resources) {
     if (gr.group !== a.apiGroup) continue;
     if (gr.resources.length === 0) return true;
+    if (gr.resourceNames.length > 0 && !gr.resourceNames.includes(a.name)) continue;
     for (const res of gr.resources) {
-      if (res === '*/*' || res === combined || res === subWildcard || (res === '*' && a.subresource === '') || (resWildcard !== '' && res === resWildcard)) {
-        if (gr.resourceNames.length === 0 || gr.resourceNames.includes(a.name)) return true;
-      }
+      if (res === combined || res === '*') return true;
+      if (a.subresource !== '' && res.startsWith('*/') && res.slice(2) === a.subresource) return true;
+      if (res.endsWith('/*') && res.slice(0, -2) === a.resource) return true;
     }
   }
   return false;

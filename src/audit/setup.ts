@@ -24,7 +24,11 @@ export async function createAuditor(flags: AuditFlags | undefined, deprecation?:
   let auditor: Auditor | undefined;
   const observer = { error: (plugin: string, count: number, reason: string) => auditor?.observer.error(plugin, count, reason) };
   if (flags.logPath) {
-    sinks.push(new LogSink({ path: flags.logPath, maxSizeMB: flags.logMaxSizeMB, maxBackups: flags.logMaxBackups, maxAgeDays: flags.logMaxAgeDays, bufferSize: flags.logBufferSize }, observer));
+    try {
+      sinks.push(new LogSink({ path: flags.logPath, maxSizeMB: flags.logMaxSizeMB, maxBackups: flags.logMaxBackups, maxAgeDays: flags.logMaxAgeDays, bufferSize: flags.logBufferSize }, observer));
+    } catch (err) {
+      throw new AuditConfigError(`--audit-log-path: cannot open ${JSON.stringify(flags.logPath)}: ${(err as Error).message}`);
+    }
   }
   if (flags.webhookConfigFile) {
     let conn;

@@ -8,10 +8,10 @@
  *   lumberjack's backup names (`audit-2024-01-02T03-04-05.678.log`) as kube-apiserver writes them.
  * - WebhookSink: an audit.k8s.io/v1 EventList per batch POSTed to the server of a kubeconfig,
  *   batches of up to `maxBatchSize` sent every `maxBatchWait` or when full, at most
- *   `throttleQps` batches a second (burst `throttleBurst`), failed batches retried with backoff
- *   until `initialBackoffMs` doubles past a minute, then dropped (counted).
+ *   `throttleQps` batches a second (burst `throttleBurst`), a failed batch retried up to five
+ *   times with backoff from `initialBackoffMs` (growing by 1.5), then dropped (counted).
  */
-import { createWriteStream, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import https from 'node:https';
 import http from 'node:http';
@@ -47,6 +47,9 @@ class BoundedQueue {
     return this.items.length;
   }
 }
+
+/** How long the log sink gathers events before writing them. */
+const LOG_BATCH_MS = 5;
 
 export interface LogSinkOptions {
   /** A file path, or `-` for stdout. */
@@ -89,7 +92,9 @@ export class LogSink implements AuditSink {
     } catch {
       this.size = 0;
     }
-    this.stream = createWriteStream(this.opts.path, { flags: 'a', mode: 0o600 });
+    // Opened now, not when the stream gets to it: a rotation right after must find the file in place.
+    const fd = openSync(this.opts.path, 'a', 0o600);
+    this.stream = createWriteStream('', { fd });
     this.stream.on('error', (err) => this.observer.error('log', 1, err.message));
   }
 
@@ -100,25 +105,46 @@ export class LogSink implements AuditSink {
     }
     if (!this.writing) {
       this.writing = true;
-      setImmediate(() => this.flush());
+      // A few milliseconds of events go out in one write: one system call for many requests.
+      setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
     }
   }
 
   /** Writes everything queued, batch by batch, waiting for the stream when it pushes back. */
   private flush(): void {
+    try {
+      this.flushBatch();
+    } catch (err) {
+      // A file that cannot be opened or written (disk full, directory gone): the batch is lost, counted; later ones try again.
+      this.observer.error('log', 1, (err as Error).message);
+      this.writing = false;
+      this.drained?.();
+    }
+  }
+
+  private flushBatch(): void {
     const batch = this.queue.take(1000);
     if (batch.length === 0) {
       this.writing = false;
       this.drained?.();
       return;
     }
-    const text = `${batch.join('\n')}\n`;
-    const bytes = Buffer.byteLength(text);
-    if (this.opts.path !== '-' && this.opts.maxSizeMB > 0 && this.size > 0 && this.size + bytes > this.opts.maxSizeMB * 1024 * 1024) this.rotate();
-    this.size += bytes;
+    // As lumberjack: a line that would take the file past its maximum size goes to a new file.
+    const max = this.opts.path !== '-' && this.opts.maxSizeMB > 0 ? this.opts.maxSizeMB * 1024 * 1024 : Infinity;
+    let pending = '';
+    for (const line of batch) {
+      const bytes = Buffer.byteLength(line) + 1;
+      if (this.size > 0 && this.size + bytes > max) {
+        if (pending !== '') this.stream!.write(pending);
+        pending = '';
+        this.rotate();
+      }
+      pending += `${line}\n`;
+      this.size += bytes;
+    }
     const stream = this.stream!;
-    const ok = stream.write(text);
-    if (ok) setImmediate(() => this.flush());
+    const ok = stream.write(pending);
+    if (ok) setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
     else stream.once('drain', () => this.flush());
   }
 
@@ -127,7 +153,10 @@ export class LogSink implements AuditSink {
     const old = this.stream as WriteStream;
     old.end();
     try {
-      renameSync(this.opts.path, backupName(this.opts.path, new Date()));
+      // Two rotations within a millisecond would share a name: the later one takes the next millisecond.
+      let at = Date.now();
+      while (existsSync(backupName(this.opts.path, new Date(at)))) at++;
+      renameSync(this.opts.path, backupName(this.opts.path, new Date(at)));
     } catch (err) {
       this.observer.error('log', 0, `rotating ${this.opts.path}: ${(err as Error).message}`);
     }
@@ -264,19 +293,19 @@ export class WebhookSink implements AuditSink {
     }
   }
 
-  /** kube's webhook backend retries a failed batch with exponential backoff, then gives it up. */
+  /** kube's webhook backend retries a failed batch (5 attempts, backoff from initialBackoff by 1.5), then gives it up. */
   private async sendWithRetry(batch: string[]): Promise<void> {
     const body = `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[${batch.join(',')}]}`;
     let backoff = this.opts.initialBackoffMs;
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const err = await this.send(body);
       if (err === undefined) return;
-      if (this.closed || backoff > 60_000) {
+      if (this.closed || attempt >= 5) {
         this.observer.error('webhook', batch.length, err);
         return;
       }
       await new Promise((r) => setTimeout(r, backoff).unref());
-      backoff *= 2;
+      backoff *= 1.5;
     }
   }
 

@@ -57,6 +57,7 @@ import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerT
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
 import { AuditPolicyError } from '../audit/policy.ts';
 import { AuditConfigError, createAuditor } from '../audit/setup.ts';
+import { deprecationOf } from '../features/deprecation.ts';
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
@@ -548,9 +549,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {
+    // The deprecation facts the front door warns with (src/features/deprecation.ts).
     auditor = await createAuditor(config.audit, (group, version, resource) => {
-      const rt = catalog.lookup(group, version, resource)?.rt as { deprecationWarning?: string; removedRelease?: string } | undefined;
-      return rt?.deprecationWarning ? { deprecated: true, ...(rt.removedRelease ? { removedRelease: rt.removedRelease } : {}) } : undefined;
+      const rt = catalog.lookup(group, version, resource)?.rt;
+      const d = rt ? deprecationOf(rt) : undefined;
+      return d ? { deprecated: true, ...(d.removedRelease ? { removedRelease: d.removedRelease } : {}) } : undefined;
     });
   } catch (err) {
     if (err instanceof AuditPolicyError || err instanceof AuditConfigError) throw new StartupError(err.message, { cause: err });

@@ -10,27 +10,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import type { AuditFlags } from '../../src/server/config.ts';
+import { auditFlags } from './flags.ts';
 import { REFERENCE_EVENTS } from './reference-events.ts';
 import { parsePromText, sampleValue } from '../metrics/prom-text.ts';
 
 const POLICY = new URL('./audit-policy.yaml', import.meta.url).pathname;
-
-export function auditFlags(extra: Partial<AuditFlags>): AuditFlags {
-  return {
-    logMaxAgeDays: 0,
-    logMaxBackups: 0,
-    logMaxSizeMB: 0,
-    logBufferSize: 10_000,
-    webhookBatchBufferSize: 10_000,
-    webhookBatchMaxSize: 400,
-    webhookBatchMaxWaitMs: 30_000,
-    webhookBatchThrottleQps: 10,
-    webhookBatchThrottleBurst: 15,
-    webhookInitialBackoffMs: 10_000,
-    ...extra,
-  };
-}
 
 /** Values that differ between any two servers: IDs, clocks, generated names, the credential. */
 function normalize(line: string): string {
@@ -161,5 +145,36 @@ describe('startup', () => {
       `loading audit policy file ${JSON.stringify(bad)}: omitStages[0]: Unsupported value: "Nope": supported values: "RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"; rules[0].level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse"; rules[1].nonResourceURLs: Invalid value: []string{"/x"}: rules cannot apply to both regular resources and non-resource URLs`,
     );
     await rm(d, { recursive: true, force: true });
+  });
+});
+
+describe('panic', () => {
+  it('a handler failing with something that is not an API error is audited at the Panic stage, not ResponseComplete', async () => {
+    const d = await mkdtemp(join(tmpdir(), 'kgw-audit-panic-'));
+    const panicLog = join(d, 'audit.log');
+    // A plugin with a defect: it throws a plain Error for one object.
+    const broken = {
+      name: 'Broken',
+      handles: () => true,
+      validate(a: { object: { metadata?: { name?: string } } | null }) {
+        if (a.object?.metadata?.name === 'panic') throw new Error('boom');
+      },
+    };
+    const s = await startTestServer({ config: { audit: auditFlags({ policyFile: POLICY, logPath: panicLog }) }, extraAdmissionPlugins: [broken as never] });
+    try {
+      const r = await s.request('POST', '/api/v1/namespaces/default/configmaps', { headers: { 'Audit-ID': 'panic-1' }, body: { metadata: { name: 'panic' } } });
+      expect(r.status).toBe(500);
+      let mine: Record<string, any>[] = [];
+      for (let i = 0; i < 100 && mine.length < 2; i++) {
+        await new Promise((ok) => setTimeout(ok, 20));
+        const text = await readFile(panicLog, 'utf8').catch(() => '');
+        mine = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((e) => e.auditID === 'panic-1');
+      }
+      expect(mine.map((e) => e.stage)).toEqual(['RequestReceived', 'Panic']);
+      expect(mine[1]!.responseStatus).toEqual({ metadata: {}, status: 'Failure', message: "APIServer panic'd: boom", reason: 'InternalError', code: 500 });
+    } finally {
+      await s.close();
+      await rm(d, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,97 @@
+/**
+ * Audit benchmark (issue 18): creates per second at 32 clients against a server in its own
+ * process (SQLite store, as deployed) with audit off, and with every request audited at the
+ * Metadata level to a log file; rounds alternate between fresh servers of each kind, and the
+ * medians are printed with the server's CPU time per request (load-independent on a shared machine).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface Ready { url: string; ca: string; cert: string; key: string }
+
+const dir = await mkdtemp(join(tmpdir(), 'kgw-bench-audit-'));
+const policy = join(dir, 'policy.yaml');
+await writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+
+async function server(audit: boolean, round: number): Promise<{ child: ChildProcess; ready: Ready; agent: https.Agent; log: string }> {
+  const log = join(dir, `audit-${round}.log`);
+  const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...(audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  process.on('exit', () => child.kill());
+  const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
+  return { child, ready, agent: new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 }), log };
+}
+
+function request(s: { ready: Ready; agent: https.Agent }, method: string, path: string, body?: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = https.request(`${s.ready.url}${path}`, { method, agent: s.agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string; micros: number }) => {
+      if (m.type !== 'cpu') return;
+      child.off('message', on);
+      resolve(m.micros);
+    };
+    child.on('message', on);
+    child.send({ type: 'cpu' });
+  });
+}
+
+async function load(s: { ready: Ready; agent: https.Agent; child: ChildProcess }, prefix: string, total: number, clients: number): Promise<{ rate: number; cpu: number }> {
+  let next = 0;
+  const c0 = await cpuOf(s.child);
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const code = await request(s, 'POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `${prefix}-${i}` }, data: { key: `value-${i}` } });
+        if (code !== 201) throw new Error(`create answered ${code}`);
+      }
+    }),
+  );
+  const rate = total / ((performance.now() - t0) / 1000);
+  return { rate, cpu: ((await cpuOf(s.child)) - c0) / total };
+}
+
+const TOTAL = Number(process.env.BENCH_AUDIT_CREATES ?? 4000);
+const ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 3);
+const results: Record<'off' | 'on', { rate: number; cpu: number }[]> = { off: [], on: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  for (const mode of ['off', 'on'] as const) {
+    const s = await server(mode === 'on', r);
+    await request(s, 'POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+    await load(s, 'warm', 500, 32);
+    const out = await load(s, 'run', TOTAL, 32);
+    results[mode].push(out);
+    const size = mode === 'on' ? (await stat(s.log).catch(() => ({ size: 0 }))).size : 0;
+    console.log(`audit round ${r + 1} ${mode.padEnd(3)}  ${out.rate.toFixed(0).padStart(6)} creates/s at 32 clients  server CPU ${out.cpu.toFixed(0)} µs/create${mode === 'on' ? `  (log ${(size / 1e6).toFixed(1)} MB)` : ''}`);
+    s.child.send({ type: 'stop' });
+    s.agent.destroy();
+    await new Promise((r2) => s.child.on('exit', r2));
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const off = median(results.off.map((x) => x.rate));
+const on = median(results.on.map((x) => x.rate));
+const cpuOff = median(results.off.map((x) => x.cpu));
+const cpuOn = median(results.on.map((x) => x.cpu));
+console.log(`audit Metadata to a file: ${on.toFixed(0)} vs ${off.toFixed(0)} creates/s = ${((on / off) * 100).toFixed(0)}% (target >= 95%); server CPU ${cpuOn.toFixed(0)} vs ${cpuOff.toFixed(0)} µs/create (+${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)}%)`);
+await rm(dir, { recursive: true, force: true });

@@ -42,6 +42,8 @@ interface Replica {
 
 let tls: { ca: Buffer; cert: Buffer; key: Buffer } | undefined;
 const agent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+// Watches hold their connection for good: their own agent, without a socket limit, so writes never queue behind them.
+const watchAgent = new https.Agent({ keepAlive: false, maxSockets: Infinity });
 
 function startReplica(etcd: EtcdServer, dataDir: string, fanout: string | undefined): Promise<Replica> {
   return new Promise((resolve, reject) => {
@@ -147,11 +149,13 @@ async function ensureNamespace(r: Replica, ns: string): Promise<void> {
 function openWatchers(replicas: Replica[], ns: string, count: number, from: string) {
   const arrivals: Array<Map<string, number>> = [];
   const reqs: Array<ReturnType<typeof https.request>> = [];
+  const state = { connected: 0 };
   for (let i = 0; i < count; i++) {
     const seen = new Map<string, number>();
     arrivals.push(seen);
     const r = replicas[i % replicas.length]!;
-    const req = https.request(`${r.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`, { agent, ...tls }, (res) => {
+    const req = https.request(`${r.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`, { agent: watchAgent, ...tls }, (res) => {
+      state.connected++;
       let buf = '';
       res.on('data', (c: Buffer) => {
         const at = performance.now();
@@ -169,7 +173,7 @@ function openWatchers(replicas: Replica[], ns: string, count: number, from: stri
     req.end();
     reqs.push(req);
   }
-  return { arrivals, close: () => reqs.forEach((r) => r.destroy()) };
+  return { arrivals, state, close: () => reqs.forEach((r) => r.destroy()) };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -208,7 +212,8 @@ async function main(): Promise<void> {
       await ensureNamespace(c.replicas[0]!, ns);
       const from = (await request(c.replicas[0]!.url, 'GET', `/api/v1/namespaces/${ns}/configmaps`)).json.metadata.resourceVersion;
       const w = openWatchers(c.replicas, ns, WATCHERS, from);
-      await new Promise((r) => setTimeout(r, 3000));
+      for (let waited = 0; w.state.connected < WATCHERS && waited < 120_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 1000));
       const watchersInEtcd = await etcdMetric(etcd, 'etcd_debugging_mvcc_watcher_total');
       // A modest write rate (8 clients, 10 writes/s each): latency, not saturation.
       const { acked } = await writeLoad(c.replicas, ns, SECONDS, 8, 10);
@@ -224,7 +229,7 @@ async function main(): Promise<void> {
       }
       lat.sort((a, b) => a - b);
       console.log(
-        `3 replicas, ${fanout ? 'Redis fanout' : 'direct etcd watches'}: ${acked.size} writes to ${WATCHERS} watchers: delivery latency p50 ${percentile(lat, 50).toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms (negative: delivered before the writer saw its response); ${missing} deliveries missing; etcd watchers ${watchersInEtcd}`,
+        `3 replicas, ${fanout ? 'Redis fanout' : 'direct etcd watches'}: ${acked.size} writes to ${WATCHERS} watchers: delivery latency p50 ${percentile(lat, 50).toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms (negative: delivered before the writer saw its response); ${missing} deliveries missing; ${w.state.connected} watches connected; etcd watchers ${watchersInEtcd}`,
       );
       w.close();
       await stopCluster(c);
@@ -249,6 +254,7 @@ async function main(): Promise<void> {
     await stopCluster(c);
   } finally {
     agent.destroy();
+    watchAgent.destroy();
     await redis.stop();
     await etcd.stop();
   }

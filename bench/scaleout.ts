@@ -6,7 +6,8 @@
  *   over 3 replicas, with Redis Streams fanout and with every replica watching etcd directly;
  * - etcd's watcher count and etcd CPU seconds during the write load, 1 vs 3 replicas;
  * - memory (RSS) per replica after storing `--objects` objects (default 100,000).
- * Nothing is asserted. `npm run bench:scaleout -- [--seconds 10] [--watchers 1000] [--objects 100000]`.
+ * Nothing is asserted. `npm run bench:scaleout -- [--seconds 10] [--watchers 1000] [--objects 100000]
+ * [--phases throughput,latency,memory] [--etcd-binary PATH]`.
  * Quote the figures with the machine's load average (printed); on a shared 2-core machine every
  * replica, etcd, Redis and the load generator compete for the same cores.
  */
@@ -31,6 +32,8 @@ const SECONDS = arg('seconds', 10);
 const WATCHERS = arg('watchers', 1000);
 const OBJECTS = arg('objects', 100_000);
 const CLIENTS = 64;
+const phasesArg = process.argv.indexOf('--phases');
+const PHASES = new Set((phasesArg === -1 ? 'throughput,latency,memory' : process.argv[phasesArg + 1]!).split(','));
 
 const built = spawnSync(process.execPath, [join(root, 'bin', 'build.js')], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(1);
@@ -192,7 +195,7 @@ async function main(): Promise<void> {
   const redis: RedisServer = await startRedis();
   try {
     // 1. Throughput and etcd load, 1 vs 3 replicas (with fanout).
-    for (const n of [1, 3]) {
+    for (const n of PHASES.has('throughput') ? [1, 3] : []) {
       const c = await cluster(etcd, n, redis.url);
       await new Promise((r) => setTimeout(r, 2000));
       const ns = `tp${n}`;
@@ -205,7 +208,7 @@ async function main(): Promise<void> {
       await stopCluster(c);
     }
     // 2. Watch latency to WATCHERS watchers over 3 replicas, with and without Redis.
-    for (const fanout of [redis.url, undefined]) {
+    for (const fanout of PHASES.has('latency') ? [redis.url, undefined] : []) {
       const c = await cluster(etcd, 3, fanout);
       await new Promise((r) => setTimeout(r, 2000));
       const ns = `lat${fanout ? 'r' : 'd'}`;
@@ -235,6 +238,7 @@ async function main(): Promise<void> {
       await stopCluster(c);
     }
     // 3. Memory per replica at OBJECTS objects (3 replicas, fanout).
+    if (!PHASES.has('memory')) return;
     const c = await cluster(etcd, 3, redis.url);
     await ensureNamespace(c.replicas[0]!, 'mem');
     let stored = 0;

@@ -15,7 +15,7 @@ import https from 'node:https';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../cel/index.ts';
 import type { AuthnOutcome, TokenAuthenticator, TokenContext, UserInfo } from './types.ts';
-import { MAX_JWT_BYTES } from './jwt.ts';
+import { looksLikeJws, MAX_JWT_BYTES } from './jwt.ts';
 import { expandDistributedClaim } from './distributed-claims.ts';
 
 /** The algorithms kube accepts (--oidc-signing-algs, and all of them for structured configuration). */
@@ -202,7 +202,17 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
       agent.destroy();
     },
     async authenticateToken(token: string, context?: TokenContext): Promise<AuthnOutcome> {
-      if (closed || token.length > MAX_JWT_BYTES) return { kind: 'no-credentials' };
+      if (closed || token.length > MAX_JWT_BYTES || !looksLikeJws(token)) return { kind: 'no-credentials' };
+      // Audience-agnostic towards the API: a review's audiences must meet --api-audiences.
+      let reviewAudiences: string[] | undefined;
+      if (context?.audiences && context.audiences.length > 0 && apiAudiences.size > 0) {
+        reviewAudiences = context.audiences.filter((a) => apiAudiences.has(a));
+        if (reviewAudiences.length === 0) return { kind: 'no-credentials' };
+      }
+      // A cached token was verified as this issuer's: no need to decode it again.
+      const t = now();
+      const hit = cache.get(token);
+      if (hit && hit.until > t) return { kind: 'authenticated', user: hit.user, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
       // kube's hasCorrectIssuer: only tokens that claim this issuer are looked at.
       let unverified: JWTPayload;
       try {
@@ -211,15 +221,6 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
         return { kind: 'no-credentials' };
       }
       if (unverified.iss !== issuerUrl) return { kind: 'no-credentials' };
-      // Audience-agnostic towards the API: a review's audiences must meet --api-audiences.
-      let reviewAudiences: string[] | undefined;
-      if (context?.audiences && context.audiences.length > 0 && apiAudiences.size > 0) {
-        reviewAudiences = context.audiences.filter((a) => apiAudiences.has(a));
-        if (reviewAudiences.length === 0) return { kind: 'no-credentials' };
-      }
-      const t = now();
-      const hit = cache.get(token);
-      if (hit && hit.until > t) return { kind: 'authenticated', user: hit.user, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
 
       const claims = await verify(token);
       if (typeof claims === 'string') return reject(claims);

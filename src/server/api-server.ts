@@ -55,6 +55,8 @@ import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import { AuditPolicyError } from '../audit/policy.ts';
+import { AuditConfigError, createAuditor } from '../audit/setup.ts';
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
@@ -74,6 +76,7 @@ import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } 
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
+import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -84,6 +87,8 @@ import { ApfFilter } from '../flowcontrol/filter.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
+import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -124,6 +129,9 @@ export interface StartOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** Aggregation: where APIService service references resolve (default: --aggregator-service-address), how often backends are probed. */
+  readonly serviceResolver?: ServiceResolver;
+  readonly aggregatorProbeIntervalMs?: number;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -237,6 +245,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const features = config.featureGates ?? defaultFeatureGates();
   for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
   const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
+  // --runtime-config against every built-in resource (stored kinds, reviews, TokenReview): what is served.
+  let apiEnablement: ApiEnablement;
+  try {
+    apiEnablement = ApiEnablement.resolve(config.runtimeConfig ?? new Map(), [...builtinResourceTypes, ...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES]);
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  const servedApi = <T extends { group: string; version: string; resource: string }>(r: T) => apiEnablement.resourceEnabled(r.group, r.version, r.resource);
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -318,6 +335,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     ratcheting: features.enabled('CRDValidationRatcheting'),
+    // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
+    resolveService: endpointServiceResolver(catalog),
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -466,24 +485,26 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   trustController?.start();
   undo.push(() => trustController?.stop());
 
-  // API Priority and Fairness: the bootstrap configuration ensured, then followed (src/flowcontrol).
-  let flowControl: FlowControl | undefined;
-  if (config.enablePriorityAndFairness !== false) {
-    flowControl = new FlowControl({
-      flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
-      priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
-      serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
-      warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
-    });
-    undo.push(() => flowControl?.stop());
-    await flowControl.start();
-  }
+  // API Priority and Fairness (src/flowcontrol): the bootstrap configuration is ensured and followed
+  // whether or not the filter is on (kube's config producer belongs to the API group); the filter,
+  // its headers and its debug dumps only with --enable-priority-and-fairness (default true).
+  const apfEnabled = config.enablePriorityAndFairness !== false;
+  const flowControl = new FlowControl({
+    flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+    priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+    serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => flowControl.stop());
+  await flowControl.start();
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
+  // The documents before the last change: groups whose types did not change keep their pieces.
+  let lastDiscovery: DiscoveryDocuments | undefined;
   let url = '';
-  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
-  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
+  const openapi = createOpenApiDocuments(() => catalog.types().filter(servedApi), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
   });
@@ -501,7 +522,31 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
   authMetrics.register(metrics.registry);
-  const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
+  let auditor;
+  try {
+    auditor = await createAuditor(config.audit, (group, version, resource) => {
+      const rt = catalog.lookup(group, version, resource)?.rt as { deprecationWarning?: string; removedRelease?: string } | undefined;
+      return rt?.deprecationWarning ? { deprecated: true, ...(rt.removedRelease ? { removedRelease: rt.removedRelease } : {}) } : undefined;
+    });
+  } catch (err) {
+    if (err instanceof AuditPolicyError || err instanceof AuditConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  auditor.registerMetrics(metrics.registry);
+  undo.push(() => void auditor.close());
+  // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
+  const aggregation = await startAggregation({
+    config,
+    catalog,
+    extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
+    registry: metrics.registry,
+    ...(opts.serviceResolver ? { resolver: opts.serviceResolver } : {}),
+    ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => aggregation.stop());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -510,9 +555,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES)),
+        aggregation.discovery(
+          (discovery ??= lastDiscovery =
+            new DiscoveryDocuments(
+              [...catalog.types(), ...authenticationDiscoveryTypes].filter(servedApi),
+              url.replace(/^https:\/\//, ''),
+              ACCESS_REVIEW_RESOURCES.filter(servedApi),
+              lastDiscovery,
+            )),
+        ),
       openapi: () => openapi,
-      documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
+      documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
@@ -520,8 +573,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     metrics,
     features,
     ...(apf ? { apf } : {}),
+    audit: auditor,
+    apiEnablement,
     health: { livez, readyz, healthz },
     watches,
+    proxyFor: (path) => aggregation.proxyFor(path),
     logger: opts.logger,
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
@@ -560,17 +616,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         crdController.stop();
+        aggregation.stop();
         await elector?.stop();
         runOnce.stop();
         trustController?.stop();
         policyStatus?.stop();
-        flowControl?.stop();
+        flowControl.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();
         closeAuthorizer();
         authn.close();
         await app.close();
+        await auditor.close();
         for (const c of caches.values()) c.stop();
         await store.close();
         lock.release();

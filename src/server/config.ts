@@ -7,8 +7,11 @@ import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 // Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
 import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
+// Aggregation layer (src/aggregator): front-proxy client certificate, service addresses, traffic defaults.
+import { AGGREGATOR_FLAGS, aggregatorFlagsOf, type AggregatorFlags } from '../aggregator/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
+import { parseRuntimeConfig, RuntimeConfigError, validateRuntimeConfigKeys } from '../features/runtime-config.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
 
@@ -86,6 +89,30 @@ export interface ServerConfig {
   // Operations (ops): feature gates, runtime-config, logs, livez grace period.
   /** --feature-gates; absent: kube's defaults. */
   readonly featureGates?: FeatureGates;
+  /** Audit (src/audit): the --audit-* flags. */
+  readonly audit?: AuditFlags;
+  /** Aggregation layer flags (src/aggregator/flags.ts); absent when none is given. */
+  readonly aggregator?: AggregatorFlags;
+  /** --runtime-config as given (`group/version[/resource]` -> value); resolved against the served types at start. */
+  readonly runtimeConfig?: ReadonlyMap<string, string>;
+}
+
+/** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
+export interface AuditFlags {
+  readonly policyFile?: string;
+  /** A file, or `-` for stdout. */
+  readonly logPath?: string;
+  readonly logMaxAgeDays: number;
+  readonly logMaxBackups: number;
+  readonly logMaxSizeMB: number;
+  readonly logBufferSize: number;
+  readonly webhookConfigFile?: string;
+  readonly webhookBatchBufferSize: number;
+  readonly webhookBatchMaxSize: number;
+  readonly webhookBatchMaxWaitMs: number;
+  readonly webhookBatchThrottleQps: number;
+  readonly webhookBatchThrottleBurst: number;
+  readonly webhookInitialBackoffMs: number;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -99,7 +126,7 @@ export class FlagError extends Error {
   }
 }
 
-type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray' | 'featureGates';
+type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray' | 'featureGates' | 'mapStringString';
 
 interface FlagSpec {
   readonly name: string;
@@ -109,12 +136,31 @@ interface FlagSpec {
   readonly help: string;
 }
 
+// Audit (src/audit): kube-apiserver's audit flags and defaults.
+const AUDIT_FLAGS: readonly FlagSpec[] = [
+  { name: 'audit-log-batch-buffer-size', kind: 'int', defaultText: '10000', help: 'Events the log backend queues before dropping (counted in apiserver_audit_error_total).' },
+  { name: 'audit-log-maxage', kind: 'int', help: 'Maximum number of days to retain old audit log files, by the timestamp in their name.' },
+  { name: 'audit-log-maxbackup', kind: 'int', help: 'Maximum number of old audit log files to retain. 0 means no limit.' },
+  { name: 'audit-log-maxsize', kind: 'int', help: 'Maximum size in megabytes of the audit log file before it gets rotated.' },
+  { name: 'audit-log-path', kind: 'string', help: 'If set, all requests coming to the apiserver will be logged to this file. \'-\' means standard out.' },
+  { name: 'audit-policy-file', kind: 'string', help: 'Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy).' },
+  { name: 'audit-webhook-batch-buffer-size', kind: 'int', defaultText: '10000', help: 'The size of the buffer to store events before batching and writing.' },
+  { name: 'audit-webhook-batch-max-size', kind: 'int', defaultText: '400', help: 'The maximum size of a batch.' },
+  { name: 'audit-webhook-batch-max-wait', kind: 'duration', defaultText: '30s', help: 'The amount of time to wait before force writing the batch that hadn\'t reached the max size.' },
+  { name: 'audit-webhook-batch-throttle-burst', kind: 'int', defaultText: '15', help: 'Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before.' },
+  { name: 'audit-webhook-batch-throttle-qps', kind: 'int', defaultText: '10', help: 'Maximum average number of batches per second.' },
+  { name: 'audit-webhook-config-file', kind: 'string', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
+  { name: 'audit-webhook-initial-backoff', kind: 'duration', defaultText: '10s', help: 'The amount of time to wait before retrying the first failed request.' },
+];
+
 const FLAGS: readonly FlagSpec[] = [
   { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
   ...SCALEOUT_FLAGS,
+  ...AGGREGATOR_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
+  ...AUDIT_FLAGS,
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
   { name: 'authorization-policy-file', kind: 'string', help: 'ABAC policy file: one JSON Policy per line (with --authorization-mode=ABAC).' },
@@ -133,6 +179,11 @@ const FLAGS: readonly FlagSpec[] = [
     name: 'feature-gates',
     kind: 'featureGates',
     help: ['Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental features of different components.', 'If the component is not specified, defaults to "kube". This flag can be repeatedly invoked. Options are:', ...featureGateHelpLines()].join('\n'),
+  },
+  {
+    name: 'runtime-config',
+    kind: 'mapStringString',
+    help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\nv1=true|false for the core API group\n<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\napi/all=true|false controls all API versions\napi/ga=true|false controls all API versions of the form v[0-9]+\napi/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\napi/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\napi/legacy is deprecated, and will be removed in a future version',
   },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
@@ -198,7 +249,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | { readonly h
     const value = convert(spec, text);
     const previous = raw.get(name);
     // Slice flags accumulate across repetitions; every other flag keeps its last value.
-    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray' || spec.kind === 'featureGates') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
+    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray' || spec.kind === 'featureGates' || spec.kind === 'mapStringString') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
   }
   if (raw.get('help') === true) return { help: usage() };
   return buildConfig(raw);
@@ -231,6 +282,8 @@ function typeName(kind: FlagKind): string {
       return ' stringArray';
     case 'featureGates':
       return ' colonSeparatedMultimapStringString';
+    case 'mapStringString':
+      return ' mapStringString';
     case 'string':
       return ' string';
   }
@@ -245,6 +298,7 @@ function convert(spec: FlagSpec, text: string): RawValue {
       return text === '' ? [] : text.split(',');
     case 'stringArray':
     case 'featureGates':
+    case 'mapStringString':
       // pflag's StringArray: the value as given, commas included.
       return [text];
     case 'bool': {
@@ -391,6 +445,16 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     if (err instanceof FeatureGateError) throw new FlagError(err.message);
     throw err;
   }
+  let runtimeConfig: ReadonlyMap<string, string> | undefined;
+  if (raw.has('runtime-config')) {
+    runtimeConfig = parseRuntimeConfig(raw.get('runtime-config') as readonly string[]);
+    try {
+      validateRuntimeConfigKeys(runtimeConfig);
+    } catch (err) {
+      if (err instanceof RuntimeConfigError) throw new FlagError(err.message);
+      throw err;
+    }
+  }
   const authn = authnFlagsOf(raw, FlagError);
   if (authn.authn?.authenticationConfigFile !== undefined && !featureGates.enabled('StructuredAuthenticationConfiguration')) {
     throw new FlagError('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
@@ -445,8 +509,41 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     // Only when given, so a configuration without the flag stays as it was (kube's defaults apply).
     ...(raw.has('feature-gates') ? { featureGates } : {}),
     ...scaleoutFlagsOf(raw, storageBackend, FlagError),
+    ...auditFlagsOf(raw, nonNegativeDuration),
+    ...aggregatorFlagsOf(raw, FlagError),
+    ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
   };
   return Object.freeze(config);
+}
+
+/** The --audit-* flags (src/audit reads the files they name). */
+function auditFlagsOf(raw: ReadonlyMap<string, RawValue>, duration: (name: string, fallback: number) => number): { audit?: AuditFlags } {
+  if (![...raw.keys()].some((k) => k.startsWith('audit-'))) return {};
+  const int = (name: string, fallback: number): number => {
+    const n = (raw.get(name) as number | undefined) ?? fallback;
+    if (n < 0) throw new FlagError(`--${name} can not be a negative value`);
+    return n;
+  };
+  const policyFile = nonEmpty(raw.get('audit-policy-file') as string | undefined);
+  const logPath = nonEmpty(raw.get('audit-log-path') as string | undefined);
+  const webhookConfigFile = nonEmpty(raw.get('audit-webhook-config-file') as string | undefined);
+  return {
+    audit: {
+      ...(policyFile ? { policyFile } : {}),
+      ...(logPath ? { logPath } : {}),
+      ...(webhookConfigFile ? { webhookConfigFile } : {}),
+      logMaxAgeDays: int('audit-log-maxage', 0),
+      logMaxBackups: int('audit-log-maxbackup', 0),
+      logMaxSizeMB: int('audit-log-maxsize', 0),
+      logBufferSize: Math.max(1, int('audit-log-batch-buffer-size', 10_000)),
+      webhookBatchBufferSize: Math.max(1, int('audit-webhook-batch-buffer-size', 10_000)),
+      webhookBatchMaxSize: Math.max(1, int('audit-webhook-batch-max-size', 400)),
+      webhookBatchMaxWaitMs: duration('audit-webhook-batch-max-wait', 30_000),
+      webhookBatchThrottleQps: int('audit-webhook-batch-throttle-qps', 10),
+      webhookBatchThrottleBurst: Math.max(1, int('audit-webhook-batch-throttle-burst', 15)),
+      webhookInitialBackoffMs: duration('audit-webhook-initial-backoff', 10_000),
+    },
+  };
 }
 
 function nonEmpty(s: string | undefined): string | undefined {

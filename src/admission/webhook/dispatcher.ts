@@ -694,14 +694,19 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
 }
 
 /** Per request: the object as each IfNeeded webhook left it, for the reinvocation decision. */
-const reinvocationState = new WeakMap<AdmissionAttributes, Map<string, { inv: Invocation; after: string }>>();
+const reinvocationState = new WeakMap<AdmissionAttributes, Map<string, { inv: Invocation; index: number; after: string }>>();
 
 /** MutatingAdmissionWebhook: webhooks in order, each seeing the last one's patches; IfNeeded ones once more when changed after them. */
 export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): ReinvocablePlugin {
   const { client, settings, metrics } = pluginOptions(deps);
   const d = new WebhookDispatcher('mutating', deps.catalog, deps.authorizer, client, settings, metrics);
 
-  const invoke = async (a: AdmissionAttributes, inv: Invocation): Promise<void> => {
+  /** kube's mutation audit annotation: which webhook ran in which round and whether it changed the object. */
+  const annotateMutation = (a: AdmissionAttributes, inv: Invocation, round: number, index: number, mutated: boolean) => {
+    a.auditAnnotations[`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`] = JSON.stringify({ configuration: inv.hook.configName, webhook: inv.hook.name, mutated });
+  };
+
+  const invoke = async (a: AdmissionAttributes, inv: Invocation, round: number, index: number): Promise<void> => {
     const hook = inv.hook;
     const uid = randomUUID();
     const object = d.convert(a.object, a, inv.convertTo);
@@ -732,6 +737,7 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
     }
     if (typeof r.patch !== 'string' || r.patch === '' || !object || !a.object) {
       d.observeAllowed(hook, a, started);
+      annotateMutation(a, inv, round, index, false);
       return;
     }
     // kube: a patch that does not decode or apply is an internal error, whatever the failure policy.
@@ -757,6 +763,7 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
       return;
     }
     const target = a.object;
+    annotateMutation(a, inv, round, index, !jsonEqual(back, target));
     for (const k of Object.keys(target)) delete target[k];
     Object.assign(target, cloneObject(back));
   };
@@ -776,10 +783,10 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
     async admit(a) {
       const invocations = await d.matching(a);
       if (invocations.length === 0) return;
-      const state = new Map<string, { inv: Invocation; after: string }>();
-      for (const inv of invocations) {
-        await invoke(a, inv);
-        if (inv.hook.reinvokeIfNeeded) state.set(inv.hook.key, { inv, after: JSON.stringify(a.object) });
+      const state = new Map<string, { inv: Invocation; index: number; after: string }>();
+      for (const [index, inv] of invocations.entries()) {
+        await invoke(a, inv, 0, index);
+        if (inv.hook.reinvokeIfNeeded) state.set(inv.hook.key, { inv, index, after: JSON.stringify(a.object) });
       }
       if (state.size > 0) reinvocationState.set(a, state);
     },
@@ -788,9 +795,9 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
       if (!state) return;
       reinvocationState.delete(a);
       const now = JSON.stringify(a.object);
-      for (const { inv, after } of state.values()) {
+      for (const { inv, index, after } of state.values()) {
         // Reinvoked once, only when something changed the object after this webhook's call.
-        if (after !== now) await invoke(a, inv);
+        if (after !== now) await invoke(a, inv, 1, index);
       }
     },
   };

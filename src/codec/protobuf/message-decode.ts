@@ -171,6 +171,8 @@ function jsonOf(field: FieldDef, values: unknown[] | undefined): { readonly set:
     case 'always':
       return { set: true, value: present ? value : zeroOf(type) };
     case 'omitempty':
+    // Scalars are never inline; embedded structs are handled by the caller.
+    case 'inline':
       return present && !isZero(last) ? { set: true, value } : { set: false };
   }
 }
@@ -187,6 +189,12 @@ export function decodeMessageBytes(bytes: Uint8Array, messageName: string, path 
   }
   const out: Record<string, unknown> = {};
   for (const field of def.fields) {
+    if (field.presence === 'inline' && field.type.kind === 'message') {
+      // An embedded struct writes its fields in the parent, zero or not (Go writes a zero embedded struct too).
+      const values = collected.get(field.no);
+      Object.assign(out, values !== undefined && values.length > 0 ? values[values.length - 1] : decodeMessageBytes(new Uint8Array(0), field.type.message, `${path}.${field.name}`));
+      continue;
+    }
     const { set, value } = jsonOf(field, collected.get(field.no));
     if (set) out[field.name] = value;
   }

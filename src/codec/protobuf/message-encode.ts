@@ -255,6 +255,11 @@ function fieldsInWireOrder(messageName: string): readonly FieldDef[] {
 
 function writeMessageFields(w: ByteWriter, obj: Record<string, unknown>, messageName: string, path: string | undefined): void {
   for (const field of fieldsInWireOrder(messageName)) {
+    if (field.presence === 'inline') {
+      // An embedded struct: its fields are this object's own.
+      writeOne(w, field, obj, path);
+      continue;
+    }
     const v = obj[field.name];
     const fieldPath = child(path, field.name);
     if (v === undefined || v === null) {

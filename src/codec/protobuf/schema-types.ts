@@ -24,9 +24,11 @@ export type ScalarType =
  * - `omitempty`: a value field with `,omitempty`; zero scalars and empty lists/maps are left out.
  * - `always`: a value field without omitempty; zero scalars are written, empty lists are null.
  * - `pointer`: a Go pointer; written exactly when present on the wire, even when zero.
+ * - `inline`: an embedded struct (`json:",inline"`): a nested message on the wire whose fields
+ *   are the parent's own in JSON (the field's name appears in neither).
  * Value structs (and Time) are written whenever they are present on the wire, as Go writes them.
  */
-export type JsonPresence = 'omitempty' | 'always' | 'pointer';
+export type JsonPresence = 'omitempty' | 'always' | 'pointer' | 'inline';
 
 export type FieldType =
   | { readonly kind: 'scalar'; readonly type: ScalarType }

@@ -50,7 +50,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
 
 class FanoutWatch {
-  mode: 'redis' | 'direct' = 'redis';
+  // Direct until it joins its stream (at first without a store watch, while its start revision is looked up).
+  mode: 'redis' | 'direct' = 'direct';
   direct: WatchHandle | undefined;
   closed = false;
   constructor(

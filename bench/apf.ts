@@ -20,7 +20,7 @@ interface Ready { url: string; ca: string; cert: string; key: string }
 
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
 
-async function withServer<T>(env: Record<string, string>, fn: (s: Ready) => Promise<T>): Promise<T> {
+async function withServer<T>(env: Record<string, string>, fn: (s: Ready, cpu: () => Promise<number>) => Promise<T>): Promise<T> {
   const child = fork(fileURLToPath(new URL('./apf-server-child.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
@@ -30,7 +30,17 @@ async function withServer<T>(env: Record<string, string>, fn: (s: Ready) => Prom
   process.on('exit', kill);
   try {
     const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
-    return await fn(ready);
+    const cpu = () =>
+      new Promise<number>((resolve) => {
+        const on = (m: { type: string; micros: number }) => {
+          if (m.type !== 'cpu') return;
+          child.off('message', on);
+          resolve(m.micros);
+        };
+        child.on('message', on);
+        child.send({ type: 'cpu' });
+      });
+    return await fn(ready, cpu);
   } finally {
     child.send({ type: 'stop' });
     await new Promise((r) => child.once('exit', r));
@@ -62,7 +72,7 @@ const pct = (xs: number[], p: number) => {
 };
 const median = (xs: number[]) => pct(xs, 50);
 
-async function createRate(s: Ready, total: number, clients: number): Promise<number> {
+async function createRate(s: Ready, total: number, clients: number, cpu: () => Promise<number>): Promise<{ rate: number; cpuMicros: number }> {
   const admin = client(s, undefined, 4);
   await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
   admin.close();
@@ -70,6 +80,7 @@ async function createRate(s: Ready, total: number, clients: number): Promise<num
   // Warm-up: connections, caches, the JIT.
   for (let i = 0; i < 200; i++) await c.request('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `warm-${i}` } });
   let next = 0;
+  const cpu0 = await cpu();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -82,8 +93,9 @@ async function createRate(s: Ready, total: number, clients: number): Promise<num
     }),
   );
   const rate = total / ((performance.now() - t0) / 1000);
+  const cpuMicros = ((await cpu()) - cpu0) / total;
   c.close();
-  return rate;
+  return { rate, cpuMicros };
 }
 
 /** One client's sequential GETs while `during` runs: latencies (ms) of answered ones and the refused count. */
@@ -136,13 +148,17 @@ async function floodRun(apf: boolean, flood: boolean): Promise<void> {
 
 const on: number[] = [];
 const off: number[] = [];
+const onCpu: number[] = [];
+const offCpu: number[] = [];
 for (let r = 0; r < rounds; r++) {
   for (const apf of r % 2 === 0 ? [true, false] : [false, true]) {
-    const rate = await withServer({ BENCH_APF: apf ? 'on' : 'off' }, (s) => createRate(s, 3000, 32));
+    const { rate, cpuMicros } = await withServer({ BENCH_APF: apf ? 'on' : 'off' }, (s, cpu) => createRate(s, 2000, 32, cpu));
     (apf ? on : off).push(rate);
-    console.log(`round ${r + 1} creates at 32 clients (token user, global-default) APF ${apf ? 'on ' : 'off'}: ${rate.toFixed(0)}/s`);
+    (apf ? onCpu : offCpu).push(cpuMicros);
+    console.log(`round ${r + 1} creates at 32 clients (token user, global-default) APF ${apf ? 'on ' : 'off'}: ${rate.toFixed(0)}/s, server CPU ${cpuMicros.toFixed(0)} us per create`);
   }
 }
-console.log(`creates/s at 32 clients, median of ${rounds}: APF on ${median(on).toFixed(0)}, off ${median(off).toFixed(0)} (on/off ${(median(on) / median(off)).toFixed(3)})`);
+console.log(`creates/s at 32 clients, median of ${rounds}: APF on ${median(on).toFixed(0)}, off ${median(off).toFixed(0)} (on/off ${(median(on) / median(off)).toFixed(3)}); server CPU per create: on ${median(onCpu).toFixed(0)} us, off ${median(offCpu).toFixed(0)} us (on/off ${(median(onCpu) / median(offCpu)).toFixed(3)})`);
+console.log(`load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 for (const flood of [false, true]) for (const apf of [true, false]) await floodRun(apf, flood);
 process.exit(0);

@@ -19,6 +19,7 @@ import { isKubeGroupVersion, localPriority } from './priorities.ts';
 import { RemoteBackend, type ProxySettings } from './remote-backend.ts';
 import { trafficContractOf, type TrafficContract } from './traffic.ts';
 import { RemoteDiscovery, type RemoteGroup } from './remote-discovery.ts';
+import type { RemoteNamespacedContent, RemoteResource } from '../controllers/namespace-lifecycle.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -242,13 +243,57 @@ export class Aggregator {
 
   /** The backend that serves a request path, when the path belongs to a remote group/version. */
   backendFor(path: string): RemoteBackend | undefined {
-    if (this.routes.size === 0 || !path.startsWith('/apis/')) return undefined;
-    const slash2 = path.indexOf('/', 6);
+    if (this.routes.size === 0) return undefined;
+    // A remote group/version's resources, and its OpenAPI v3 document (kube-aggregator proxies both).
+    const prefix = path.startsWith('/apis/') ? 6 : path.startsWith('/openapi/v3/apis/') ? 17 : -1;
+    if (prefix < 0) return undefined;
+    const slash2 = path.indexOf('/', prefix);
     if (slash2 < 0) return undefined;
     const slash3 = path.indexOf('/', slash2 + 1);
-    const gv = path.slice(6, slash3 < 0 ? undefined : slash3);
+    if (prefix === 17 && slash3 >= 0) return undefined;
+    const gv = path.slice(prefix, slash3 < 0 ? undefined : slash3);
     const name = this.routes.get(gv);
     return name === undefined ? undefined : this.backends.get(name)?.backend;
+  }
+
+  /**
+   * The remote side of namespace deletion: the namespaced resources remote discovery lists (those
+   * that can be listed and deleted as a collection), and the group/versions it cannot see now
+   * (stale or never fetched), worded as client-go's StaleGroupVersionError.
+   */
+  namespacedContent(): RemoteNamespacedContent {
+    const timeoutMs = this.opts.probeTimeoutMs ?? 5000;
+    return {
+      discover: () => {
+        const resources: RemoteResource[] = [];
+        const failed: string[] = [];
+        for (const e of this.discovery.entries()) {
+          const { group, version } = e.spec;
+          const gv = `${group}/${version}`;
+          if (e.stale || !e.entry) {
+            failed.push(`${gv}: stale GroupVersion discovery: ${gv}`);
+            continue;
+          }
+          const list = Array.isArray(e.entry.resources) ? (e.entry.resources as Obj[]) : [];
+          for (const r of list) {
+            const verbs = Array.isArray(r.verbs) ? r.verbs : [];
+            if (r.scope === 'Namespaced' && typeof r.resource === 'string' && verbs.includes('list') && verbs.includes('deletecollection')) resources.push({ group, version, resource: r.resource });
+          }
+        }
+        return { resources, failed };
+      },
+      deleteAll: async (r, namespace) => {
+        const backend = this.backendFor(`/apis/${r.group}/${r.version}/`);
+        if (!backend) return 0;
+        const path = `/apis/${r.group}/${r.version}/namespaces/${encodeURIComponent(namespace)}/${r.resource}`;
+        const del = await backend.fetch(path, { accept: 'application/json' }, timeoutMs, 64 * 1024 * 1024, 'DELETE');
+        if ((del.status < 200 || del.status >= 300) && del.status !== 404) throw new Error(`unexpected status ${del.status} deleting ${r.resource}.${r.group}: ${del.body.toString('utf8').slice(0, 200)}`);
+        const left = await backend.fetch(path, { accept: 'application/json' }, timeoutMs, 64 * 1024 * 1024);
+        if (left.status !== 200) return 0;
+        const items = (JSON.parse(left.body.toString('utf8')) as { items?: unknown[] }).items;
+        return Array.isArray(items) ? items.length : 0;
+      },
+    };
   }
 
   backend(name: string): RemoteBackend | undefined {
@@ -278,7 +323,7 @@ export class Aggregator {
     let cond: Condition;
     const target = backend.resolve();
     if (target.kind === 'service-not-found') cond = { status: 'False', reason: 'ServiceNotFound', message: `service/${svc.name} in ${JSON.stringify(svc.namespace)} is not present` };
-    else if (target.kind === 'missing-endpoints') cond = { status: 'False', reason: 'MissingEndpoints', message: target.message };
+    else if (target.kind === 'unreachable') cond = { status: 'False', reason: target.reason, message: target.message };
     else {
       const host = target.host.includes(':') ? `[${target.host}]` : target.host;
       const url = `https://${host}:${target.port}/apis/${spec.group}/${spec.version}`;

@@ -15,12 +15,12 @@ import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
 import { APIREGISTRATION_GROUP } from './apiservice.ts';
 import { MergedDiscovery, type DiscoverySource } from './discovery-view.ts';
 import { AggregatorMetrics } from './metrics.ts';
-import { StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
+import { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
 import { DEFAULT_TRAFFIC } from './traffic.ts';
 
 export { Aggregator } from './aggregator.ts';
 export type { DiscoverySource } from './discovery-view.ts';
-export { StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
+export { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
 
 export interface AggregationOptions {
   readonly config: ServerConfig;
@@ -42,6 +42,8 @@ export interface Aggregation {
   proxyFor(path: string): ((req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>) | undefined;
   /** The local documents merged with the remote groups; rebuilt only when either changed. */
   discovery(local: DiscoveryDocuments): DiscoverySource;
+  /** The `/openapi/v3` index with the remote group/versions' documents listed (served by their backends). */
+  openapiV3Index(local: object): object;
   stop(): void;
 }
 
@@ -63,7 +65,13 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
   let resolver = opts.resolver;
   if (!resolver) {
     try {
-      resolver = new StaticServiceResolver(flags?.serviceAddresses ?? []);
+      const byFlag = new StaticServiceResolver(flags?.serviceAddresses ?? []);
+      // What the flags do not name resolves through Services and Endpoints, once those kinds are served.
+      byFlag.fallback = new EndpointsServiceResolver((resource, namespace, name) => {
+        const store = catalog.lookup('', 'v1', resource)?.store;
+        return store?.cache.get(store.key(namespace, name))?.value as Record<string, unknown> | undefined;
+      });
+      resolver = byFlag;
     } catch (err) {
       throw new StartupError((err as Error).message, { cause: err });
     }
@@ -120,6 +128,14 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
         view = { local, generation: aggregator.generation, merged: new MergedDiscovery(local, aggregator.discovery) };
       }
       return view.merged;
+    },
+    openapiV3Index(local) {
+      const remote = aggregator.discovery.entries().filter((e) => e.openapiV3 !== undefined);
+      if (remote.length === 0) return local;
+      const paths: Record<string, unknown> = { ...(local as { paths?: Record<string, unknown> }).paths };
+      for (const e of remote) paths[`apis/${e.spec.group}/${e.spec.version}`] ??= { serverRelativeURL: e.openapiV3 };
+      // Keys sorted, as Go's encoding/json writes a map.
+      return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
     },
     stop: () => aggregator.stop(),
   };

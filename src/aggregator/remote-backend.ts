@@ -93,18 +93,18 @@ export class RemoteBackend {
   }
 
   /**
-   * A request of the gateway's own (discovery, availability): GET `path` with `headers`, the body
+   * A request of the gateway's own (discovery, availability, namespace cleanup): `method` `path`, the body
    * read whole (bounded by `maxBytes`), within `timeoutMs`. Rejects with a message kube's
    * availability controller would print.
    */
-  fetch(path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 16 * 1024 * 1024): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  fetch(path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 16 * 1024 * 1024, method = 'GET'): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     const target = this.resolve();
     if (target.kind !== 'address') return Promise.reject(new Error(target.kind === 'service-not-found' ? 'service not found' : target.message));
     return new Promise((resolve, reject) => {
       // kube-aggregator's own requests (availability, discovery) are made as system:kube-aggregator in system:masters.
       const { identity } = this.settings;
       const asAggregator = { [identity.username]: 'system:kube-aggregator', [identity.group]: 'system:masters' };
-      const req = https.request({ host: target.host, port: target.port, servername: this.serverName, method: 'GET', path, headers: { ...headers, ...asAggregator, host: `${this.serverName}:${target.port}` }, agent: this.agent, timeout: timeoutMs });
+      const req = https.request({ host: target.host, port: target.port, servername: this.serverName, method, path, headers: { ...headers, ...asAggregator, host: `${this.serverName}:${target.port}` }, agent: this.agent, timeout: timeoutMs });
       const timer = setTimeout(() => req.destroy(new Error(`Get "https://${this.serverName}:${target.port}${path}": context deadline exceeded`)), timeoutMs);
       req.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timer);

@@ -24,6 +24,8 @@ interface Known {
   entry?: Obj;
   etag?: string;
   stale: boolean;
+  /** The backend's `/openapi/v3` entry for this group/version (`/openapi/v3/apis/<g>/<v>?hash=...`), when it publishes one. */
+  openapiV3?: string;
 }
 
 export class RemoteDiscovery {
@@ -81,6 +83,8 @@ export class RemoteDiscovery {
       }
       return;
     }
+    // The OpenAPI v3 entry is refreshed with the discovery document (a changed API changes both).
+    const openapiV3 = await this.openapiV3Entry(backend, k.spec, timeoutMs);
     let entry: Obj | undefined;
     const contentType = String(res.headers['content-type'] ?? '');
     if (res.status === 200 && contentType.includes('apidiscovery.k8s.io')) {
@@ -93,16 +97,30 @@ export class RemoteDiscovery {
     entry ??= fromResourceList(k.spec.version, JSON.parse(legacyBody.toString('utf8')) as Obj);
     const { freshness: _f, ...clean } = entry;
     const etag = typeof res.headers.etag === 'string' && res.status === 200 && contentType.includes('apidiscovery.k8s.io') ? res.headers.etag : undefined;
-    const same = k.entry !== undefined && JSON.stringify(k.entry) === JSON.stringify(clean) && !k.stale;
+    const same = k.entry !== undefined && JSON.stringify(k.entry) === JSON.stringify(clean) && !k.stale && k.openapiV3 === openapiV3;
     k.entry = clean;
+    k.openapiV3 = openapiV3;
     k.etag = etag;
     k.stale = false;
     if (!same) this.changed();
   }
 
+  /** The backend's `/openapi/v3` index entry for the group/version, or undefined (no OpenAPI v3, or not listed). */
+  private async openapiV3Entry(backend: RemoteBackend, spec: APIServiceSpec, timeoutMs: number): Promise<string | undefined> {
+    try {
+      const res = await backend.fetch('/openapi/v3', { accept: 'application/json' }, timeoutMs);
+      if (res.status !== 200) return undefined;
+      const index = JSON.parse(res.body.toString('utf8')) as { paths?: Record<string, { serverRelativeURL?: unknown }> };
+      const url = index.paths?.[`apis/${spec.group}/${spec.version}`]?.serverRelativeURL;
+      return typeof url === 'string' && url.startsWith(`/openapi/v3/apis/${spec.group}/${spec.version}`) ? url : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Every remote APIService with what is known of it. */
-  entries(): ReadonlyArray<{ readonly name: string; readonly spec: APIServiceSpec; readonly entry?: Obj; readonly stale: boolean }> {
-    return [...this.known].map(([name, k]) => ({ name, spec: k.spec, ...(k.entry ? { entry: k.entry } : {}), stale: k.stale }));
+  entries(): ReadonlyArray<{ readonly name: string; readonly spec: APIServiceSpec; readonly entry?: Obj; readonly stale: boolean; readonly openapiV3?: string }> {
+    return [...this.known].map(([name, k]) => ({ name, spec: k.spec, ...(k.entry ? { entry: k.entry } : {}), stale: k.stale, ...(k.openapiV3 ? { openapiV3: k.openapiV3 } : {}) }));
   }
 }
 

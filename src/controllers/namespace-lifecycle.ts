@@ -49,6 +49,25 @@ export interface NamespaceControllerTiming {
  * drops the `kubernetes` finalizer so the namespace is removed. Work is scheduled like kube's
  * delaying queue: a namespace is due once, at the earliest time asked for.
  */
+/** A resource of a remote API service (src/aggregator), as the namespace deleter addresses it. */
+export interface RemoteResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+/**
+ * Namespaced content the gateway does not store: what remote API services serve. kube's
+ * namespace deleter finds it by discovery; a group whose discovery failed keeps the namespace
+ * Terminating (NamespaceDeletionDiscoveryFailure) until it answers, so nothing unseen is orphaned.
+ */
+export interface RemoteNamespacedContent {
+  /** The remote namespaced resources to empty, and each failed group/version as `gv: error`. */
+  discover(): { readonly resources: readonly RemoteResource[]; readonly failed: readonly string[] };
+  /** Deletes every object of the resource in the namespace; resolves with how many remain (held by finalizers). */
+  deleteAll(resource: RemoteResource, namespace: string): Promise<number>;
+}
+
 export class NamespaceController {
   private stopped = false;
   private handle?: { close(): void };
@@ -64,6 +83,7 @@ export class NamespaceController {
     /** Every namespaced store, one per storage prefix. */
     private readonly contentStores: () => readonly ResourceStore[],
     timing: NamespaceControllerTiming = {},
+    private readonly remote?: RemoteNamespacedContent,
   ) {
     this.graceMs = timing.graceMs ?? 5_000;
     this.remainingMs = timing.remainingMs ?? 8_000;
@@ -166,8 +186,18 @@ export class NamespaceController {
         for (const obj of left) for (const f of obj.metadata?.finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
       }
     }
-    await this.writeConditions(name, deletionConditions(remaining, finalizers, deleteErrors));
-    if (deleteErrors.length > 0) return 'error';
+    // Remote content: what discovery can see is deleted; a group it cannot see holds the namespace.
+    const found = this.remote?.discover() ?? { resources: [], failed: [] };
+    for (const r of found.resources) {
+      try {
+        const left = await this.remote!.deleteAll(r, name);
+        if (left > 0) remaining.set(`${r.resource}.${r.group}`, left);
+      } catch (err) {
+        deleteErrors.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    await this.writeConditions(name, deletionConditions(remaining, finalizers, deleteErrors, found.failed));
+    if (deleteErrors.length > 0 || found.failed.length > 0) return 'error';
     if (remaining.size > 0) return 'remaining';
     await this.namespaces.update(
       '',
@@ -236,10 +266,23 @@ const conditionTypes: readonly (readonly [type: string, okReason: string, okMess
 /**
  * The conditions of one deletion pass (status_condition_utils.go): True with a reason and the
  * remaining resources, finalizers or errors (each list sorted, as kube sorts for stable updates),
- * else False with the ok wording. Discovery and group-version parsing cannot fail here.
+ * else False with the ok wording. Discovery fails only for remote groups; group-version parsing cannot fail here.
  */
-export function deletionConditions(remaining: ReadonlyMap<string, number>, finalizers: ReadonlyMap<string, number>, deleteErrors: readonly string[]): NamespaceCondition[] {
+export function deletionConditions(
+  remaining: ReadonlyMap<string, number>,
+  finalizers: ReadonlyMap<string, number>,
+  deleteErrors: readonly string[],
+  discoveryFailures: readonly string[] = [],
+): NamespaceCondition[] {
   const failing = new Map<string, { reason: string; message: string }>();
+  if (discoveryFailures.length > 0) {
+    // client-go's ErrGroupDiscoveryFailed, wrapped as kube's ProcessDiscoverResourcesErr words it.
+    const msgs = [...discoveryFailures].sort();
+    failing.set('NamespaceDeletionDiscoveryFailure', {
+      reason: 'DiscoveryFailed',
+      message: `Discovery failed for some groups, ${msgs.length} failing: unable to retrieve the complete list of server APIs: ${msgs.join(', ')}`,
+    });
+  }
   if (deleteErrors.length > 0) {
     const msgs = [...deleteErrors].sort();
     failing.set('NamespaceDeletionContentFailure', {

@@ -170,7 +170,8 @@ export class ApfFilter {
     const fs = schema.name;
     const pl = level.name;
     const isWatch = info.isResourceRequest && info.verb === 'watch';
-    this.opts.countInflight?.(MUTATING.has(req.method), reply);
+    // Watches are long-running: kube's in-flight figures leave them out, as the plain limits do.
+    if (!isWatch) this.opts.countInflight?.(MUTATING.has(req.method), reply);
     if (level.exempt) {
       level.exemptExecuting++;
       level.exemptDispatched++;

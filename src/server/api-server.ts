@@ -53,7 +53,7 @@ import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts'
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
-import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
+import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming, type RemoteNamespacedContent } from '../controllers/namespace-lifecycle.ts';
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
 import { AuditPolicyError } from '../audit/policy.ts';
 import { AuditConfigError, createAuditor } from '../audit/setup.ts';
@@ -404,7 +404,13 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const runOnce = new RunOnceControllers();
   undo.push(() => runOnce.stop());
   const nsStore = namespaceStore;
-  runOnce.add(() => new NamespaceController(nsStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store), opts.namespaceControllerTiming));
+  // Remote namespaced content (aggregated API services) is known once the aggregation layer starts, below.
+  let remoteContent: RemoteNamespacedContent | undefined;
+  const remoteNamespaced: RemoteNamespacedContent = {
+    discover: () => remoteContent?.discover() ?? { resources: [], failed: [] },
+    deleteAll: (r, ns) => remoteContent?.deleteAll(r, ns) ?? Promise.resolve(0),
+  };
+  runOnce.add(() => new NamespaceController(nsStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store), opts.namespaceControllerTiming, remoteNamespaced));
   // Built-in stores at its start; custom resource stores as their CRDs are served (those served already at its start too).
   let garbageCollector: GarbageCollector | undefined;
   const crStores = new Map<string, { storage: ResourceStore; kinds: string[]; stop?: () => void }>();
@@ -547,6 +553,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
   });
   undo.push(() => aggregation.stop());
+  remoteContent = aggregation.aggregator.namespacedContent();
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -564,7 +571,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
               lastDiscovery,
             )),
         ),
-      openapi: () => openapi,
+      // Remote group/versions' OpenAPI v3 documents are listed in the index and proxied to their backends.
+      openapi: () => ({ ...openapi, v3Index: () => aggregation.openapiV3Index(openapi.v3Index()) }),
       documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),

@@ -12,7 +12,7 @@ let s: AggregatedSetup;
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 beforeAll(async () => {
-  s = await startAggregatedSetup({ probeIntervalMs: 1000 });
+  s = await startAggregatedSetup({ probeIntervalMs: 1000, namespaceControllerTiming: { graceMs: 100, remainingMs: 500, errorMs: 300 } });
   await s.startSample();
   await s.register();
 }, 180_000);
@@ -133,3 +133,41 @@ test('an APIService whose service does not resolve is ServiceNotFound, listed in
   const gone = await s.gw.request('GET', '/apis/nowhere.example.com');
   expect(gone.status).toBe(404);
 }, 60_000);
+
+test('namespace deletion with the backend down stays Terminating (NamespaceDeletionDiscoveryFailure) until it answers, then empties the namespace there too', async () => {
+  expect((await s.gw.kubectl(['create', 'namespace', 'doomed'])).code).toBe(0);
+  const made = await s.gw.kubectl(['create', '-f', '-'], { input: 'apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata: {name: inside, namespace: doomed}\n' });
+  expect(made.code).toBe(0);
+  await s.killSample();
+  await waitForAvailable(s.gw, 'v1alpha1.wardle.example.com', 'False', 10_000);
+  expect((await s.gw.kubectl(['delete', 'namespace', 'doomed', '--wait=false'])).code).toBe(0);
+  const failure = async () => {
+    const ns = (await s.gw.request('GET', '/api/v1/namespaces/doomed')).json;
+    return { phase: ns.status?.phase, cond: (ns.status?.conditions ?? []).find((c: { type: string }) => c.type === 'NamespaceDeletionDiscoveryFailure') };
+  };
+  let state = await failure();
+  for (let i = 0; i < 50 && state.cond?.status !== 'True'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    state = await failure();
+  }
+  expect(state.phase).toBe('Terminating');
+  expect(state.cond).toMatchObject({
+    status: 'True',
+    reason: 'DiscoveryFailed',
+    message: 'Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: wardle.example.com/v1alpha1: stale GroupVersion discovery: wardle.example.com/v1alpha1',
+  });
+  // It stays so while the backend is down.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect((await failure()).phase).toBe('Terminating');
+  await s.startSample();
+  let gone = await s.gw.request('GET', '/api/v1/namespaces/doomed');
+  for (let i = 0; i < 150 && gone.status !== 404; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    gone = await s.gw.request('GET', '/api/v1/namespaces/doomed');
+  }
+  expect(gone.status).toBe(404);
+  // The flunder was deleted in the backend before the namespace went.
+  const left = await s.gw.request('GET', '/apis/wardle.example.com/v1alpha1/namespaces/doomed/flunders');
+  expect(left.status).toBe(200);
+  expect(left.json.items).toEqual([]);
+}, 90_000);

@@ -122,6 +122,19 @@ describe('sample-apiserver behind the gateway', () => {
     expect(res2.status).toBe(401);
   });
 
+  test('kubectl explain reads the backend\'s OpenAPI v3 through the gateway', async () => {
+    const index = await s.gw.request('GET', '/openapi/v3');
+    const url = String(JSON.parse(index.text).paths['apis/wardle.example.com/v1alpha1'].serverRelativeURL);
+    expect(url).toMatch(/^\/openapi\/v3\/apis\/wardle\.example\.com\/v1alpha1\?hash=[0-9A-F]+$/);
+    const doc = await s.gw.request('GET', url);
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.json.components.schemas).filter((k) => k.endsWith('v1alpha1.Flunder'))).toHaveLength(1);
+    const k = await s.gw.kubectl(['explain', 'flunders.spec']);
+    expect(k.code).toBe(0);
+    expect(k.stdout).toContain('KIND:       Flunder');
+    expect(k.stdout).toContain('reference');
+  });
+
   test('discovery: /apis lists the group after the built-in ones; aggregated discovery carries its resources', async () => {
     const legacy = await s.gw.request('GET', '/apis');
     const names = legacy.json.groups.map((g: { name: string }) => g.name);

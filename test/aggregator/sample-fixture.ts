@@ -15,6 +15,7 @@ import { startEtcd, type EtcdServer } from '../storage/etcd-server.ts';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertKeyPair } from '../../src/server/certs.ts';
 import { StaticServiceResolver } from '../../src/aggregator/service-resolver.ts';
 import { DEFAULT_TRAFFIC, type TrafficContract } from '../../src/aggregator/traffic.ts';
+import type { NamespaceControllerTiming } from '../../src/controllers/namespace-lifecycle.ts';
 
 export const SAMPLE_NAMESPACE = 'wardle';
 export const SAMPLE_SERVICE = 'api';
@@ -53,7 +54,7 @@ export interface AggregatedSetup {
   close(): Promise<void>;
 }
 
-export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number } = {}): Promise<AggregatedSetup> {
+export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number; namespaceControllerTiming?: NamespaceControllerTiming } = {}): Promise<AggregatedSetup> {
   const bin = sampleApiserverBinary();
   const dir = await mkdtemp(join(tmpdir(), 'kgw-agg-'));
   const frontProxyCa = await createCertificateAuthority('front-proxy-ca');
@@ -81,6 +82,7 @@ export async function startAggregatedSetup(opts: { traffic?: TrafficContract; pr
       aggregator: { proxyClientCertFile: proxyCertFile, proxyClientKeyFile: proxyKeyFile, serviceAddresses: [], traffic: opts.traffic ?? DEFAULT_TRAFFIC },
     },
     aggregation: { serviceResolver: resolver, aggregatorProbeIntervalMs: opts.probeIntervalMs ?? 1000 },
+    ...(opts.namespaceControllerTiming ? { namespaceControllerTiming: opts.namespaceControllerTiming } : {}),
   });
   let etcd: EtcdServer | undefined;
   let child: ChildProcess | undefined;

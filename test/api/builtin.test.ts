@@ -19,6 +19,7 @@ describe('builtinResourceTypes', () => {
       'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
       'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
       'apiextensions.k8s.io/v1/customresourcedefinitions',
+      'apiregistration.k8s.io/v1/apiservices',
       'coordination.k8s.io/v1/leases',
       'events.k8s.io/v1/events',
       'flowcontrol.apiserver.k8s.io/v1/flowschemas',

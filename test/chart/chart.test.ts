@@ -18,6 +18,8 @@ import { chartDir, ensureHelm, renderChart, runHelm, type K8sObject } from './he
 import { startEtcd, type EtcdServer } from '../storage/etcd-server.ts';
 import { freePort, startRedis, type RedisServer } from '../storage/redis-server.ts';
 
+/** helm lint and template take seconds each, much longer on a loaded machine. */
+const HELM_TIMEOUT = 180_000;
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 let work: string;
 
@@ -121,7 +123,7 @@ describe('helm lint and template', () => {
       expect(emptyStrings(objs, 'rendered', [])).toEqual([]);
       const svc = objs.find((o) => o.kind === 'Service' && o.metadata.name === 'gw-kube-gateway')!;
       expect(svc.spec.ports[0]).toMatchObject({ port: 443, targetPort: 'https' });
-    });
+    }, HELM_TIMEOUT);
   }
 
   it('storage modes: sqlite is one StatefulSet replica with a claim; etcd modes are Deployments with a PDB and anti-affinity', async () => {
@@ -156,7 +158,7 @@ describe('helm lint and template', () => {
     expect(Object.keys(cm.data).sort()).toEqual(['admission-config.yaml', 'audit-policy.yaml', 'authentication-config.yaml', 'authorization-config.yaml', 'eventratelimit.yaml']);
     const auth = full.find((o) => o.kind === 'Secret' && o.metadata.name === 'gw-kube-gateway-auth')!;
     expect(auth.stringData['tokens.csv']).toMatch(/^[A-Za-z0-9]{48},admin,admin,"system:masters"\nabc,ci,ci,"deployers"\n$/);
-  });
+  }, HELM_TIMEOUT);
 
   it('refuses bad combinations with a message naming the value', async () => {
     const bad = async (values: unknown) => (await runHelm(['template', 'gw', chartDir, '-f', valuesFile('bad', values)])).stderr;
@@ -165,7 +167,7 @@ describe('helm lint and template', () => {
     expect(await bad({ redis: { mode: 'external' } })).toContain('redis.url is required with redis.mode=external');
     expect(await bad({ storage: { etcd: { tls: { secretName: 'etcd-client' } } } })).toContain('storage.etcd.tls');
     expect(await bad({ tls: { mode: 'existingSecret' } })).toContain('tls.secretName is required');
-  });
+  }, HELM_TIMEOUT);
 });
 
 describe('the rendered configuration starts gateways', () => {

@@ -181,7 +181,8 @@ describe('npm start', () => {
       if ((f.endsWith('.js') || f.endsWith('.cjs')) && (await stat(join(buildDirectory, f))).mtimeMs >= built - 5000) files.push(f);
     }
     expect(files).toContain('main.cjs');
-    expect(files).toContain('sqlite-writer-worker.js');
+    // The workers' entries are written only when their content changes (esbuild leaves an unchanged output alone).
+    for (const worker of ['sqlite-writer-worker.js', 'yaml-decode-worker.js']) if (!files.includes(worker)) files.push(worker);
     for (const f of files) {
       const text = await readFile(join(buildDirectory, f), 'latin1');
       const at = text.search(/[^\x00-\x7f]/);

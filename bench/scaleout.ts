@@ -6,7 +6,8 @@
  *   over 3 replicas, with Redis Streams fanout and with every replica watching etcd directly;
  * - etcd's watcher count and etcd CPU seconds during the write load, 1 vs 3 replicas;
  * - memory (RSS) per replica after storing `--objects` objects (default 100,000).
- * Nothing is asserted. `npm run bench:scaleout -- [--seconds 10] [--watchers 1000] [--objects 100000]`.
+ * Nothing is asserted. `npm run bench:scaleout -- [--seconds 10] [--watchers 1000] [--objects 100000]
+ * [--phases throughput,latency,memory] [--etcd-binary PATH]`.
  * Quote the figures with the machine's load average (printed); on a shared 2-core machine every
  * replica, etcd, Redis and the load generator compete for the same cores.
  */
@@ -31,6 +32,8 @@ const SECONDS = arg('seconds', 10);
 const WATCHERS = arg('watchers', 1000);
 const OBJECTS = arg('objects', 100_000);
 const CLIENTS = 64;
+const phasesArg = process.argv.indexOf('--phases');
+const PHASES = new Set((phasesArg === -1 ? 'throughput,latency,memory' : process.argv[phasesArg + 1]!).split(','));
 
 const built = spawnSync(process.execPath, [join(root, 'bin', 'build.js')], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(1);
@@ -42,6 +45,8 @@ interface Replica {
 
 let tls: { ca: Buffer; cert: Buffer; key: Buffer } | undefined;
 const agent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+// Watches hold their connection for good: their own agent, without a socket limit, so writes never queue behind them.
+const watchAgent = new https.Agent({ keepAlive: false, maxSockets: Infinity });
 
 function startReplica(etcd: EtcdServer, dataDir: string, fanout: string | undefined): Promise<Replica> {
   return new Promise((resolve, reject) => {
@@ -147,11 +152,13 @@ async function ensureNamespace(r: Replica, ns: string): Promise<void> {
 function openWatchers(replicas: Replica[], ns: string, count: number, from: string) {
   const arrivals: Array<Map<string, number>> = [];
   const reqs: Array<ReturnType<typeof https.request>> = [];
+  const state = { connected: 0 };
   for (let i = 0; i < count; i++) {
     const seen = new Map<string, number>();
     arrivals.push(seen);
     const r = replicas[i % replicas.length]!;
-    const req = https.request(`${r.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`, { agent, ...tls }, (res) => {
+    const req = https.request(`${r.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`, { agent: watchAgent, ...tls }, (res) => {
+      state.connected++;
       let buf = '';
       res.on('data', (c: Buffer) => {
         const at = performance.now();
@@ -169,7 +176,7 @@ function openWatchers(replicas: Replica[], ns: string, count: number, from: stri
     req.end();
     reqs.push(req);
   }
-  return { arrivals, close: () => reqs.forEach((r) => r.destroy()) };
+  return { arrivals, state, close: () => reqs.forEach((r) => r.destroy()) };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -188,7 +195,7 @@ async function main(): Promise<void> {
   const redis: RedisServer = await startRedis();
   try {
     // 1. Throughput and etcd load, 1 vs 3 replicas (with fanout).
-    for (const n of [1, 3]) {
+    for (const n of PHASES.has('throughput') ? [1, 3] : []) {
       const c = await cluster(etcd, n, redis.url);
       await new Promise((r) => setTimeout(r, 2000));
       const ns = `tp${n}`;
@@ -201,14 +208,15 @@ async function main(): Promise<void> {
       await stopCluster(c);
     }
     // 2. Watch latency to WATCHERS watchers over 3 replicas, with and without Redis.
-    for (const fanout of [redis.url, undefined]) {
+    for (const fanout of PHASES.has('latency') ? [redis.url, undefined] : []) {
       const c = await cluster(etcd, 3, fanout);
       await new Promise((r) => setTimeout(r, 2000));
       const ns = `lat${fanout ? 'r' : 'd'}`;
       await ensureNamespace(c.replicas[0]!, ns);
       const from = (await request(c.replicas[0]!.url, 'GET', `/api/v1/namespaces/${ns}/configmaps`)).json.metadata.resourceVersion;
       const w = openWatchers(c.replicas, ns, WATCHERS, from);
-      await new Promise((r) => setTimeout(r, 3000));
+      for (let waited = 0; w.state.connected < WATCHERS && waited < 120_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 1000));
       const watchersInEtcd = await etcdMetric(etcd, 'etcd_debugging_mvcc_watcher_total');
       // A modest write rate (8 clients, 10 writes/s each): latency, not saturation.
       const { acked } = await writeLoad(c.replicas, ns, SECONDS, 8, 10);
@@ -224,12 +232,13 @@ async function main(): Promise<void> {
       }
       lat.sort((a, b) => a - b);
       console.log(
-        `3 replicas, ${fanout ? 'Redis fanout' : 'direct etcd watches'}: ${acked.size} writes to ${WATCHERS} watchers: delivery latency p50 ${percentile(lat, 50).toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms (negative: delivered before the writer saw its response); ${missing} deliveries missing; etcd watchers ${watchersInEtcd}`,
+        `3 replicas, ${fanout ? 'Redis fanout' : 'direct etcd watches'}: ${acked.size} writes to ${WATCHERS} watchers: delivery latency p50 ${percentile(lat, 50).toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms (negative: delivered before the writer saw its response); ${missing} deliveries missing; ${w.state.connected} watches connected; etcd watchers ${watchersInEtcd}`,
       );
       w.close();
       await stopCluster(c);
     }
     // 3. Memory per replica at OBJECTS objects (3 replicas, fanout).
+    if (!PHASES.has('memory')) return;
     const c = await cluster(etcd, 3, redis.url);
     await ensureNamespace(c.replicas[0]!, 'mem');
     let stored = 0;
@@ -249,6 +258,7 @@ async function main(): Promise<void> {
     await stopCluster(c);
   } finally {
     agent.destroy();
+    watchAgent.destroy();
     await redis.stop();
     await etcd.stop();
   }

@@ -50,7 +50,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
 
 class FanoutWatch {
-  mode: 'redis' | 'direct' = 'redis';
+  // Direct until it joins its stream (at first without a store watch, while its start revision is looked up).
+  mode: 'redis' | 'direct' = 'direct';
   direct: WatchHandle | undefined;
   closed = false;
   constructor(
@@ -373,23 +374,27 @@ export class FanoutStore implements Store {
       if (res === null || !Array.isArray(res)) continue;
       for (const item of res as Array<[Buffer, Array<[Buffer, Buffer[]]>]>) {
         const stream = item[0].toString();
-        const keys = from.get(stream)?.keys;
-        if (!keys) continue;
-        // The start now: a trim or rewrite that overtook a reader shows here, before anything is delivered.
-        const start = asNumber(await this.cmd.send(['GET', keys.start]));
+        if (!from.has(stream)) continue;
         const decoded = item[1].map(([id, fields]) => decodeEntry(id.toString(), fields));
         for (const w of this.watches) {
           if (w.mode !== 'redis' || w.keys.stream !== stream) continue;
-          if (start === null || start > w.delivered) {
-            this.goDirect(w);
-            continue;
-          }
           const evs: WatchEvent[] = [];
           let progressed = 0;
+          let gap = false;
           for (const d of decoded) {
             if (d.revision <= w.delivered) continue;
+            // The first entry after the watch's revision must follow an entry at or below it: else a trim,
+            // a rewrite or a Redis that lost its data overtook this reader, and it continues from the store.
+            if (evs.length === 0 && progressed === 0 && !(d.prev <= w.delivered)) {
+              gap = true;
+              break;
+            }
             if (d.event) evs.push(d.event);
             else progressed = d.revision;
+          }
+          if (gap) {
+            this.goDirect(w);
+            continue;
           }
           if (evs.length > 0) this.deliver(w, evs);
           if (progressed > 0) this.progress(w, progressed);

@@ -11,12 +11,19 @@ import type { Store, StorageError, WatchEvent, WatchHandle } from '../types.ts';
 import { encodeEvent, encodeProgress, entryBytes, revisionOf, type Fields, type StreamKeys } from './stream-codec.ts';
 import { asNumber, type RedisLink, type Reply } from './redis-link.ts';
 
-/** Lease check, then XADD of each entry whose ID is above the stream's top. ARGV: identity, then per entry: id, field count, fields. */
+/**
+ * Lease check, then XADD of each entry whose ID is above the stream's top. Each entry also gets
+ * `pr`, the revision of the entry before it (of the start for the first): a reader at revision D
+ * whose next entry has pr > D knows entries were trimmed or lost in between, without another
+ * round trip. ARGV: identity, then per entry: id, field count, fields.
+ */
 const APPEND = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
+local start = redis.call('GET', KEYS[3])
+if not start then return -2 end
 local function split(id) local d = string.find(id, '-') return tonumber(string.sub(id, 1, d - 1)), tonumber(string.sub(id, d + 1)) end
-local topRev, topSeq = -1, -1
+-- An empty stream's top is its start: events at or below it are not the stream's.
+local topRev, topSeq = tonumber(start), math.huge
 local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 if #top > 0 then topRev, topSeq = split(top[1][1]) end
 local i, n = 2, 0
@@ -24,7 +31,7 @@ while i <= #ARGV do
   local id, nf = ARGV[i], tonumber(ARGV[i + 1])
   local r, s = split(id)
   if r > topRev or (r == topRev and s > topSeq) then
-    redis.call('XADD', KEYS[2], id, unpack(ARGV, i + 2, i + 1 + nf))
+    redis.call('XADD', KEYS[2], id, 'pr', string.format('%d', topRev), unpack(ARGV, i + 2, i + 1 + nf))
     topRev, topSeq, n = r, s, n + 1
   end
   i = i + 2 + nf

@@ -48,7 +48,8 @@ export function encodeProgress(at: number): Fields {
   return ['t', 'p', 'a', String(at)];
 }
 
-export type Decoded = { readonly revision: number; readonly at: number; readonly event?: WatchEvent };
+/** One entry: its revision, the revision of the entry before it in the stream (`pr`, NaN if absent), the append time, and the event (none: progress). */
+export type Decoded = { readonly revision: number; readonly prev: number; readonly at: number; readonly event?: WatchEvent };
 
 /** Decodes one entry as XREAD/XRANGE return it (with Buffer replies): [id, [field, value, ...]]. */
 export function decodeEntry(id: string, raw: readonly Buffer[]): Decoded {
@@ -57,7 +58,8 @@ export function decodeEntry(id: string, raw: readonly Buffer[]): Decoded {
   const revision = revisionOf(id);
   const type = f.get('t')?.toString();
   const at = Number(f.get('a')?.toString() ?? 0);
-  if (type === 'p') return { revision, at };
+  const prev = Number(f.get('pr')?.toString() ?? NaN);
+  if (type === 'p') return { revision, prev, at };
   const key = f.get('k')?.toString();
   if (key === undefined || (type !== 'c' && type !== 'u' && type !== 'd')) throw new Error(`malformed watch stream entry ${id}`);
   const kv: KeyValue = { key, value: new Uint8Array(f.get('v') ?? Buffer.alloc(0)), createRevision: Number(f.get('c')?.toString() ?? 0), modRevision: revision };
@@ -66,7 +68,7 @@ export function decodeEntry(id: string, raw: readonly Buffer[]): Decoded {
     ? { key, value: new Uint8Array(pv), createRevision: Number(f.get('pc')?.toString() ?? 0), modRevision: Number(f.get('pm')?.toString() ?? 0) }
     : undefined;
   const kind = type === 'c' ? 'create' : type === 'u' ? 'update' : 'delete';
-  return { revision, at, event: prevKv ? { type: kind, kv, prevKv } : { type: kind, kv } };
+  return { revision, prev, at, event: prevKv ? { type: kind, kv, prevKv } : { type: kind, kv } };
 }
 
 /** Approximate bytes an entry costs in Redis (for the stream's byte budget). */

@@ -122,6 +122,7 @@ export class Aggregator {
     this.stopped = true;
     this.handle?.close();
     clearInterval(this.probeTimer);
+    clearTimeout(this.retryTimer);
     for (const { backend } of this.backends.values()) backend.close();
     this.backends.clear();
     this.routes.clear();
@@ -143,6 +144,17 @@ export class Aggregator {
           this.requestSync();
         }
       });
+  }
+
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  private retrySoon(): void {
+    if (this.retryTimer || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.requestSync();
+    }, 50);
+    this.retryTimer.unref();
   }
 
   /** Resolves once no sync is running or queued (tests). */
@@ -181,7 +193,10 @@ export class Aggregator {
         }
       } catch (err) {
         if (!(isApiError(err) && (err.code === 409 || err.code === 404))) throw err;
-        this.requestSync();
+        // The watch cache has not seen the store's latest yet: syncing again at once would read the
+        // same stale list and fail the same way, a loop of promises that never lets the cache (or
+        // anything else) run. Try again once the event loop has turned.
+        this.retrySoon();
       }
     }
     for (const [name, have] of existing) {

@@ -11,6 +11,7 @@ import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
+import { flowSchemaType, priorityLevelConfigurationType } from '../flowcontrol/kinds.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -24,6 +25,8 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   customResourceDefinitionType,
   leaseType,
   eventsV1EventType,
+  flowSchemaType,
+  priorityLevelConfigurationType,
   clusterRoleBindingType,
   clusterRoleType,
   roleBindingType,

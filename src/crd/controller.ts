@@ -32,6 +32,8 @@ export interface CrdControllerDeps {
   warn?(msg: string): void;
   /** Where conversion webhooks given as a service reference are dialled. */
   resolveService?: ServiceResolver;
+  /** Gate CRDValidationRatcheting (default on): updates not refused for values they leave unchanged. */
+  readonly ratcheting?: boolean;
 }
 
 type Accepted = { ok: true; names: Obj } | { ok: false; names: Obj; reason: string; message: string };
@@ -258,7 +260,7 @@ export class CrdController {
     if (prev?.signature === signature) return;
     const versions = servedVersions(crd);
     const lifecycle = prev?.lifecycle ?? { terminating: false };
-    const types = versions.map((v) => customResourceType(crd, v, lifecycle));
+    const types = versions.map((v) => customResourceType(crd, v, lifecycle, { ratcheting: this.deps.ratcheting ?? true }));
     const storage = storageVersionOf(crd) ?? types[0]?.version ?? '';
     // Objects are stored in the storage version; other versions convert (strategy None or Webhook).
     const preferred = versions.find((v) => v.deprecated !== true && v.name === storage) ?? versions.find((v) => v.deprecated !== true);

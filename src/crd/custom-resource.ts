@@ -103,17 +103,17 @@ function selectableFields(version: Obj): Record<string, (obj: KubeObject) => str
 }
 
 /** Validates a custom resource against its schema and rules, as kube's CR strategy does. */
-function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema: Schema, rules: boolean, scale: ResourceType['scale']): FieldError[] {
+function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema: Schema, rules: boolean, scale: ResourceType['scale'], ratcheting: boolean): FieldError[] {
   const { metadata: _m, ...body } = obj;
   // kube's schema validator reports in field order (its properties are walked sorted).
   const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' })
     // Ratcheting: an update is not refused for a value it leaves as it was.
-    .filter((e) => !old || !unchangedAt(e.field, body, old))
+    .filter((e) => !ratcheting || !old || !unchangedAt(e.field, body, old))
     .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   if (scale) errs.push(...validateScalePaths(obj, scale));
   if (rules && errs.length === 0) {
     const oldBody = old ? { ...old, metadata: undefined } : undefined;
-    errs.push(...validateRules(body, oldBody, schema));
+    errs.push(...validateRules(body, oldBody, schema, ratcheting));
   } else if (rules) {
     errs.push(fieldErr.invalid('<nil>', goLiteral('"null"'), 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
   }
@@ -164,7 +164,13 @@ export interface CustomResourceLifecycle {
   terminating: boolean;
 }
 
-export function customResourceType(crd: KubeObject, version: Obj, lifecycle: CustomResourceLifecycle = { terminating: false }): ResourceType {
+/** Options of the server: `ratcheting` is the CRDValidationRatcheting gate (default on). */
+export interface CustomResourceOptions {
+  readonly ratcheting?: boolean;
+}
+
+export function customResourceType(crd: KubeObject, version: Obj, lifecycle: CustomResourceLifecycle = { terminating: false }, options: CustomResourceOptions = {}): ResourceType {
+  const ratcheting = options.ratcheting ?? true;
   const spec = crd.spec as Obj;
   const names = (isObj(spec.names) ? spec.names : {}) as Obj;
   const group = str(spec.group);
@@ -210,8 +216,8 @@ export function customResourceType(crd: KubeObject, version: Obj, lifecycle: Cus
         if (old.status === undefined) delete obj.status;
         else obj.status = structuredClone(old.status);
       },
-      validate: (obj) => validateCustomResource(obj, null, schema, rules, scaleOf),
-      validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf),
+      validate: (obj) => validateCustomResource(obj, null, schema, rules, scaleOf, ratcheting),
+      validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf, ratcheting),
       // The custom-resource rule for status writes: everything but status comes from the stored object.
       subresources: {
         status: {
@@ -223,7 +229,7 @@ export function customResourceType(crd: KubeObject, version: Obj, lifecycle: Cus
             if (status === undefined) delete obj.status;
             else obj.status = status;
           },
-          validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf),
+          validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf, ratcheting),
         },
       },
     },

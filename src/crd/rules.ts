@@ -55,12 +55,14 @@ export function hasRules(s: Schema | undefined): boolean {
 interface Budget {
   remaining: number;
   exhausted: boolean;
+  /** CRDValidationRatcheting: values an update leaves unchanged are not validated again. */
+  readonly ratcheting: boolean;
 }
 
 /** Runs every rule of `schema` over `obj` (and `old` for transition rules); the field errors found. */
-export function validateRules(obj: unknown, old: unknown, schema: Schema): FieldError[] {
+export function validateRules(obj: unknown, old: unknown, schema: Schema, ratcheting = true): FieldError[] {
   const errs: FieldError[] = [];
-  walk(obj, old, schema, '', errs, { remaining: PER_OBJECT_COST_BUDGET, exhausted: false });
+  walk(obj, old, schema, '', errs, { remaining: PER_OBJECT_COST_BUDGET, exhausted: false, ratcheting });
   return errs;
 }
 
@@ -71,7 +73,7 @@ function typeName(s: Schema): string {
 function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget): void {
   if (budget.exhausted || v === undefined || v === null) return;
   // Ratcheting: a value an update leaves as it was is not validated again (nor anything under it).
-  if (old !== undefined && jsonEqual(v, old)) return;
+  if (budget.ratcheting && old !== undefined && jsonEqual(v, old)) return;
   const nr = rulesOf(s);
   if (nr) runRules(v, old, s, nr, path, errs, budget);
   if (isPlainObject(v)) {

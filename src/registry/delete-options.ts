@@ -54,9 +54,14 @@ export function deleteOptionsDecodeError(err: unknown): unknown {
   return err;
 }
 
-/** Reads and validates DeleteOptions from a decoded body object or from the query. */
-export function parseDeleteOptions(src: Source): ParsedDeleteOptions {
+/**
+ * Reads and validates DeleteOptions from a decoded body object or from the query. Without
+ * `allowUnsafeDelete` (gate AllowUnsafeMalformedObjectDeletion, off by default) kube drops
+ * ignoreStoreReadErrorWithClusterBreakingPotential before validating, as if it were not sent.
+ */
+export function parseDeleteOptions(src: Source, allowUnsafeDelete = true): ParsedDeleteOptions {
   const raw = src.from === 'body' ? fromBody(src.body) : fromQuery(src.query);
+  if (!allowUnsafeDelete) raw.ignoreStoreReadError = false;
   const errs: FieldError[] = [];
   if (raw.orphanDependents !== undefined && raw.propagationPolicy !== undefined) {
     errs.push(fieldErr.invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));

@@ -157,13 +157,19 @@ export function parseListQuery(q: URLSearchParams): ListQuery {
   return { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit, semantics, resourceVersion: rv };
 }
 
-/** Reads watch options; 400/422 as kube for malformed or invalid combinations, 500 for a malformed version. */
-export function parseWatchQuery(q: URLSearchParams): WatchQuery {
+/**
+ * Reads watch options; 400/422 as kube for malformed or invalid combinations, 500 for a malformed
+ * version. `watchList` is the WatchList gate: without it sendInitialEvents is refused.
+ */
+export function parseWatchQuery(q: URLSearchParams, watchList = true): WatchQuery {
   const o = convertListOptions(q);
   const match = o.resourceVersionMatch;
   const errs: FieldError[] = [];
   if (o.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
     errs.push(fieldErr.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (o.sendInitialEvents !== undefined && !watchList) {
+    errs.push(fieldErr.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
   }
   if (match !== '') {
     if (o.sendInitialEvents === undefined) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));

@@ -116,6 +116,17 @@ export type DeleteOutcome =
   | { readonly kind: 'deleted'; readonly object: KubeObject }
   | { readonly kind: 'terminating'; readonly object: KubeObject };
 
+/**
+ * Which reads the watch cache may answer (feature gates): `consistent` (ConsistentListFromCache),
+ * reads at the latest revision once the cache is provably fresh, else from the store;
+ * `snapshots` (ListFromCacheSnapshot), Exact lists and continue pages at a past revision, else
+ * from the store.
+ */
+export interface CacheReads {
+  readonly consistent: boolean;
+  readonly snapshots: boolean;
+}
+
 /** Validates and persists objects of one type; see the file comment. */
 export class ResourceStore {
   readonly gr: GroupResource;
@@ -128,6 +139,7 @@ export class ResourceStore {
     readonly cache: WatchCache<KubeObject>,
     private readonly hooks: WriteHooks,
     private readonly validateGeneric: (obj: KubeObject, old: KubeObject | null) => FieldError[],
+    private readonly reads: CacheReads = { consistent: true, snapshots: true },
   ) {
     this.gr = { group: rt.group, resource: rt.resource };
   }
@@ -247,7 +259,7 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     try {
       if (resourceVersion === '') {
-        if (!(await this.cacheIsFresh())) return this.getFromStore(key, name);
+        if (!this.reads.consistent || !(await this.cacheIsFresh())) return this.getFromStore(key, name);
       } else if (resourceVersion !== '0') await this.cache.waitForRevision(Number(resourceVersion));
     } catch (err) {
       throw this.translate(err, name, { kind: 'get', revision: Number(resourceVersion) || 0 });
@@ -323,7 +335,7 @@ export class ResourceStore {
         const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
         const startKey = sem.kind === 'continue' ? prefix + sem.position.start : undefined;
         // Nothing under the prefix changed since the snapshot: the cache holds it exactly.
-        if (this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter, missing);
+        if (this.reads.snapshots && this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter, missing);
         if (from) from.store = true;
         try {
           return await this.listFromStore(prefix, revision, startKey, q.limit, filter);
@@ -332,7 +344,7 @@ export class ResourceStore {
         }
       }
       if (sem.kind === 'most-recent') {
-        if (!(await this.cacheIsFresh())) {
+        if (!this.reads.consistent || !(await this.cacheIsFresh())) {
           if (from) from.store = true;
           return await this.listFromStore(prefix, 0, undefined, q.limit, filter);
         }

@@ -55,6 +55,8 @@ import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import { AuditPolicyError } from '../audit/policy.ts';
+import { AuditConfigError, createAuditor } from '../audit/setup.ts';
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
@@ -74,9 +76,17 @@ import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } 
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 import { endpointServiceResolver } from '../crd/service-resolver.ts';
+import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
+import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
+import { FLOWCONTROL_GROUP } from '../flowcontrol/kinds.ts';
+import { FlowControl } from '../flowcontrol/controller.ts';
+import { ApfFilter } from '../flowcontrol/filter.ts';
+import { apfDebugDocument } from '../flowcontrol/debug.ts';
+import { RunOnceControllers } from '../leader/run-once.ts';
+import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -127,7 +137,8 @@ async function openStore(config: ServerConfig, etcdDialTimeoutMs: number, signal
     case 'memory':
       return new MemoryStore({ historyMs: config.historyMs });
     case 'etcd':
-      return connectEtcd(config.etcdServers, etcdDialTimeoutMs, signal);
+      // Scale out: with --watch-fanout, watches come from Redis streams (src/storage/fanout).
+      return withWatchFanout(await connectEtcd(config.etcdServers, etcdDialTimeoutMs, signal), config);
     default:
       try {
         return SqliteStore.open(join(config.dataDir, 'state.db'), { historyMs: config.historyMs });
@@ -226,6 +237,9 @@ export async function startApiServer(opts: StartOptions): Promise<RunningServer>
 
 async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<() => unknown>): Promise<RunningServer> {
   const { config } = opts;
+  const features = config.featureGates ?? defaultFeatureGates();
+  for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
+  const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -276,7 +290,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric);
+    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric, cacheReads);
     served = (o) => rs.served(o);
     return rs;
   };
@@ -308,7 +322,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
     resolveService: endpointServiceResolver(catalog),
+    ratcheting: features.enabled('CRDValidationRatcheting'),
   });
+  // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
+  store.preferEventLoopCommits?.(true);
   await crdController.start();
   undo.push(() => crdController.stop());
   await ensureBuiltinNamespaces(namespaceStore);
@@ -332,6 +349,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
+  // Reloads of the authentication/authorization configuration files and authorizer decisions, counted before /metrics exists.
+  const authMetrics = new AuthMetrics();
   if (!opts.authorizer) {
     const built = buildAuthorizer(
       {
@@ -342,6 +361,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
         webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
         configFile: config.authorizationConfigFile,
+        metrics: authMetrics,
       },
       rbacIndex,
       (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
@@ -352,7 +372,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   } else authorizer = opts.authorizer;
   try {
     const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
-    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins], built.metrics) : built;
     undo.push(() => chain.stop());
     await chain.ready();
     admissionChain = chain;
@@ -366,45 +386,54 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
   // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
-  const namespaceController = new NamespaceController(
-    namespaceStore,
-    () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store),
-    opts.namespaceControllerTiming,
-  );
-  namespaceController.start();
-  undo.push(() => namespaceController.stop());
-  // Built-in stores now; custom resource stores as their CRDs are served.
-  const garbageCollector = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
-  garbageCollector.start();
-  const gcStops = new Map<string, () => void>();
+  // kube-controller-manager's controllers: they run once per cluster (on the elected replica with --leader-elect).
+  const runOnce = new RunOnceControllers();
+  undo.push(() => runOnce.stop());
+  const nsStore = namespaceStore;
+  runOnce.add(() => new NamespaceController(nsStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store), opts.namespaceControllerTiming));
+  // Built-in stores at its start; custom resource stores as their CRDs are served (those served already at its start too).
+  let garbageCollector: GarbageCollector | undefined;
+  const crStores = new Map<string, { storage: ResourceStore; kinds: string[]; stop?: () => void }>();
+  runOnce.add(() => {
+    const gc = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
+    return {
+      start: () => {
+        gc.start();
+        garbageCollector = gc;
+        for (const cr of crStores.values()) cr.stop = gc.addStore(cr.storage, cr.kinds);
+      },
+      stop: () => {
+        if (garbageCollector === gc) garbageCollector = undefined;
+        gc.stop();
+      },
+    };
+  });
   crdController.listen({
-    served: (name, storage, crTypes) => gcStops.set(name, garbageCollector.addStore(storage, crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`))),
+    served: (name, storage, crTypes) => {
+      const cr = { storage, kinds: crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`), stop: undefined as (() => void) | undefined };
+      crStores.set(name, cr);
+      if (garbageCollector) cr.stop = garbageCollector.addStore(cr.storage, cr.kinds);
+    },
     unserved: (name) => {
-      gcStops.get(name)?.();
-      gcStops.delete(name);
+      crStores.get(name)?.stop?.();
+      crStores.delete(name);
     },
   });
-  undo.push(() => garbageCollector.stop());
   const policyStatus = policyStatusController(catalog, (err) =>
     process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `validatingadmissionpolicy status: ${err.message}` })}\n`),
   );
   policyStatus?.start();
   undo.push(() => policyStatus?.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
-  const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
-  eventTtl?.start();
-  undo.push(() => eventTtl?.stop());
+  if (eventStore) runOnce.add(() => new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000));
   // kube-controller-manager's service-account controller and root-CA publisher: `default` and `kube-root-ca.crt` in every namespace.
-  const publishers = new NamespacePublishers(
-    { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
-    certs.caCert,
-  );
-  if (config.identityControllers !== false) publishers.start();
-  undo.push(() => publishers.stop());
+  const publisherStores = { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store };
+  if (config.identityControllers !== false) runOnce.add(() => new NamespacePublishers(publisherStores, certs.caCert));
   // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
-  const bootstrapControllers = bootstrapTokenControllers(config, catalog);
-  for (const c of bootstrapControllers) c.start();
-  undo.push(() => bootstrapControllers.forEach((c) => c.stop()));
+  runOnce.add(() => {
+    const controllers = bootstrapTokenControllers(config, catalog);
+    return { start: () => controllers.forEach((c) => c.start()), stop: () => controllers.forEach((c) => c.stop()) };
+  });
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -421,21 +450,39 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const slis = createSliMetrics();
   const observeHealth = slis.observeHealthcheck.bind(slis);
   const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts), observeHealth);
-  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
+  const readyChecks = kubeHealthChecks('readyz', healthParts);
+  // Scale out: how watches are served (Redis streams or etcd directly), before the shutdown check.
+  const fanoutCheck = watchFanoutCheck(store);
+  if (fanoutCheck) readyChecks.splice(readyChecks.length - 1, 0, fanoutCheck);
+  const readyz = new HealthEndpoint('readyz', readyChecks, observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain, authMetrics);
   undo.push(() => authn.close());
   // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
   const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
   const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
-  const legacyTokens = secretStore && saStore ? new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert) : undefined;
-  if (config.identityControllers !== false) legacyTokens?.start();
-  undo.push(() => legacyTokens?.stop());
+  if (secretStore && saStore && config.identityControllers !== false) runOnce.add(() => new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert));
+  // Scale out: with --leader-elect the set runs while this replica holds the controllers' Lease.
+  const elector = startRunOnceControllers(config, catalog, runOnce);
+  undo.push(() => elector?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
   undo.push(() => trustController?.stop());
+
+  // API Priority and Fairness: the bootstrap configuration ensured, then followed (src/flowcontrol).
+  let flowControl: FlowControl | undefined;
+  if (config.enablePriorityAndFairness !== false) {
+    flowControl = new FlowControl({
+      flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+      priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+      serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+      warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    });
+    undo.push(() => flowControl?.stop());
+    await flowControl.start();
+  }
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -459,6 +506,22 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       ),
   });
   admissionChain?.registerMetrics(metrics.registry);
+  registerFeatureMetrics(metrics.registry, features);
+  authMetrics.register(metrics.registry);
+  const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
+  let auditor;
+  try {
+    auditor = await createAuditor(config.audit, (group, version, resource) => {
+      const rt = catalog.lookup(group, version, resource)?.rt as { deprecationWarning?: string; removedRelease?: string } | undefined;
+      return rt?.deprecationWarning ? { deprecated: true, ...(rt.removedRelease ? { removedRelease: rt.removedRelease } : {}) } : undefined;
+    });
+  } catch (err) {
+    if (err instanceof AuditPolicyError || err instanceof AuditConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  auditor.registerMetrics(metrics.registry);
+  undo.push(() => void auditor.close());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -469,12 +532,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       discovery: () =>
         (discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery)),
       openapi: () => openapi,
-      documents: authn.documents,
+      documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
     },
     metrics,
+    features,
+    ...(apf ? { apf } : {}),
+    audit: auditor,
     health: { livez, readyz, healthz },
     watches,
     logger: opts.logger,
@@ -482,6 +548,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
+  // From now on clients write too: concurrent commits may move to the writer thread again.
+  store.preferEventLoopCommits?.(false);
   try {
     await app.listen({ port: config.securePort, host: config.bindAddress });
   } catch (err) {
@@ -513,20 +581,18 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         crdController.stop();
-        namespaceController.stop();
-        garbageCollector.stop();
-        eventTtl?.stop();
-        for (const c of bootstrapControllers) c.stop();
-        publishers.stop();
-        legacyTokens?.stop();
+        await elector?.stop();
+        runOnce.stop();
         trustController?.stop();
         policyStatus?.stop();
+        flowControl?.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();
         closeAuthorizer();
         authn.close();
         await app.close();
+        await auditor.close();
         for (const c of caches.values()) c.stop();
         await store.close();
         lock.release();
@@ -539,7 +605,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined, authMetrics: AuthMetrics) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -559,7 +625,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
   let extra;
   try {
-    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+    extra = await setupTokenAuthenticators({ ...authnSetupOptions(config, issuers, apiAudiences, catalog), metrics: authMetrics });
   } catch (err) {
     if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
     throw err;
@@ -691,4 +757,10 @@ function catalogReader(catalog: ResourceCatalog): ObjectReader {
       return undefined;
     },
   };
+}
+
+/** kube's APF debug dumps, as plain text (authorized like any non-resource path). */
+function apfDocument(fc: FlowControl, path: string): { body: Buffer; contentType: string; cacheControl: string } | undefined {
+  const text = apfDebugDocument(fc, path);
+  return text === undefined ? undefined : { body: Buffer.from(text), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache, private' };
 }

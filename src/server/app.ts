@@ -31,12 +31,15 @@ import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts'
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import type { ApfFilter } from '../flowcontrol/filter.ts';
 import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
 import { managerFor } from './handlers/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
 import { handleScale } from '../crd/scale.ts';
+import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
+import type { Auditor } from '../audit/index.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -56,11 +59,18 @@ export interface FrontDoorOptions {
   readonly limits?: Omit<LoadLimitOptions, 'maxBodyBytes'>;
   /** kube's request metrics are recorded here when given. */
   readonly metrics?: ServerMetrics;
+  /** The server's feature gates (kube's defaults when absent); handlers read them as `req.server.features`. */
+  readonly features?: FeatureGates;
+  /** API Priority and Fairness; when given it replaces the in-flight limits (the large-body budget stays). */
+  readonly apf?: ApfFilter;
+  /** Audit (src/audit): audit IDs always, events when a policy is configured. */
+  readonly audit?: Auditor;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     loadLimits: LoadLimits;
+    features: FeatureGates;
   }
   interface FastifyRequest {
     requestInfo: RequestInfo;
@@ -113,6 +123,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     ...({ clientErrorHandler, frameworkErrors: frameworkErrorHandler } as object),
   }) as unknown as FastifyInstance;
 
+  app.decorate('features', opts.features ?? defaultFeatureGates());
+
   // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
   const server = app.server as unknown as NodeJS.EventEmitter & { maxHeaderSize?: number };
   // HTTP/1.1 headers up to Go's limit (Node's own default is 16 KiB); HTTP/2's is in the settings above.
@@ -122,6 +134,10 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+
+  // 0. Audit: the audit ID (Audit-Id response header) before anything can answer.
+  const audit = opts.audit;
+  if (audit) app.addHook('onRequest', async (req, reply) => audit.begin(req, reply));
 
   // 1. Request info, parsed once from method, path and query.
   app.addHook('onRequest', async (req, reply) => {
@@ -144,6 +160,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
     if (!result.ok) throw result.error;
     req.user = result.user;
+    // Audit: the policy decides now that the user is known (RequestReceived).
+    audit?.authenticated(req);
   });
 
   // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
@@ -158,7 +176,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
   const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
   app.decorate('loadLimits', limits);
-  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  const apf = opts.apf;
+  if (apf) app.addHook('onRequest', async (req, reply) => apf.admit(req, reply));
+  else app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
   // Large bodies wait for their share of the body budget (before they are read when their length is declared).
   app.addHook('preParsing', async (req, reply, payload) => limits.admitBody(req, reply, payload));
 
@@ -168,6 +188,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     let decision = opts.authorizer.authorize(attrs);
     // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
     if (isPromise(decision)) decision = await decision;
+    audit?.authorized(req, decision);
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
     if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
@@ -183,6 +204,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000);
     });
   }
+
+  // 3c. Audit: the response stages (ResponseStarted, ResponseComplete, Panic).
+  audit?.install(app);
 
   app.setErrorHandler((err, req, reply) => {
     // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers

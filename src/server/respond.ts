@@ -112,7 +112,7 @@ export function sendValue(req: FastifyRequest, reply: FastifyReply, code: number
 /** Sends pre-encoded bytes (memoized JSON), gzipped when large and accepted. */
 export function sendBytes(req: FastifyRequest, reply: FastifyReply, code: number, body: Uint8Array, contentType: string, cacheControl = 'no-cache, private'): void {
   reply.code(code).header('content-type', contentType).header('cache-control', cacheControl);
-  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''));
+  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''), req.server.features.enabled('APIResponseCompression'));
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   if (req.method === 'HEAD') {
     reply.header('content-length', gz.body.length).send();

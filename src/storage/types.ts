@@ -94,6 +94,12 @@ export interface Store {
   compact(revision: number): Promise<void>;
   /** Resolves when the store can serve; rejects with a reason otherwise. */
   healthCheck(): Promise<void>;
+  /**
+   * While on, concurrent writes are still group-committed but never handed to a helper thread:
+   * for the start, when nothing else waits on the event loop and starting the thread would cost
+   * more than the commits it takes over. Stores without such a thread ignore it.
+   */
+  preferEventLoopCommits?(on: boolean): void;
   close(): Promise<void>;
 }
 

@@ -60,7 +60,7 @@ describe('legacy discovery', () => {
     const r = await t.request('GET', '/apis');
     const groups = r.json.groups.map((g: any) => g.name);
     // kube-apiserver v1.32's order: events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination.
-    expect(groups).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io']);
+    expect(groups).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'flowcontrol.apiserver.k8s.io']);
   });
 });
 
@@ -95,6 +95,7 @@ describe('aggregated discovery', () => {
       { name: 'admissionregistration.k8s.io', creationTimestamp: null },
       { name: 'apiextensions.k8s.io', creationTimestamp: null },
       { name: 'coordination.k8s.io', creationTimestamp: null },
+      { name: 'flowcontrol.apiserver.k8s.io', creationTimestamp: null },
     ]);
     // The same document again: 304 for the ETag.
     const again = await t.request('GET', '/api', { headers: { accept: aggregated, 'if-none-match': String(r.headers['etag']) } });

@@ -5,12 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
+import { parseFeatureGates } from '../../src/features/index.ts';
 
 let t: TestServer;
 let store: MemoryStore;
 beforeAll(async () => {
   store = new MemoryStore({ historyMs: false });
-  t = await startTestServer({ store });
+  // The unsafe delete is behind an alpha gate, off by default (tested at the end).
+  t = await startTestServer({ store, config: { featureGates: parseFeatureGates(['AllowUnsafeMalformedObjectDeletion=true']) } });
   await store.create('/registry/configmaps/default/broken', Buffer.from('{"kind":"ConfigMap", not json'));
 });
 afterAll(async () => {
@@ -36,5 +38,21 @@ describe('corrupt objects', () => {
     expect(unsafe.json).toMatchObject({ kind: 'Status', status: 'Success' });
     expect((await t.request('GET', '/api/v1/namespaces/default/configmaps/broken')).status).toBe(404);
     expect((await t.request('GET', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
+  });
+
+  it('ignores the unsafe option without the AllowUnsafeMalformedObjectDeletion gate, as kube drops it', async () => {
+    const plainStore = new MemoryStore({ historyMs: false });
+    const plain = await startTestServer({ store: plainStore });
+    try {
+      await plainStore.create('/registry/configmaps/default/broken', Buffer.from('{"kind":"ConfigMap", not json'));
+      // Not validated either: the conflicting propagationPolicy is no 422.
+      const conflicting = await plain.request('DELETE', '/api/v1/namespaces/default/configmaps/broken', { body: { ignoreStoreReadErrorWithClusterBreakingPotential: true, propagationPolicy: 'Background' } });
+      expect(conflicting.status).toBe(500);
+      const unsafe = await plain.request('DELETE', '/api/v1/namespaces/default/configmaps/broken?ignoreStoreReadErrorWithClusterBreakingPotential=true');
+      expect(unsafe.status).toBe(500);
+      expect((await plain.request('GET', '/api/v1/namespaces/default/configmaps/broken')).status).toBe(500);
+    } finally {
+      await plain.close();
+    }
   });
 });

@@ -212,8 +212,8 @@ function discoveryFormat(req: FastifyRequest, produces: readonly string[] = disc
 
 /** Aggregated documents are served many times between changes: each is compressed once. */
 const gzippedDocuments = new WeakMap<Buffer, ReturnType<typeof maybeGzip>>();
-function gzippedDiscovery(body: Buffer, acceptEncoding: string): ReturnType<typeof maybeGzip> {
-  if (body.length <= GZIP_THRESHOLD_BYTES || !acceptsGzip(acceptEncoding)) return maybeGzip(body, acceptEncoding, false);
+function gzippedDiscovery(body: Buffer, acceptEncoding: string, enabled: boolean): ReturnType<typeof maybeGzip> {
+  if (!enabled || body.length <= GZIP_THRESHOLD_BYTES || !acceptsGzip(acceptEncoding)) return maybeGzip(body, acceptEncoding, false);
   let gz = gzippedDocuments.get(body);
   if (!gz) gzippedDocuments.set(body, (gz = maybeGzip(body, acceptEncoding)));
   return gz;
@@ -231,7 +231,7 @@ function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: Discovery
     reply.code(304).send();
     return;
   }
-  const gz = gzippedDiscovery(body, String(req.headers['accept-encoding'] ?? ''));
+  const gz = gzippedDiscovery(body, String(req.headers['accept-encoding'] ?? ''), req.server.features.enabled('APIResponseCompression'));
   reply.code(200).header('content-type', `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`).header('cache-control', 'public');
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   reply.send(req.method === 'HEAD' ? undefined : Buffer.from(gz.body.buffer, gz.body.byteOffset, gz.body.byteLength));

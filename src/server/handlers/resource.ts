@@ -56,7 +56,8 @@ export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): 
   return {
     dryRun: deleteOpts?.dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
     options: deleteOpts ? admissionDeleteOptions(deleteOpts) : admissionWriteOptions(c.query),
-    auditAnnotations: {},
+    // The request's audit record collects what admission annotates (src/audit).
+    auditAnnotations: c.req.audit?.annotations ?? {},
     warnings: [],
     now: new Date(),
     manager: managerFor(c),
@@ -337,6 +338,10 @@ export async function handlePatch(c: VerbContext): Promise<void> {
  * DeleteOptions of a delete or deletecollection: from the body when one is sent (client-go,
  * kubectl and controller-runtime put dryRun and preconditions there), else from the query.
  */
+function unsafeDeleteAllowed(c: VerbContext): boolean {
+  return c.req.server.features.enabled('AllowUnsafeMalformedObjectDeletion');
+}
+
 async function deleteOptionsOf(c: VerbContext): Promise<ParsedDeleteOptions> {
   const raw = c.req.body as Buffer | undefined;
   if (raw && raw.length > 0) {
@@ -347,9 +352,9 @@ async function deleteOptionsOf(c: VerbContext): Promise<ParsedDeleteOptions> {
     } catch (err) {
       throw deleteOptionsDecodeError(err);
     }
-    return parseDeleteOptions({ from: 'body', body: asObject(value) as Record<string, unknown> });
+    return parseDeleteOptions({ from: 'body', body: asObject(value) as Record<string, unknown> }, unsafeDeleteAllowed(c));
   }
-  return parseDeleteOptions({ from: 'query', query: c.query });
+  return parseDeleteOptions({ from: 'query', query: c.query }, unsafeDeleteAllowed(c));
 }
 
 export async function handleDelete(c: VerbContext): Promise<void> {

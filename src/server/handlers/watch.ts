@@ -100,7 +100,7 @@ type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
 export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
   const { rt, store } = c.served;
   // Options are converted and validated before negotiation, as in kube's list handler.
-  const q = parseWatchQuery(c.query);
+  const q = parseWatchQuery(c.query, c.req.server.features.enabled('WatchList'));
   // A WatchList request (initial events, then a bookmark) cannot be served as a Table in kube.
   const offer = isWatchListRequest(c.query) ? { ...offerFor(c), table: false } : offerFor(c);
   const { output: fmt, contentType } = negotiateWatch({
@@ -328,7 +328,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     },
   );
 
-  writeInitialEvents().catch(() => abort());
+  // API Priority and Fairness counts a watch's seat until its initial events are out (src/flowcontrol/filter.ts).
+  writeInitialEvents().then(() => c.req.watchInitialized?.(), () => abort());
 
   // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
   const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);

@@ -74,6 +74,31 @@ describe('conversion webhooks', () => {
     expect((await t.request('GET', `${ns('v1')}/w1`)).json.spec).toEqual({ color: 'grey', size: 5 });
   });
 
+  it('applies server-side and renders Tables in the non-storage version', async () => {
+    const apply = (name: string, size: number) =>
+      t.request('PATCH', `${ns('v2')}/${name}?fieldManager=ssa-test`, {
+        body: { apiVersion: 'convh.example.com/v2', kind: 'Widget', metadata: { name }, spec: { dimensions: { size } } },
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+    const created = await apply('w-ssa', 4);
+    expect(created.status).toBe(201);
+    expect(created.json.spec).toEqual({ color: 'grey', dimensions: { size: 4 } });
+    const entry = created.json.metadata.managedFields.find((m: { manager: string }) => m.manager === 'ssa-test');
+    // Ownership is recorded in the version the manager wrote.
+    expect(entry).toMatchObject({ operation: 'Apply', apiVersion: 'convh.example.com/v2', fieldsV1: { 'f:spec': { 'f:dimensions': { 'f:size': {} } } } });
+    const again = await apply('w-ssa', 6);
+    expect(again.status).toBe(200);
+    expect((await t.request('GET', `${ns('v1')}/w-ssa`)).json.spec).toEqual({ color: 'grey', size: 6 });
+    const table = await t.request('GET', `${ns('v2')}/w-ssa`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.status).toBe(200);
+    expect(table.json.kind).toBe('Table');
+    expect(table.json.rows[0].cells[0]).toBe('w-ssa');
+    expect(table.json.rows[0].object.metadata.name).toBe('w-ssa');
+    const deleted = await t.request('DELETE', `${ns('v2')}/w-ssa`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json.details).toMatchObject({ name: 'w-ssa', group: 'convh.example.com', kind: 'widgets' });
+  });
+
   it('converts a list in one call, and filters on converted objects', async () => {
     for (const name of ['w2', 'w3', 'w4']) expect((await t.request('POST', ns('v1'), { body: widget('v1', name, { size: 7 }) })).status).toBe(201);
     const before = hook.received.length;

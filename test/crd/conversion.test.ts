@@ -155,6 +155,20 @@ describe('conversion webhooks', () => {
     expect(deleted?.object.spec).toEqual({ color: 'grey', dimensions: { size: 9 } });
   });
 
+  it('works with the real kubectl in both versions', async () => {
+    const v2 = await t.kubectl(['get', 'widgets.v2.convh.example.com', 'w1', '-o', 'jsonpath={.apiVersion} {.spec.dimensions.size}']);
+    expect(v2.stdout).toBe('convh.example.com/v2 5');
+    const v1 = await t.kubectl(['get', 'widgets.v1.convh.example.com', 'w1', '-o', 'jsonpath={.apiVersion} {.spec.size}']);
+    expect(v1.stdout).toBe('convh.example.com/v1 5');
+    const table = await t.kubectl(['get', 'widgets.v2.convh.example.com']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+AGE$/);
+    expect(table.stdout).toMatch(/\nw1\s+\d+s\n/);
+    const applied = await t.kubectl(['apply', '--server-side', '-f', '-'], { input: 'apiVersion: convh.example.com/v2\nkind: Widget\nmetadata: {name: w-kubectl, namespace: default}\nspec: {dimensions: {size: 8}}\n' });
+    expect(applied.stdout).toContain('widget.convh.example.com/w-kubectl serverside-applied');
+    expect((await t.kubectl(['get', 'widgets.v1.convh.example.com', 'w-kubectl', '-o', 'jsonpath={.spec.size}'])).stdout).toBe('8');
+    expect((await t.kubectl(['delete', 'widgets.v2.convh.example.com', 'w-kubectl'])).stdout).toContain('deleted');
+  });
+
   it('answers kube errors when the webhook fails or answers garbage, never crashes', async () => {
     const cases: [string, string][] = [
       ['/fail', 'failed: an error on the server ("internal trouble") has prevented the request from succeeding'],
@@ -178,6 +192,11 @@ describe('conversion webhooks', () => {
       expect(created.json.message).toBe(`conversion webhook for convh.example.com/v2, Kind=Widget ${text.replace('w1 != w1-x', 'w-bad != w-bad-x')}`);
       // The storage version needs no conversion and is served as ever.
       expect((await t.request('GET', `${ns('v1')}/w1`)).status).toBe(200);
+      if (path === '/failure') {
+        const k = await t.kubectl(['get', 'widgets.v2.convh.example.com', 'w1']);
+        expect(k.code).not.toBe(0);
+        expect(k.stderr).toContain('Error from server: conversion webhook for convh.example.com/v1, Kind=Widget failed: cannot convert today');
+      }
     }
     const badUid = await (async () => {
       await useHook('/bad-uid');

@@ -12,6 +12,7 @@ import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
 import { flowSchemaType, priorityLevelConfigurationType } from '../flowcontrol/kinds.ts';
+import { apiServiceType } from '../aggregator/apiservice.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -23,6 +24,7 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   customResourceDefinitionType,
+  apiServiceType,
   leaseType,
   eventsV1EventType,
   flowSchemaType,

@@ -175,6 +175,18 @@ export interface ResourceType {
   readonly unstructured?: boolean;
   /** A `Warning` every request to this version gets (a deprecated custom resource version). */
   readonly deprecationWarning?: string;
+  /**
+   * A built-in version's lifecycle as kube's generated APILifecycle* methods state it: the release
+   * that deprecated it, the one that removes it, and its replacement. Requests get kube's warning
+   * and deprecation signals (src/features/deprecation.ts reads this and deprecationWarning).
+   */
+  readonly lifecycle?: {
+    readonly deprecated: readonly [number, number];
+    readonly removed?: readonly [number, number];
+    readonly replacement?: { readonly group: string; readonly version: string; readonly kind: string };
+  };
+  /** A built-in alpha or beta version served without --runtime-config (kube's betas from before v1.22). */
+  readonly enabledByDefault?: boolean;
   /** The scale subresource of a custom resource (JSON paths into the object, `.spec.replicas`). */
   readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
 }

@@ -9,8 +9,11 @@ import { ApiError, errors } from '../api/status-errors.ts';
 export const MEDIA_JSON = 'application/json';
 export const MEDIA_YAML = 'application/yaml';
 export const MEDIA_PROTOBUF = 'application/vnd.kubernetes.protobuf';
+/** CBOR (gate CBORServingAndStorage): one item per response, a CBOR sequence per watch. */
+export const MEDIA_CBOR = 'application/cbor';
+export const MEDIA_CBOR_SEQ = 'application/cbor-seq';
 
-export type Serializer = 'json' | 'yaml' | 'protobuf';
+export type Serializer = 'json' | 'yaml' | 'protobuf' | 'cbor';
 export type MetaVersion = 'v1' | 'v1beta1';
 
 /** What this endpoint can produce. */
@@ -24,7 +27,7 @@ export interface Offer {
 }
 
 export type Negotiated =
-  | { readonly kind: 'json' | 'yaml' | 'protobuf'; readonly serializer: Serializer; readonly mediaType: string; readonly pretty: boolean }
+  | { readonly kind: 'json' | 'yaml' | 'protobuf' | 'cbor'; readonly serializer: Serializer; readonly mediaType: string; readonly pretty: boolean }
   | { readonly kind: 'table'; readonly serializer: Serializer; readonly mediaType: string; readonly pretty: boolean; readonly version: MetaVersion }
   | {
       readonly kind: 'partial-metadata' | 'partial-metadata-list';
@@ -41,7 +44,9 @@ export interface AcceptClause {
   readonly params: Readonly<Record<string, string>>;
 }
 
-const MEDIA_OF: Record<Serializer, string> = { json: MEDIA_JSON, yaml: MEDIA_YAML, protobuf: MEDIA_PROTOBUF };
+const MEDIA_OF: Record<Serializer, string> = { json: MEDIA_JSON, yaml: MEDIA_YAML, protobuf: MEDIA_PROTOBUF, cbor: MEDIA_CBOR };
+/** The watch stream media type of a serializer (YAML has none). */
+const STREAM_MEDIA_OF: Record<Serializer, string> = { json: `${MEDIA_JSON};stream=watch`, yaml: '', protobuf: `${MEDIA_PROTOBUF};stream=watch`, cbor: MEDIA_CBOR_SEQ };
 const DEFAULT_SERIALIZERS: readonly Serializer[] = ['json', 'yaml'];
 
 /** Parses an Accept header into clauses ordered as goautoneg orders them (q, then specificity; stable). */
@@ -179,18 +184,18 @@ export interface NegotiatedWatch {
 export function negotiateWatch(req: NegotiateRequest): NegotiatedWatch {
   const offer = req.offer ?? {};
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
-  const streaming = serializers.filter((s) => s !== 'yaml').map((s) => `${MEDIA_OF[s]};stream=watch`);
+  const streaming = serializers.filter((s) => s !== 'yaml').map((s) => STREAM_MEDIA_OF[s]);
   const m = firstMatch(req.accept, offer);
   // Nothing acceptable fails kube's list-handler negotiation (all media types listed); a
   // serializer that cannot stream fails later, listing the streaming ones.
   if (!m) throw errors.notAcceptable(serializers.map((s) => MEDIA_OF[s]));
   if (m.serializer === 'yaml') throw errors.notAcceptable(streaming);
   const output = negotiateOutput(req);
-  const contentType = m.serializer === 'json' ? MEDIA_JSON : `${MEDIA_OF[m.serializer]};stream=watch`;
+  const contentType = m.serializer === 'json' ? MEDIA_JSON : STREAM_MEDIA_OF[m.serializer];
   return { output, contentType };
 }
 
-export type BodyKind = 'json' | 'yaml' | 'protobuf' | 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-patch';
+export type BodyKind = 'json' | 'yaml' | 'protobuf' | 'cbor' | 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-patch';
 
 export interface ParsedContentType {
   readonly kind: BodyKind;
@@ -203,6 +208,7 @@ const PATCH_KINDS: Readonly<Record<string, BodyKind>> = {
   'application/merge-patch+json': 'merge-patch',
   'application/strategic-merge-patch+json': 'strategic-merge-patch',
   'application/apply-patch+yaml': 'apply-patch',
+  'application/apply-patch+cbor': 'apply-patch',
 };
 
 export interface ContentTypeContext {
@@ -212,6 +218,8 @@ export interface ContentTypeContext {
   readonly serializers?: readonly Serializer[];
   /** Strategic merge patch is offered for built-in kinds only. */
   readonly strategicMergePatch?: boolean;
+  /** Server-side apply in CBOR (gate CBORServingAndStorage). */
+  readonly applyCbor?: boolean;
 }
 
 /**
@@ -224,9 +232,10 @@ export function parseContentType(header: string | undefined, ctx: ContentTypeCon
     const accepted = ['application/json-patch+json', 'application/merge-patch+json'];
     if (ctx.strategicMergePatch !== false) accepted.push('application/strategic-merge-patch+json');
     accepted.push('application/apply-patch+yaml');
+    if (ctx.applyCbor) accepted.push('application/apply-patch+cbor');
     const kind = PATCH_KINDS[bare];
     // A type no PATCH route consumes is refused by go-restful; a known patch type the kind does not take, by the handler.
-    if (!kind) throw errors.restfulUnsupportedMediaType();
+    if (!kind || (bare === 'application/apply-patch+cbor' && !ctx.applyCbor)) throw errors.restfulUnsupportedMediaType();
     if (!accepted.includes(bare)) throw unsupported(accepted);
     return { kind, mediaType: bare };
   }

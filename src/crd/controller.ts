@@ -30,10 +30,10 @@ export interface CrdControllerDeps {
   storeFor(rt: ResourceType, cache: WatchCache<KubeObject>): ResourceStore;
   /** Logs a problem the loop retries. */
   warn?(msg: string): void;
-  /** Where conversion webhooks given as a service reference are dialled. */
-  resolveService?: ServiceResolver;
   /** Gate CRDValidationRatcheting (default on): updates not refused for values they leave unchanged. */
   readonly ratcheting?: boolean;
+  /** Where conversion webhooks given as a service reference are dialled. */
+  resolveService?: ServiceResolver;
 }
 
 type Accepted = { ok: true; names: Obj } | { ok: false; names: Obj; reason: string; message: string };
@@ -273,7 +273,8 @@ export class CrdController {
             ? v.deprecationWarning
             : `${rt.group}/${rt.version} ${kind} is deprecated${preferred ? `; use ${rt.group}/${str(preferred.name)} ${kind}` : ''}`
           : undefined;
-      return deprecationWarning ? { ...rt, deprecationWarning } : rt;
+      // An empty deprecationWarning sends no Warning, but the version is still deprecated (metric, audit).
+      return deprecationWarning !== undefined ? { ...rt, deprecationWarning } : rt;
     });
     const withConversion = withConversions(crd, withDeprecation, storage, this.deps.resolveService);
     const prefix = types[0]?.storagePrefix;

@@ -291,3 +291,6 @@ export function aggregatedDiscoveryVersion(accept: string): AggregatedVersion | 
 }
 
 export { apiVersionOf };
+
+/** What the discovery handlers read: these documents, or a view merging them with remote groups (src/aggregator/discovery-view.ts). */
+export type DiscoverySource = Pick<DiscoveryDocuments, 'apiVersions' | 'apiGroupList' | 'paths' | 'aggregated' | 'aggregatedETag' | 'resourceList' | 'group'>;

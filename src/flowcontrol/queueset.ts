@@ -60,13 +60,9 @@ class Queue {
   nextDispatchR = 0;
   seatsInUse = 0;
   executing = 0;
+  /** Seats of the waiting requests, kept as they come and go. */
+  waitingSeats = 0;
   constructor(readonly index: number) {}
-
-  get waitingSeats(): number {
-    let n = 0;
-    for (const w of this.waiting) n += w.seats;
-    return n;
-  }
 }
 
 /** kube's hashFlowID: the first 8 bytes, little-endian, of SHA-256(flowSchema NUL distinguisher). */
@@ -134,15 +130,19 @@ export class QueueSet {
     this.queuing = queuing;
     if (!sameShape) {
       this.hands.clear();
-      const kept = this.queues.filter((q) => q.waiting.length > 0 || q.executing > 0);
+      // Old queues with work stay in `active` and drain under their old index (kube lets them quiesce).
       this.queues = Array.from({ length: queuing?.queues ?? 0 }, (_, i) => new Queue(i));
-      // Old queues with work keep draining under their old index (kube lets them quiesce).
-      for (const q of kept) if (q.index >= this.queues.length || this.queues[q.index] !== q) this.draining.add(q);
     }
     this.dispatch();
   }
 
-  private readonly draining = new Set<Queue>();
+  /**
+   * Queues with waiting or executing requests (old ones of a replaced configuration included):
+   * the only ones virtual time and dispatch look at, so a request costs the same with 128 queues
+   * as with 1.
+   */
+  private readonly active = new Set<Queue>();
+  private waitingSeatsTotal = 0;
 
   get concurrencyLimit(): number {
     return this.limit;
@@ -157,17 +157,16 @@ export class QueueSet {
     return this.waitingTotal;
   }
   get waitingSeats(): number {
-    let n = 0;
-    for (const q of this.allQueues()) n += q.waitingSeats;
-    return n;
+    return this.waitingSeatsTotal;
   }
   get virtualTime(): number {
     return this.currentR;
   }
 
+  /** Every queue: the configured ones, then old ones still draining. */
   private *allQueues(): Iterable<Queue> {
     yield* this.queues;
-    yield* this.draining;
+    for (const q of this.active) if (this.queues[q.index] !== q) yield q;
   }
 
   /** Asks for `seats` for one request of the flow. */
@@ -203,6 +202,9 @@ export class QueueSet {
       },
     };
     queue.waiting.push(w);
+    queue.waitingSeats += seats;
+    this.waitingSeatsTotal += seats;
+    this.active.add(queue);
     this.waitingTotal++;
     const queueLength = queue.waiting.length;
     this.dispatch();
@@ -219,6 +221,9 @@ export class QueueSet {
     if (i < 0) return;
     this.syncTime();
     w.queue.waiting.splice(i, 1);
+    w.queue.waitingSeats -= w.seats;
+    this.waitingSeatsTotal -= w.seats;
+    if (w.queue.waiting.length === 0 && w.queue.executing === 0) this.active.delete(w.queue);
     this.waitingTotal--;
     if (reason === 'time-out') this.counters.timedOut++;
     else this.counters.cancelled++;
@@ -258,12 +263,8 @@ export class QueueSet {
     const dt = (now - this.lastRealMs) / 1000;
     this.lastRealMs = now;
     if (dt <= 0) return;
-    let active = 0;
-    let seatsWanted = 0;
-    for (const q of this.allQueues()) {
-      if (q.waiting.length > 0 || q.executing > 0) active++;
-      seatsWanted += q.seatsInUse + q.waitingSeats;
-    }
+    const active = this.active.size;
+    const seatsWanted = this.seatsInUseTotal + this.waitingSeatsTotal;
     if (active > 0) this.currentR += (dt * Math.min(seatsWanted, this.limit)) / active;
   }
 
@@ -271,13 +272,15 @@ export class QueueSet {
   private dispatch(): void {
     for (;;) {
       let best: Queue | undefined;
-      for (const q of this.allQueues()) {
+      for (const q of this.active) {
         if (q.waiting.length > 0 && (!best || q.nextDispatchR < best.nextDispatchR)) best = q;
       }
       if (!best) return;
       const head = best.waiting[0]!;
       if (!this.fits(head.seats)) return;
       best.waiting.shift();
+      best.waitingSeats -= head.seats;
+      this.waitingSeatsTotal -= head.seats;
       this.waitingTotal--;
       best.nextDispatchR += head.seats * ESTIMATED_SERVICE_SECONDS;
       const execution = this.begin(head.seats, best, (this.now() - head.arrivedMs) / 1000);
@@ -312,7 +315,7 @@ export class QueueSet {
           // Correct the estimate G by what the request really took.
           const actual = (this.now() - started) / 1000;
           queue.nextDispatchR -= seats * (ESTIMATED_SERVICE_SECONDS - actual);
-          if (this.draining.has(queue) && queue.executing === 0 && queue.waiting.length === 0) this.draining.delete(queue);
+          if (queue.executing === 0 && queue.waiting.length === 0) this.active.delete(queue);
         }
         this.dispatch();
         this.onChange?.();
@@ -327,9 +330,7 @@ export class QueueSet {
 
   /** Queues with waiting or executing requests. */
   get activeQueues(): number {
-    let n = 0;
-    for (const q of this.allQueues()) if (q.waiting.length > 0 || q.executing > 0) n++;
-    return n;
+    return this.active.size;
   }
 
   /** Waiting requests (dump_requests). */

@@ -23,7 +23,7 @@ export function replicaIdentity(): string {
 }
 
 /** Starts the run-once controllers now, or under a Lease when leader election is on; returns the elector. */
-export function startRunOnceControllers(config: ServerConfig, catalog: ResourceCatalog, controllers: RunOnceControllers): LeaderElector | undefined {
+export function startRunOnceControllers(config: ServerConfig, catalog: ResourceCatalog, controllers: RunOnceControllers, store: Store): LeaderElector | undefined {
   const election = config.scaleout?.leaderElection;
   if (!election) {
     controllers.start();
@@ -35,7 +35,8 @@ export function startRunOnceControllers(config: ServerConfig, catalog: ResourceC
     ...election,
     leases: leases as unknown as LeaseStore,
     ...CONTROLLERS_LEASE,
-    identity: replicaIdentity(),
+    // One name per replica: the watch fanout's pump identity when there is one.
+    identity: (store as { identity?: string }).identity ?? replicaIdentity(),
     onStartedLeading: () => controllers.start(),
     onStoppedLeading: () => controllers.stop(),
     log,

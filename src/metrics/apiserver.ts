@@ -64,6 +64,7 @@ function codeString(code: number): string {
 export class ApiServerMetrics {
   private readonly requests;
   private readonly durations;
+  private readonly deprecated;
 
   constructor(registry: MetricsRegistry, sources: ApiServerMetricSources) {
     this.requests = registry.counter({
@@ -77,6 +78,12 @@ export class ApiServerMetrics {
       help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
       labels: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
       buckets: REQUEST_DURATION_BUCKETS,
+      stability: 'STABLE',
+    });
+    this.deprecated = registry.gauge({
+      name: 'apiserver_requested_deprecated_apis',
+      help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+      labels: ['group', 'version', 'resource', 'subresource', 'removed_release'],
       stability: 'STABLE',
     });
     registry.collector({
@@ -99,6 +106,11 @@ export class ApiServerMetrics {
       stability: 'STABLE',
       collect: sources.storageObjects,
     });
+  }
+
+  /** A request reached a deprecated version (kube sets the gauge to 1 for it). */
+  deprecatedRequested(group: string, version: string, resource: string, subresource: string, removedRelease: string): void {
+    this.deprecated.labels(group, version, resource, subresource, removedRelease).set(1);
   }
 
   /**

@@ -75,8 +75,8 @@ import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } f
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
-import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
+import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -87,6 +87,8 @@ import { ApfFilter } from '../flowcontrol/filter.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
+import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -127,6 +129,9 @@ export interface StartOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** Aggregation: where APIService service references resolve (default: --aggregator-service-address), how often backends are probed. */
+  readonly serviceResolver?: ServiceResolver;
+  readonly aggregatorProbeIntervalMs?: number;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -240,6 +245,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const features = config.featureGates ?? defaultFeatureGates();
   for (const msg of features.warnings) process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`);
   const cacheReads = { consistent: features.enabled('ConsistentListFromCache'), snapshots: features.enabled('ListFromCacheSnapshot') };
+  // --runtime-config against every built-in resource (stored kinds, reviews, TokenReview): what is served.
+  let apiEnablement: ApiEnablement;
+  try {
+    apiEnablement = ApiEnablement.resolve(config.runtimeConfig ?? new Map(), [...builtinResourceTypes, ...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES]);
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  const servedApi = <T extends { group: string; version: string; resource: string }>(r: T) => apiEnablement.resourceEnabled(r.group, r.version, r.resource);
   // The store first: a data dir whose store cannot be opened gets no certificates written into it.
   const store = opts.store ?? (await openStore(config, opts.etcdDialTimeoutMs ?? ETCD_DIAL_TIMEOUT_MS, opts.signal));
   if (!opts.store) undo.push(() => store.close());
@@ -320,9 +334,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+    ratcheting: features.enabled('CRDValidationRatcheting'),
     // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
     resolveService: endpointServiceResolver(catalog),
-    ratcheting: features.enabled('CRDValidationRatcheting'),
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -464,25 +478,25 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
   if (secretStore && saStore && config.identityControllers !== false) runOnce.add(() => new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert));
   // Scale out: with --leader-elect the set runs while this replica holds the controllers' Lease.
-  const elector = startRunOnceControllers(config, catalog, runOnce);
+  const elector = startRunOnceControllers(config, catalog, runOnce, store);
   undo.push(() => elector?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
   undo.push(() => trustController?.stop());
 
-  // API Priority and Fairness: the bootstrap configuration ensured, then followed (src/flowcontrol).
-  let flowControl: FlowControl | undefined;
-  if (config.enablePriorityAndFairness !== false) {
-    flowControl = new FlowControl({
-      flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
-      priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
-      serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
-      warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
-    });
-    undo.push(() => flowControl?.stop());
-    await flowControl.start();
-  }
+  // API Priority and Fairness (src/flowcontrol): the bootstrap configuration is ensured and followed
+  // whether or not the filter is on (kube's config producer belongs to the API group); the filter,
+  // its headers and its debug dumps only with --enable-priority-and-fairness (default true).
+  const apfEnabled = config.enablePriorityAndFairness !== false;
+  const flowControl = new FlowControl({
+    flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+    priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+    serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => flowControl.stop());
+  await flowControl.start();
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -490,7 +504,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let lastDiscovery: DiscoveryDocuments | undefined;
   let url = '';
   // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
-  const openapi = createOpenApiDocuments(() => catalog.types(), () => catalog.generation);
+  const openapi = createOpenApiDocuments(() => catalog.types().filter(servedApi), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
   });
@@ -508,7 +522,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
   authMetrics.register(metrics.registry);
-  const apf = flowControl ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {
@@ -522,6 +536,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   }
   auditor.registerMetrics(metrics.registry);
   undo.push(() => void auditor.close());
+  // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
+  const aggregation = await startAggregation({
+    config,
+    catalog,
+    extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
+    registry: metrics.registry,
+    ...(opts.serviceResolver ? { resolver: opts.serviceResolver } : {}),
+    ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => aggregation.stop());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -530,9 +555,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= lastDiscovery = new DiscoveryDocuments([...catalog.types(), ...authenticationDiscoveryTypes], url.replace(/^https:\/\//, ''), ACCESS_REVIEW_RESOURCES, lastDiscovery)),
+        aggregation.discovery(
+          (discovery ??= lastDiscovery =
+            new DiscoveryDocuments(
+              [...catalog.types(), ...authenticationDiscoveryTypes].filter(servedApi),
+              url.replace(/^https:\/\//, ''),
+              ACCESS_REVIEW_RESOURCES.filter(servedApi),
+              lastDiscovery,
+            )),
+        ),
       openapi: () => openapi,
-      documents: flowControl ? (path) => authn.documents(path) ?? apfDocument(flowControl!, path) : authn.documents,
+      documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
@@ -541,8 +574,10 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     features,
     ...(apf ? { apf } : {}),
     audit: auditor,
+    apiEnablement,
     health: { livez, readyz, healthz },
     watches,
+    proxyFor: (path) => aggregation.proxyFor(path),
     logger: opts.logger,
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
@@ -581,11 +616,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         crdController.stop();
+        aggregation.stop();
         await elector?.stop();
         runOnce.stop();
         trustController?.stop();
         policyStatus?.stop();
-        flowControl?.stop();
+        flowControl.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();

@@ -11,12 +11,15 @@ import { peerOfSocket } from '../authn/x509.ts';
 import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
-import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
+import { MEDIA_CBOR, MEDIA_CBOR_SEQ, MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
 import { decodeBody, protobufServed } from './handlers/body.ts';
 
 /** The media types of a built-in resource's routes, in kube's order (installer.go's Produces). */
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`];
+// With gate CBORServingAndStorage, in the order kube lists them.
+const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
+const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
 import type { ResourceCatalog } from './api-context.ts';
 import { addWarnings, sendError, sendValue } from './respond.ts';
 import type { RequestUser } from './user.ts';
@@ -40,6 +43,8 @@ import type { KubeObject } from '../api/types.ts';
 import { handleScale } from '../crd/scale.ts';
 import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
 import type { Auditor } from '../audit/index.ts';
+import { ApiEnablement } from '../features/runtime-config.ts';
+import { deprecationOf } from '../features/deprecation.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -65,6 +70,10 @@ export interface FrontDoorOptions {
   readonly apf?: ApfFilter;
   /** Audit (src/audit): audit IDs always, events when a policy is configured. */
   readonly audit?: Auditor;
+  /** The aggregation layer: the proxy handler of a path in a remote group/version, or undefined (src/aggregator). */
+  readonly proxyFor?: (path: string) => ((req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>) | undefined;
+  /** --runtime-config: built-in versions and resources not served are not routed (all served when absent). */
+  readonly apiEnablement?: ApiEnablement;
 }
 
 declare module 'fastify' {
@@ -222,7 +231,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 4. Routing, as kube-apiserver's director and go-restful route: a group/version's resource
   // paths go to the route table, everything else to the non-resource paths.
-  const tables = new Map<string, { generation: number; table: RouteTable }>();
+  const enablement = opts.apiEnablement ?? ApiEnablement.all();
+  const tables = new Map<string, { generation: number; table: RouteTable | undefined }>();
   const routeTable = (group: string, version: string): RouteTable | undefined => {
     const resources = opts.catalog.groupVersion(group, version);
     if (!resources) return undefined;
@@ -230,7 +240,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     let cached = tables.get(key);
     // Custom resources come and go: a table is rebuilt when the catalog changed since.
     if (!cached || cached.generation !== opts.catalog.generation) {
-      cached = { generation: opts.catalog.generation, table: new RouteTable([...resources.values()].map((s) => s.rt)) };
+      // Resources --runtime-config turned off are not routed; a version with none left is not served.
+      const served = [...resources.values()].map((s) => s.rt).filter((rt) => enablement.resourceEnabled(rt.group, rt.version, rt.resource));
+      cached = { generation: opts.catalog.generation, table: served.length > 0 ? new RouteTable(served) : undefined };
       tables.set(key, cached);
     }
     return cached.table;
@@ -239,19 +251,27 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // Computed, never stored resources (TokenReview, serviceaccounts/NAME/token) have their own handler.
     const info = req.requestInfo;
     req.metricsTarget = info.isResourceRequest ? undefined : nonResourceTarget(req.routePath);
-    const createOnly = info.isResourceRequest ? opts.createOnly?.find(info, req.routePath) : undefined;
+    // A remote group/version (an APIService with a service): authenticated and authorized above, proxied as is.
+    const proxy = opts.proxyFor?.(req.routePath);
+    if (proxy) {
+      if (info.isResourceRequest) req.metricsTarget = info;
+      await proxy(req, reply, info.isResourceRequest && info.verb === 'watch');
+      return;
+    }
+    const enabled = info.isResourceRequest && enablement.resourceEnabled(info.apiGroup, info.apiVersion, info.resource);
+    const createOnly = enabled ? opts.createOnly?.find(info, req.routePath) : undefined;
     if (createOnly && info.isResourceRequest) {
       req.metricsTarget = info;
       await handleCreateOnly(req, reply, info, createOnly, req.user);
       return;
     }
     // The access reviews are served from the authorizer, not from a stored resource's route table.
-    if (info.isResourceRequest && isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
+    if (enabled && isAccessReviewPath(info.apiGroup, info.apiVersion, info.resource)) {
       req.metricsTarget = info;
       await handleAccessReview(req, reply, info, opts.authorizer);
       return;
     }
-    const gv = groupVersionPath(req.routePath, opts.catalog);
+    const gv = groupVersionPath(req.routePath, (group, version) => routeTable(group, version) !== undefined);
     if (!gv) {
       await handleNonResource(req, reply, req.routePath, opts.routes, opts.health);
       return;
@@ -312,12 +332,12 @@ function peerOf(socket: unknown): ReturnType<typeof peerOfSocket> {
  * with the path segments below it, or undefined for every other path. Segments are go-restful's
  * tokens: empty inner segments are kept, so `/api/v1//namespaces` matches no route.
  */
-function groupVersionPath(path: string, catalog: FrontDoorOptions['catalog']): { group: string; version: string; rest: string[] } | undefined {
+function groupVersionPath(path: string, served: (group: string, version: string) => boolean): { group: string; version: string; rest: string[] } | undefined {
   // The director matches web service roots against the raw path: `//api/v1` is not below `/api`.
   if (!path.startsWith('/api/') && !path.startsWith('/apis/')) return undefined;
   const tokens = splitPath(path);
-  if (tokens[0] === 'api' && tokens.length >= 2 && catalog.groupVersion('', tokens[1]!)) return { group: '', version: tokens[1]!, rest: tokens.slice(2) };
-  if (tokens[0] === 'apis' && tokens.length >= 3 && catalog.groupVersion(tokens[1]!, tokens[2]!)) {
+  if (tokens[0] === 'api' && tokens.length >= 2 && served('', tokens[1]!)) return { group: '', version: tokens[1]!, rest: tokens.slice(2) };
+  if (tokens[0] === 'apis' && tokens.length >= 3 && served(tokens[1]!, tokens[2]!)) {
     return { group: tokens[1]!, version: tokens[2]!, rest: tokens.slice(3) };
   }
   return undefined;
@@ -331,7 +351,9 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
   // go-restful checks Accept against the route's media types before kube's handler runs.
   // (Custom resources are served by kube's CRD handler, outside go-restful: no such check.)
   if (protobufServed(rt)) {
-    const produces = route.action === 'list' || route.action === 'watchlist' || route.action === 'watch' ? builtinStreamingMediaTypes : builtinMediaTypes;
+    const streaming = route.action === 'list' || route.action === 'watchlist' || route.action === 'watch';
+    const cbor = req.server.features.enabled('CBORServingAndStorage');
+    const produces = cbor ? (streaming ? cborStreamingMediaTypes : cborMediaTypes) : streaming ? builtinStreamingMediaTypes : builtinMediaTypes;
     if (!restfulAccepts(String(req.headers.accept ?? ''), produces)) throw errors.restfulNotAcceptable(produces);
   }
   // `/namespaces//configmaps/x`: the route matched with an empty namespace; kube's store refuses
@@ -362,7 +384,12 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     user: req.user,
   };
   req.metricsTarget = c.info;
-  if (rt.deprecationWarning) addWarnings(reply, [rt.deprecationWarning]);
+  // A deprecated version: kube's Warning, and apiserver_requested_deprecated_apis (audit reads deprecationOf too).
+  const deprecation = deprecationOf(rt);
+  if (deprecation) {
+    if (deprecation.warning !== '') addWarnings(reply, [deprecation.warning]);
+    opts.metrics?.apiserver.deprecatedRequested(rt.group, rt.version, rt.resource, route.subresource, deprecation.removedRelease);
+  }
   // A custom resource's scale subresource reads and writes an autoscaling/v1 Scale.
   if (route.subresource === 'scale' && rt.scale) return handleScale(c);
   switch (route.action) {

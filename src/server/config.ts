@@ -7,8 +7,11 @@ import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 // Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
 import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
+// Aggregation layer (src/aggregator): front-proxy client certificate, service addresses, traffic defaults.
+import { AGGREGATOR_FLAGS, aggregatorFlagsOf, type AggregatorFlags } from '../aggregator/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
+import { parseRuntimeConfig, RuntimeConfigError, validateRuntimeConfigKeys } from '../features/runtime-config.ts';
 
 export type StorageBackend = 'sqlite' | 'etcd' | 'memory';
 
@@ -88,6 +91,10 @@ export interface ServerConfig {
   readonly featureGates?: FeatureGates;
   /** Audit (src/audit): the --audit-* flags. */
   readonly audit?: AuditFlags;
+  /** Aggregation layer flags (src/aggregator/flags.ts); absent when none is given. */
+  readonly aggregator?: AggregatorFlags;
+  /** --runtime-config as given (`group/version[/resource]` -> value); resolved against the served types at start. */
+  readonly runtimeConfig?: ReadonlyMap<string, string>;
 }
 
 /** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
@@ -119,7 +126,7 @@ export class FlagError extends Error {
   }
 }
 
-type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray' | 'featureGates';
+type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'stringSlice' | 'stringArray' | 'featureGates' | 'mapStringString';
 
 interface FlagSpec {
   readonly name: string;
@@ -151,6 +158,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
   ...SCALEOUT_FLAGS,
+  ...AGGREGATOR_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
   ...AUDIT_FLAGS,
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
@@ -171,6 +179,11 @@ const FLAGS: readonly FlagSpec[] = [
     name: 'feature-gates',
     kind: 'featureGates',
     help: ['Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental features of different components.', 'If the component is not specified, defaults to "kube". This flag can be repeatedly invoked. Options are:', ...featureGateHelpLines()].join('\n'),
+  },
+  {
+    name: 'runtime-config',
+    kind: 'mapStringString',
+    help: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\nv1=true|false for the core API group\n<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\napi/all=true|false controls all API versions\napi/ga=true|false controls all API versions of the form v[0-9]+\napi/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\napi/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\napi/legacy is deprecated, and will be removed in a future version',
   },
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
@@ -236,7 +249,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | { readonly h
     const value = convert(spec, text);
     const previous = raw.get(name);
     // Slice flags accumulate across repetitions; every other flag keeps its last value.
-    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray' || spec.kind === 'featureGates') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
+    raw.set(name, (spec.kind === 'stringSlice' || spec.kind === 'stringArray' || spec.kind === 'featureGates' || spec.kind === 'mapStringString') && Array.isArray(previous) ? [...previous, ...(value as string[])] : value);
   }
   if (raw.get('help') === true) return { help: usage() };
   return buildConfig(raw);
@@ -269,6 +282,8 @@ function typeName(kind: FlagKind): string {
       return ' stringArray';
     case 'featureGates':
       return ' colonSeparatedMultimapStringString';
+    case 'mapStringString':
+      return ' mapStringString';
     case 'string':
       return ' string';
   }
@@ -283,6 +298,7 @@ function convert(spec: FlagSpec, text: string): RawValue {
       return text === '' ? [] : text.split(',');
     case 'stringArray':
     case 'featureGates':
+    case 'mapStringString':
       // pflag's StringArray: the value as given, commas included.
       return [text];
     case 'bool': {
@@ -429,6 +445,16 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     if (err instanceof FeatureGateError) throw new FlagError(err.message);
     throw err;
   }
+  let runtimeConfig: ReadonlyMap<string, string> | undefined;
+  if (raw.has('runtime-config')) {
+    runtimeConfig = parseRuntimeConfig(raw.get('runtime-config') as readonly string[]);
+    try {
+      validateRuntimeConfigKeys(runtimeConfig);
+    } catch (err) {
+      if (err instanceof RuntimeConfigError) throw new FlagError(err.message);
+      throw err;
+    }
+  }
   const authn = authnFlagsOf(raw, FlagError);
   if (authn.authn?.authenticationConfigFile !== undefined && !featureGates.enabled('StructuredAuthenticationConfiguration')) {
     throw new FlagError('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
@@ -484,6 +510,8 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(raw.has('feature-gates') ? { featureGates } : {}),
     ...scaleoutFlagsOf(raw, storageBackend, FlagError),
     ...auditFlagsOf(raw, nonNegativeDuration),
+    ...aggregatorFlagsOf(raw, FlagError),
+    ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
   };
   return Object.freeze(config);
 }

@@ -6,12 +6,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors, isApiError } from '../api/status-errors.ts';
 import { negotiateOutput, type Negotiated } from '../codec/negotiate.ts';
 
-export type OutputFormat = Pick<Negotiated, 'serializer' | 'pretty'>;
+/** How to write a body; `schema` marks the `format: byte` fields CBOR writes as byte strings. */
+export type OutputFormat = Pick<Negotiated, 'serializer' | 'pretty'> & { readonly schema?: Schema };
 const plainJson: OutputFormat = { serializer: 'json', pretty: false };
 import { encodeYaml } from '../codec/yaml-encode.ts';
 import { encodeJson } from '../codec/json-encode.ts';
 import { goQuote } from '../schema/prune.ts';
 import { maybeGzip } from '../codec/compress.ts';
+import { encodeCbor } from '../codec/cbor.ts';
+import type { Schema } from '../schema/types.ts';
+import { MEDIA_CBOR, type Serializer } from '../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/index.ts';
 
 /** Formats one warning the way kube-apiserver does: `299 - "text"` (text quoted as Go's %q). */
@@ -99,6 +103,7 @@ function addWarning(r: WarningRecorder, original: string): boolean {
 export function encodeBody(value: unknown, format: OutputFormat): { body: Buffer; contentType: string } {
   if (format.serializer === 'yaml') return { body: Buffer.from(encodeYaml(value)), contentType: 'application/yaml' };
   if (format.serializer === 'protobuf') return { body: Buffer.from(encodeProtobuf(value as Record<string, unknown>)), contentType: PROTOBUF_MEDIA_TYPE };
+  if (format.serializer === 'cbor') return { body: encodeCbor(value, format.schema), contentType: MEDIA_CBOR };
   // As Go's encoding/json writes kube's responses: HTML characters escaped, compact output newline-terminated.
   return { body: Buffer.from(encodeJson(value, format.pretty)), contentType: 'application/json' };
 }
@@ -132,9 +137,11 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: unknown
     const q = req.searchParams?.get('pretty');
     // kube negotiates errors with its default restrictions: any serializer (a protobuf client gets
     // a protobuf Status), no `as=` conversions (asking only for a Table gets the JSON fallback).
+    const serializers: Serializer[] = ['json', 'yaml', 'protobuf'];
+    if (req.server.features?.enabled('CBORServingAndStorage')) serializers.push('cbor');
     fmt = negotiateOutput({
       accept: String(req.headers.accept ?? ''),
-      offer: { serializers: ['json', 'yaml', 'protobuf'], conversions: false },
+      offer: { serializers, conversions: false },
       prettyQuery: q,
       userAgent: String(req.headers['user-agent'] ?? ''),
     });

@@ -88,6 +88,13 @@ export interface Store {
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle;
   /** The store's current revision (a consistent read). */
   currentRevision(): Promise<number>;
+  /**
+   * Asks for a progress notification (onProgress with the current revision) on the store's
+   * watches, so a cache can prove it is fresh without a read from the store; false when the store
+   * cannot (then the caller reads from the store). Stores whose watches report progress by
+   * themselves do not implement it.
+   */
+  requestWatchProgress?(): boolean;
   /** The oldest revision still readable (everything before it is compacted). */
   compactedRevision(): number;
   /** Drops history older than `revision`. */

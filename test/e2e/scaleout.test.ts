@@ -54,7 +54,7 @@ function startReplica(name: string, dataDir: string): Promise<Replica> {
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${out}`)), 60_000);
     const seen = () => {
       const u = /listening on (https:\/\/\S+)/.exec(out);
-      const id = /pump identity is (\S+?)"/.exec(out);
+      const id = /identity is (\S+?)"/.exec(out);
       if (u && id) {
         clearTimeout(timer);
         const r: Replica = { name, child, url: u[1]!, identity: id[1]!, output: () => out, alive: true };

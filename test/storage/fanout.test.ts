@@ -9,7 +9,7 @@ import { EtcdStore } from '../../src/storage/etcd-store.ts';
 import { FanoutStore } from '../../src/storage/fanout/fanout-store.ts';
 import { streamKeys } from '../../src/storage/fanout/stream-codec.ts';
 import type { StorageError, WatchEvent } from '../../src/storage/types.ts';
-import { startEtcd, type EtcdServer } from './etcd-server.ts';
+import { ETCD_35_BINARY, startEtcd, type EtcdServer } from './etcd-server.ts';
 import { startRedis, type RedisServer } from './redis-server.ts';
 import { createClient } from 'redis';
 
@@ -211,4 +211,75 @@ describe('Redis Streams watch fanout', () => {
       await Promise.all([a!.close(), b!.close()]);
     }
   }, 90_000);
+});
+
+describe('stream retention', () => {
+  it('trims each stream to its byte budget and raises its start; a watch from before the start still gets every event', async () => {
+    const ns = 'trim';
+    const prefix = '/registry/trim/';
+    const inner = await EtcdStore.connect([etcd.endpoint], { historyMs: false });
+    const a = await FanoutStore.connect(inner, { url: redis.url, namespace: ns, identity: 'trim-0', historyMs: 60_000, maxBytes: 20_000, leaseMs: 600, log: () => {} });
+    const raw = createClient({ url: redis.url });
+    raw.on('error', () => {});
+    await raw.connect();
+    try {
+      const from = await a.currentRevision();
+      const early = collector();
+      a.watch(prefix, from, early.listener);
+      await until('on the stream', () => a.status().detail.startsWith('1 watches read Redis'));
+      const acked: number[] = [];
+      for (let i = 0; i < 120; i++) acked.push((await a.create(`${prefix}k${i}`, Buffer.alloc(500, 'x'))).modRevision);
+      await until('all events', () => early.seen.length >= 120);
+      const keys = streamKeys(ns, prefix);
+      await until('trimmed', async () => Number(await raw.get(keys.start)) > from, 10_000);
+      const len = await raw.xLen(keys.stream);
+      expect(len * 500).toBeLessThanOrEqual(20_000);
+      expect(len).toBeGreaterThan(0);
+      // A watch from before the stream's start: read from etcd until the stream reaches back to it.
+      const late = collector();
+      a.watch(prefix, from, late.listener);
+      await until('late watch complete', () => late.seen.length >= 120);
+      for (const c of [early, late]) {
+        expect(c.problems).toEqual([]);
+        expect(c.seen.map((e) => e.kv.modRevision)).toEqual(acked);
+      }
+      const more = (await a.create(`${prefix}after`, Buffer.from('{}'))).modRevision;
+      await until('the next event', () => late.seen.length >= 121 && early.seen.length >= 121);
+      expect(late.seen[120]!.kv.modRevision).toBe(more);
+    } finally {
+      raw.destroy();
+      await a.close();
+    }
+  }, 60_000);
+});
+
+describe('progress requests through the fanout (etcd 3.5.17)', () => {
+  it('reach the pump over Redis and come back to every replica as progress in the stream', async () => {
+    const etcd35 = await startEtcd({ progressNotifyMs: 600_000, binary: ETCD_35_BINARY });
+    const stores: FanoutStore[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const inner = await EtcdStore.connect([etcd35.endpoint], { historyMs: false });
+        stores.push(await FanoutStore.connect(inner, { url: redis.url, namespace: 'progress', identity: `p-${i}`, historyMs: 60_000, leaseMs: 600, log: () => {} }));
+      }
+      const [a, b] = stores as [FanoutStore, FanoutStore];
+      const prefix = '/registry/idle/';
+      const progress: number[] = [];
+      const from = await a.currentRevision();
+      a.watch(prefix, from, { onEvents: () => {}, onError: () => {} });
+      b.watch(prefix, from, { onEvents: () => {}, onProgress: (r) => progress.push(r), onError: () => {} });
+      await until('both on the stream', () => a.status().detail.startsWith('1 watches read Redis') && b.status().detail.startsWith('1 watches read Redis'));
+      const nonPump = a.pumpCount === 1 ? b : a;
+      expect(nonPump.pumpCount).toBe(0);
+      for (let i = 0; i < 3; i++) await a.create(`/registry/busy/k${i}`, Buffer.from('{}'));
+      const current = await a.currentRevision();
+      await until('progress at the current revision', () => {
+        b.requestWatchProgress();
+        return progress.some((r) => r >= current);
+      }, 10_000);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await etcd35.stop();
+    }
+  }, 60_000);
 });

@@ -7,7 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import { builtinResourceTypes } from '../../api/builtin.ts';
-import { parseContentType, type BodyKind } from '../../codec/negotiate.ts';
+import { parseContentType, type BodyKind, type Serializer } from '../../codec/negotiate.ts';
+import { CborDecodeError, decodeCbor } from '../../codec/cbor.ts';
 import { decodeJson } from '../../codec/json-decode.ts';
 import { decodeYamlAsync } from '../../codec/yaml-decode-async.ts';
 import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index.ts';
@@ -40,10 +41,12 @@ export function fieldValidationMode(q: URLSearchParams): FieldValidation {
 /** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
 export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind, protobuf = false): Promise<DecodedBody> {
   const ct = req.headers['content-type'];
-  // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them.
-  const serializers = protobuf || (rt && protobufServed(rt)) ? (['json', 'yaml', 'protobuf'] as const) : (['json', 'yaml'] as const);
+  // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them; CBOR when its gate is on.
+  const cbor = req.server.features.enabled('CBORServingAndStorage');
+  const serializers: Serializer[] = protobuf || (rt && protobufServed(rt)) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
+  if (cbor) serializers.push('cbor');
   // Custom resources take no strategic merge patch (kube's CRD handler answers 415).
-  const { kind } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: !rt?.unstructured });
+  const { kind, mediaType } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: !rt?.unstructured, applyCbor: cbor });
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) {
     // A create or update decodes even no bytes, and fails reading the type meta from them.
@@ -53,6 +56,7 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
     throw errors.badRequest('the body of the request was empty');
   }
   if (kind === 'protobuf') return { kind, value: decodeProtobufObject(raw).object, duplicates: [] };
+  if (kind === 'cbor' || mediaType === 'application/apply-patch+cbor') return decodeCborBody(kind, raw, rt, expectedKind);
   // A large body's work on the event loop is split at its decode: other requests (health probes
   // above all) run between reading it, decoding it, and storing it.
   const large = raw.length >= LARGE_BODY_BYTES;
@@ -75,6 +79,18 @@ export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt
   // breaks, it can only fail a Strict request: as a warning kube's recorder drops it).
   const duplicates = kind === 'yaml' && decoded.strictErrors.length > 0 ? [`yaml: unmarshal errors:\n  ${decoded.strictErrors.join('\n  ')}`] : decoded.strictErrors;
   return { kind, value: decoded.value, duplicates, raw };
+}
+
+/** A CBOR body (an object, or an apply patch): kube's strict decoder reports repeated keys as JSON's does. */
+function decodeCborBody(kind: BodyKind, raw: Buffer, rt: ResourceType | undefined, expectedKind: string | undefined): DecodedBody {
+  const duplicates: string[] = [];
+  try {
+    return { kind, value: decodeCbor(raw, rt?.schema, duplicates), duplicates, raw };
+  } catch (err) {
+    if (!(err instanceof CborDecodeError)) throw err;
+    if (kind === 'apply-patch') throw errors.badRequest(`error decoding patch: ${err.message}`);
+    throw decodeFailure(err.message, raw, expectedKind ?? '');
+  }
 }
 
 /** How kube words a patch document it cannot decode, per patch type (see decodeJson's patchPrefix). */

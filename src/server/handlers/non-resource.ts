@@ -11,7 +11,7 @@ import { errors } from '../../api/status-errors.ts';
 import { splitPath } from '../request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
-import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../discovery/discovery.ts';
+import { aggregatedDiscoveryVersion, type DiscoverySource } from '../../discovery/discovery.ts';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
 import { GZIP_THRESHOLD_BYTES, acceptsGzip, maybeGzip } from '../../codec/compress.ts';
@@ -35,7 +35,8 @@ export interface OpenApiDocuments {
 }
 
 export interface NonResourceRoutes {
-  readonly discovery: () => DiscoveryDocuments;
+  /** The discovery documents, merged with remote groups by the aggregation layer. */
+  readonly discovery: () => DiscoverySource;
   readonly openapi: () => OpenApiDocuments;
   readonly version: object;
   /** The /metrics answer (text format, maybe gzipped); absent when the server keeps no metrics. */
@@ -220,7 +221,7 @@ function gzippedDiscovery(body: Buffer, acceptEncoding: string, enabled: boolean
 }
 
 /** `/api` or `/apis`: aggregated discovery when the Accept header picks it, else the legacy list. */
-function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: DiscoveryDocuments, root: 'api' | 'apis'): void {
+function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: DiscoverySource, root: 'api' | 'apis'): void {
   const version = aggregatedDiscoveryVersion(String(req.headers.accept ?? ''));
   if (!version) return sendValue(req, reply, 200, root === 'api' ? docs.apiVersions : docs.apiGroupList, discoveryFormat(req));
   const body = docs.aggregated(root, version);

@@ -2,6 +2,8 @@
  * The verbs of a resource endpoint: get, list, create, update, patch, delete, deletecollection
  * (watch lives in watch.ts). Each handler works on the parsed RequestInfo and the ResourceStore.
  */
+import { listSchemaOf } from '../../codec/cbor.ts';
+import type { Serializer } from '../../codec/negotiate.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
@@ -88,7 +90,9 @@ function admissionDeleteOptions(o: ParsedDeleteOptions): Record<string, unknown>
 
 /** What a resource endpoint can produce: protobuf too for built-in kinds. */
 export function offerFor(c: VerbContext): Offer {
-  return { table: true, serializers: protobufServed(c.served.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'] };
+  const serializers: Serializer[] = protobufServed(c.served.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
+  if (c.req.server.features.enabled('CBORServingAndStorage')) serializers.push('cbor');
+  return { table: true, serializers };
 }
 
 /** Sends one object in the negotiated format (memoized bytes for plain JSON). */
@@ -110,7 +114,7 @@ function sendObject(c: VerbContext, code: number, obj: KubeObject, fmt: Negotiat
     // Go's json.Encoder ends the body with a newline.
     sendBytes(c.req, c.reply, code, Buffer.concat([store.encodeJson(entry), newline]), 'application/json');
   } else {
-    sendValue(c.req, c.reply, code, obj, fmt);
+    sendValue(c.req, c.reply, code, obj, fmt.serializer === 'cbor' ? { ...fmt, schema: rt.schema } : fmt);
   }
 }
 
@@ -221,7 +225,7 @@ export async function handleList(c: VerbContext): Promise<void> {
     return;
   }
   const items = out.entries.map((e) => (rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value))));
-  sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt);
+  sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt.serializer === 'cbor' ? { ...fmt, schema: listSchemaOf(rt.schema) } : fmt);
 }
 
 /**

@@ -12,6 +12,7 @@ import { isWatchListRequest, parseWatchQuery } from '../../registry/list-options
 import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { tableWatchEventObject, toPartialObjectMetadata } from '../../codec/table.ts';
 import { stringifyGo } from '../../codec/json-encode.ts';
+import { encodeCbor } from '../../codec/cbor.ts';
 import { negotiateWatch } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
 import { apiVersionOf } from '../../api/types.ts';
@@ -139,9 +140,12 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 
   const isTable = fmt.kind === 'table';
   const isProtobuf = fmt.serializer === 'protobuf' && !isTable;
+  // CBOR: every event one self-described item of a CBOR sequence, the object embedded as its own item.
+  const isCbor = fmt.serializer === 'cbor';
+  const encodeOther = (v: unknown): Uint8Array => (isProtobuf ? encodeProtobufObject(v as KubeObject) : isCbor ? encodeCbor(v) : Buffer.from(JSON.stringify(v)));
   // A metadata-only watch (client-go's metadata informers) sends each object as PartialObjectMetadata.
   const partialVersion = fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list' ? fmt.version : undefined;
-  const baseKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : store.formatKey;
+  const baseKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : isCbor ? `cbor@${apiVersionOf(rt)}` : store.formatKey;
   const formatKey = partialVersion ? `partial-${partialVersion}:${baseKey}` : baseKey;
   // Table watches carry column definitions on their first event only, as kube's do.
   let headersSent = false;
@@ -149,17 +153,23 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     if (partialVersion) {
       return entry.encode(formatKey, (v) => {
         const partial = toPartialObjectMetadata(store.served(v), partialVersion);
-        return isProtobuf ? encodeProtobufObject(partial) : Buffer.from(stringifyGo(partial));
+        return isProtobuf ? encodeProtobufObject(partial) : isCbor ? encodeCbor(partial) : Buffer.from(stringifyGo(partial));
       });
     }
     if (isProtobuf) return entry.encode(formatKey, (v) => encodeProtobufObject(store.served(v)));
+    if (isCbor && !isTable) return entry.encode(formatKey, (v) => encodeCbor(store.served(v), rt.schema));
     if (!isTable) return store.encodeJson(entry);
     // Table cells hold ages, so rows are rendered now rather than memoized on the long-lived entry.
-    return Buffer.from(JSON.stringify(tableWatchEventObject(type, store.served(entry.value), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders })));
+    const row = tableWatchEventObject(type, store.served(entry.value), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders });
+    return isCbor ? encodeCbor(row) : Buffer.from(JSON.stringify(row));
   };
-  /** One event on the wire: a JSON line, or a length-prefixed protobuf WatchEvent. */
+  /** One event on the wire: a JSON line, a length-prefixed protobuf WatchEvent, or a CBOR item. */
   const eventBytes = (type: string, object: Uint8Array): Uint8Array =>
-    isProtobuf ? encodeProtobufWatchEvent(type, object) : Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
+    isProtobuf
+      ? encodeProtobufWatchEvent(type, object)
+      : isCbor
+        ? cborWatchEvent(type, object)
+        : Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
   const frame = (type: Frame, entry: Entry, withHeaders = false): Uint8Array => eventBytes(type, objectBytes(type, entry, withHeaders));
   // A deleted object is sent as its last state stamped with the revision of the delete. An object
   // that an update moved out of the selector is "deleted" as its previous, still matching state
@@ -215,7 +225,9 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const listBlueprint = (): string => {
     const bytes = isProtobuf
       ? encodeProtobufList(streamListKind, streamApiVersion, {}, [])
-      : Buffer.from(`${JSON.stringify({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })}\n`);
+      : isCbor
+        ? encodeCbor({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })
+        : Buffer.from(`${JSON.stringify({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })}\n`);
     return Buffer.from(bytes).toString('base64');
   };
   const bookmark = (revision: number, initialEnd: boolean): void => {
@@ -227,7 +239,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
       apiVersion: streamApiVersion,
       metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     };
-    write(eventBytes('BOOKMARK', isProtobuf ? encodeProtobufObject(object) : Buffer.from(JSON.stringify(object))));
+    write(eventBytes('BOOKMARK', encodeOther(object)));
   };
   const end = (): void => {
     if (ended) return;
@@ -322,7 +334,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
       onClose: () => end(),
       onError: (err: StorageError) => {
         const status = watchError(err).toStatus();
-        write(eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : Buffer.from(JSON.stringify(status))));
+        write(eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : isCbor ? encodeCbor(status) : Buffer.from(JSON.stringify(status))));
         end();
       },
     },
@@ -373,3 +385,15 @@ function watchError(err: unknown): ApiError {
   if (isStorageError(err, 'TooOld')) return errors.expired(err.message);
   return errors.internal(err instanceof Error ? err.message : String(err));
 }
+
+/**
+ * A watch event as kube's CBOR watch encoder writes it: a self-described map `{type, object}` with
+ * byte-string keys in deterministic order, the object embedded as its own (self-described) item.
+ */
+function cborWatchEvent(type: string, object: Uint8Array): Uint8Array {
+  const t = Buffer.from(type, 'utf8');
+  // 0xd9d9f7: tag 55799; 0xa2: map of 2; 0x44 'type'; byte string of the type; 0x46 'object'.
+  return Buffer.concat([CBOR_EVENT_HEAD, Buffer.from([0x40 | t.length]), t, CBOR_OBJECT_KEY, object]);
+}
+const CBOR_EVENT_HEAD = Buffer.from([0xd9, 0xd9, 0xf7, 0xa2, 0x44, 0x74, 0x79, 0x70, 0x65]);
+const CBOR_OBJECT_KEY = Buffer.from([0x46, 0x6f, 0x62, 0x6a, 0x65, 0x63, 0x74]);

@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StorageError, WatchEvent, WatchHandle, WatchListener } from '../types.ts';
 import { afterRevision, decodeEntry, streamKeys, type StreamKeys } from './stream-codec.ts';
-import { asNumber, openRedis, redact, type RedisLink, type Reply } from './redis-link.ts';
+import { asNumber, openRedis, redact, subscribeRedis, type RedisLink, type Reply } from './redis-link.ts';
 import { Pump } from './pump.ts';
 
 export interface FanoutOptions {
@@ -26,7 +26,7 @@ export interface FanoutOptions {
   readonly url: string;
   /** Key namespace in Redis (default `kube-gateway`); replicas of one cluster share it. */
   readonly namespace?: string;
-  /** This replica's name in pump leases (default hostname_uuid, as kube's leader election). */
+  /** This replica's name in pump leases (default hostname_uuid, as kube's leader election); also its Lease holder identity. */
   readonly identity?: string;
   /** Stream retention (the store's history duration). */
   readonly historyMs: number;
@@ -77,6 +77,9 @@ export class FanoutStore implements Store {
   private reading: Promise<void> | undefined;
   private blocked = false;
   private readonly log: (level: 'info' | 'warn', msg: string) => void;
+  private readonly progressChannel: string;
+  private lastProgressPublish = 0;
+  private readonly subscriber: { close(): void };
 
   private constructor(
     private readonly inner: Store,
@@ -91,6 +94,16 @@ export class FanoutStore implements Store {
     this.log = o.log ?? ((level, msg) => process.stderr.write(`${JSON.stringify({ level, msg })}\n`));
     this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
+    // Progress requests of any replica reach the pumps, whose store watches then append progress entries.
+    this.progressChannel = `${this.ns}:progress-requests`;
+    this.subscriber = subscribeRedis(
+      o.url,
+      this.progressChannel,
+      () => {
+        if (this.pumpCount > 0) this.inner.requestWatchProgress?.();
+      },
+      () => {},
+    );
   }
 
   /**
@@ -106,7 +119,7 @@ export class FanoutStore implements Store {
     const both = Promise.all([cmd.connected, reader.connected]);
     await Promise.race([both, new Promise((r) => setTimeout(r, waitMs).unref())]);
     store = new FanoutStore(inner, cmd.link, reader.link, o);
-    store.log('info', `watch fanout: Redis at ${redact(o.url)}; this replica's pump identity is ${store.identity}`);
+    store.log('info', `watch fanout: Redis at ${redact(o.url)}; this replica's identity is ${store.identity}`);
     if (!cmd.link.ready || !reader.link.ready) store.redisFailed(early ?? new Error('not connected'));
     return store;
   }
@@ -140,6 +153,21 @@ export class FanoutStore implements Store {
   }
   healthCheck(): Promise<void> {
     return this.inner.healthCheck();
+  }
+
+  /**
+   * Progress for a consistent read: the pumps are asked (over Redis pub/sub) to request it from
+   * the store, and their progress reaches every replica's watches through the streams; watches
+   * that read the store directly get it from the store.
+   */
+  requestWatchProgress(): boolean {
+    if (!this.inner.requestWatchProgress?.()) return false;
+    const now = Date.now();
+    if (this.redisUp && now - this.lastProgressPublish >= 10) {
+      this.lastProgressPublish = now;
+      void this.cmd.send(['PUBLISH', this.progressChannel, '1']).catch(() => undefined);
+    }
+    return true;
   }
 
   /** Changes under `prefix` after `fromRevision` (0: from the store's current revision). */
@@ -184,6 +212,7 @@ export class FanoutStore implements Store {
         await this.cmd.eval(RELEASE, [p.keys.lease], [this.identity]).catch(() => undefined);
       }),
     );
+    this.subscriber.close();
     this.reader.close();
     this.cmd.close();
     await this.inner.close();
@@ -231,13 +260,22 @@ export class FanoutStore implements Store {
   private deliver(w: FanoutWatch, evs: readonly WatchEvent[]): void {
     if (w.closed || evs.length === 0) return;
     w.delivered = evs[evs.length - 1]!.kv.modRevision;
-    w.listener.onEvents(evs);
+    this.safely(() => w.listener.onEvents(evs));
   }
 
   private progress(w: FanoutWatch, rev: number): void {
     if (w.closed || rev <= w.delivered) return;
     w.delivered = rev;
-    w.listener.onProgress?.(rev);
+    this.safely(() => w.listener.onProgress?.(rev));
+  }
+
+  // A listener that throws is its own problem: it must not pass for a Redis failure (or stop the reader).
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log('warn', `watch fanout: a watch listener threw: ${(err as Error).message}`);
+    }
   }
 
   /** Every third of the lease: leases held are renewed, others tried; direct watches try to rejoin. */

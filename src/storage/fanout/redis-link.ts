@@ -65,3 +65,20 @@ export function asNumber(r: Reply): number | null {
   if (Buffer.isBuffer(r)) return Number(r.toString());
   return null;
 }
+
+/** A subscriber connection on one channel (node-redis resubscribes after reconnecting). */
+export function subscribeRedis(url: string, channel: string, onMessage: () => void, onError: (err: Error) => void): { close(): void } {
+  const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1000) } });
+  client.on('error', onError);
+  let closed = false;
+  void client
+    .connect()
+    .then(() => (closed ? undefined : client.subscribe(channel, onMessage)))
+    .catch(() => undefined);
+  return {
+    close: () => {
+      closed = true;
+      if (client.isOpen) client.destroy();
+    },
+  };
+}

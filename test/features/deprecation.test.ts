@@ -1,0 +1,70 @@
+/**
+ * Deprecation signals: kube's Warning text for deprecated built-in versions (deprecation.WarningMessage)
+ * and custom resource versions, and apiserver_requested_deprecated_apis after a request to one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deprecationOf } from '../../src/features/deprecation.ts';
+import { configMapType } from '../../src/api/kinds/configmap.ts';
+import type { ResourceType } from '../../src/api/types.ts';
+import { startTestServer, type TestServer } from '../server/harness.ts';
+import { parsePrometheusText } from '../metrics/prometheus-text.ts';
+
+describe('deprecationOf', () => {
+  it("words a built-in version's lifecycle as kube does", () => {
+    const flowSchemas = {
+      ...configMapType,
+      group: 'flowcontrol.apiserver.k8s.io',
+      version: 'v1beta3',
+      resource: 'flowschemas',
+      kind: 'FlowSchema',
+      lifecycle: { deprecated: [1, 29], removed: [1, 32], replacement: { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema' } },
+    } as ResourceType;
+    expect(deprecationOf(flowSchemas)).toEqual({
+      warning: 'flowcontrol.apiserver.k8s.io/v1beta3 FlowSchema is deprecated in v1.29+, unavailable in v1.32+; use flowcontrol.apiserver.k8s.io/v1 FlowSchema',
+      removedRelease: '1.32',
+    });
+    expect(deprecationOf({ ...configMapType, version: 'v1beta1', lifecycle: { deprecated: [1, 30] } } as ResourceType)).toEqual({ warning: 'v1beta1 ConfigMap is deprecated in v1.30+', removedRelease: '' });
+    expect(deprecationOf(configMapType)).toBeUndefined();
+  });
+});
+
+describe('requests to a deprecated version', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('get the Warning and set apiserver_requested_deprecated_apis', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'olds.dep.example.com' },
+      spec: {
+        group: 'dep.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'olds', kind: 'Old' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        ],
+      },
+    };
+    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
+    let list;
+    for (let i = 0; i < 200; i++) {
+      list = await t.request('GET', '/apis/dep.example.com/v1beta1/namespaces/default/olds');
+      if (list.status === 200) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(list!.status).toBe(200);
+    expect(list!.headers.warning).toBe('299 - "dep.example.com/v1beta1 Old is deprecated; use dep.example.com/v1 Old"');
+    expect((await t.request('GET', '/apis/dep.example.com/v1/namespaces/default/olds')).headers.warning).toBeUndefined();
+    const families = parsePrometheusText((await t.request('GET', '/metrics')).text);
+    const f = families.get('apiserver_requested_deprecated_apis')!;
+    expect(f.help).toBe('[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
+    expect(f.samples).toEqual([{ name: 'apiserver_requested_deprecated_apis', labels: { group: 'dep.example.com', version: 'v1beta1', resource: 'olds', subresource: '', removed_release: '' }, value: 1 }]);
+  });
+});

@@ -114,8 +114,8 @@ export interface StorageConversion {
 export interface AsyncConversion {
   /** The version objects are written in. */
   readonly storageVersion: string;
-  /** Stored objects (of any version) in this type's version, in order; objects already there pass unchanged. `asList`: kube's wording for list items. */
-  fromStorage(objs: readonly KubeObject[], asList?: boolean): Promise<KubeObject[]>;
+  /** Stored objects (of any version) in this type's version, in order; objects already there pass unchanged. */
+  fromStorage(objs: readonly KubeObject[]): Promise<KubeObject[]>;
   /** An object of this type's version in the storage version. */
   toStorage(obj: KubeObject): Promise<KubeObject>;
 }

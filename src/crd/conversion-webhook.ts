@@ -48,14 +48,14 @@ export class ConversionWebhook {
   }
 
   /**
-   * Converts `objects` to `desiredAPIVersion`; objects already there are returned as they are.
-   * `asList` picks kube's wording for a list's items ("converted object at index N").
-   * Throws ApiError 500 with kube's text.
+   * Converts `objects` to `desiredAPIVersion` in one review; objects already there are returned
+   * as they are. Throws ApiError 500 with kube's text for one object (kube's storage converts
+   * each object it decodes on its own).
    */
-  async convert(objects: readonly KubeObject[], desiredAPIVersion: string, asList = false): Promise<KubeObject[]> {
+  async convert(objects: readonly KubeObject[], desiredAPIVersion: string): Promise<KubeObject[]> {
     const toSend = objects.filter((o) => o.apiVersion !== desiredAPIVersion);
     if (toSend.length === 0) return [...objects];
-    // kube names the input's group/version/kind: a list's own, its first item's here.
+    // kube names the input's group/version/kind (the first object's here).
     const gvk = `${str(toSend[0]!.apiVersion)}, Kind=${str(toSend[0]!.kind) || this.cfg.kind}`;
     const fail = (msg: string) => new ApiError(500, '', `conversion webhook for ${gvk} ${msg}`);
     if (!this.reviewVersion) throw new ApiError(500, '', 'no supported conversion review versions');
@@ -81,15 +81,14 @@ export class ConversionWebhook {
     return objects.map((original) => {
       if (original.apiVersion === desiredAPIVersion) return original;
       const index = next++;
-      const at = asList ? `returned invalid converted object at index ${index}` : 'returned invalid object';
       const out = converted[index];
-      if (!isObj(out)) throw fail(`${at}: Object 'Kind' is missing in '${JSON.stringify(out)}'`);
-      if (out.apiVersion !== desiredAPIVersion) throw fail(`${asList ? at : 'returned invalid object at index 0'}: invalid groupVersion (expected ${desiredAPIVersion}, received ${str(out.apiVersion)})`);
-      if (out.kind !== original.kind) throw fail(`${asList ? at : 'returned invalid object at index 0'}: invalid kind (expected ${str(original.kind)}, received ${str(out.kind)})`);
+      if (!isObj(out)) throw fail(`returned invalid object: Object 'Kind' is missing in '${JSON.stringify(out)}'`);
+      if (out.apiVersion !== desiredAPIVersion) throw fail(`returned invalid object at index 0: invalid groupVersion (expected ${desiredAPIVersion}, received ${str(out.apiVersion)})`);
+      if (out.kind !== original.kind) throw fail(`returned invalid object at index 0: invalid kind (expected ${str(original.kind)}, received ${str(out.kind)})`);
       const sameMeta = sameIdentity(original, out as KubeObject);
-      if (sameMeta) throw fail(`${at}: ${sameMeta}`);
+      if (sameMeta) throw fail(`returned invalid object: ${sameMeta}`);
       const restored = restoreObjectMeta(original, out as KubeObject);
-      if (typeof restored === 'string') throw fail(`${asList ? `returned invalid metadata in object at index ${index}` : 'returned invalid metadata'}: ${restored}`);
+      if (typeof restored === 'string') throw fail(`returned invalid metadata: ${restored}`);
       return restored;
     });
   }

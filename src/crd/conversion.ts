@@ -93,8 +93,10 @@ function webhookConversion(
   const apiVersion = `${rt.group}/${rt.version}`;
   return {
     storageVersion: storage,
-    async fromStorage(objs, asList = false) {
-      const converted = await hook.convert(objs.map(readDefaults), apiVersion, asList);
+    async fromStorage(objs) {
+      // Several objects go in one review; errors are worded as for one object, as kube's storage
+      // decodes (and converts) each object on its own.
+      const converted = await hook.convert(objs.map(readDefaults), apiVersion);
       return converted.map((o, i) => {
         if (o === objs[i]) return o;
         pruneUnknownFields(o, rt.schema);

@@ -211,7 +211,7 @@ export class ResourceStore {
    * so that `served` can serve them; each stored object is converted once for every reader.
    * Undefined when there is nothing to wait for, so other kinds pay no await.
    */
-  prepare(objs: readonly (KubeObject | undefined)[], asList = false): Promise<void> | undefined {
+  prepare(objs: readonly (KubeObject | undefined)[]): Promise<void> | undefined {
     const conv = this.rt.asyncConversion;
     if (!conv) return undefined;
     const missing = new Set<KubeObject>();
@@ -224,7 +224,7 @@ export class ResourceStore {
     }
     if (missing.size > 0) {
       const list = [...missing];
-      const batch = conv.fromStorage(list, asList);
+      const batch = conv.fromStorage(list);
       list.forEach((o, i) => {
         const one = batch.then((r) => {
           this.converted.set(o, r[i]!);
@@ -300,7 +300,7 @@ export class ResourceStore {
       let out: ListOutcome;
       try {
         out = await this.listStored(namespace, q, filter, missing, from);
-        const p = this.prepare([...missing, ...out.entries.map((e) => e.value)], true);
+        const p = this.prepare([...missing, ...out.entries.map((e) => e.value)]);
         if (p) await p;
       } catch (err) {
         throw from.store ? err : cacheInitializing(err);
@@ -319,7 +319,7 @@ export class ResourceStore {
       const missing: KubeObject[] = [];
       const listed = this.cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => this.matchesStored(e.value, filter, missing) });
       try {
-        const p = this.prepare([...missing, ...listed.entries.map((e) => e.value)], true);
+        const p = this.prepare([...missing, ...listed.entries.map((e) => e.value)]);
         if (p) await p;
       } catch (err) {
         throw cacheInitializing(err);
@@ -430,7 +430,7 @@ export class ResourceStore {
       for (const entry of entries) this.assertReadable(entry);
       // A kind converted by webhook converts each page (one call) before filtering it.
       if (!filter.always) {
-        const p = this.prepare(entries.map((e) => e.value), true);
+        const p = this.prepare(entries.map((e) => e.value));
         if (p) await p;
       }
       for (let i = 0; i < entries.length; i++) {

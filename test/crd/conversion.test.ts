@@ -74,6 +74,31 @@ describe('conversion webhooks', () => {
     expect((await t.request('GET', `${ns('v1')}/w1`)).json.spec).toEqual({ color: 'grey', size: 5 });
   });
 
+  it('applies server-side and renders Tables in the non-storage version', async () => {
+    const apply = (name: string, size: number) =>
+      t.request('PATCH', `${ns('v2')}/${name}?fieldManager=ssa-test`, {
+        body: { apiVersion: 'convh.example.com/v2', kind: 'Widget', metadata: { name }, spec: { dimensions: { size } } },
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+    const created = await apply('w-ssa', 4);
+    expect(created.status).toBe(201);
+    expect(created.json.spec).toEqual({ color: 'grey', dimensions: { size: 4 } });
+    const entry = created.json.metadata.managedFields.find((m: { manager: string }) => m.manager === 'ssa-test');
+    // Ownership is recorded in the version the manager wrote.
+    expect(entry).toMatchObject({ operation: 'Apply', apiVersion: 'convh.example.com/v2', fieldsV1: { 'f:spec': { 'f:dimensions': { 'f:size': {} } } } });
+    const again = await apply('w-ssa', 6);
+    expect(again.status).toBe(200);
+    expect((await t.request('GET', `${ns('v1')}/w-ssa`)).json.spec).toEqual({ color: 'grey', size: 6 });
+    const table = await t.request('GET', `${ns('v2')}/w-ssa`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(table.status).toBe(200);
+    expect(table.json.kind).toBe('Table');
+    expect(table.json.rows[0].cells[0]).toBe('w-ssa');
+    expect(table.json.rows[0].object.metadata.name).toBe('w-ssa');
+    const deleted = await t.request('DELETE', `${ns('v2')}/w-ssa`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json.details).toMatchObject({ name: 'w-ssa', group: 'convh.example.com', kind: 'widgets' });
+  });
+
   it('converts a list in one call, and filters on converted objects', async () => {
     for (const name of ['w2', 'w3', 'w4']) expect((await t.request('POST', ns('v1'), { body: widget('v1', name, { size: 7 }) })).status).toBe(201);
     const before = hook.received.length;
@@ -130,6 +155,20 @@ describe('conversion webhooks', () => {
     expect(deleted?.object.spec).toEqual({ color: 'grey', dimensions: { size: 9 } });
   });
 
+  it('works with the real kubectl in both versions', async () => {
+    const v2 = await t.kubectl(['get', 'widgets.v2.convh.example.com', 'w1', '-o', 'jsonpath={.apiVersion} {.spec.dimensions.size}']);
+    expect(v2.stdout).toBe('convh.example.com/v2 5');
+    const v1 = await t.kubectl(['get', 'widgets.v1.convh.example.com', 'w1', '-o', 'jsonpath={.apiVersion} {.spec.size}']);
+    expect(v1.stdout).toBe('convh.example.com/v1 5');
+    const table = await t.kubectl(['get', 'widgets.v2.convh.example.com']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+AGE$/);
+    expect(table.stdout).toMatch(/\nw1\s+\d+s\n/);
+    const applied = await t.kubectl(['apply', '--server-side', '-f', '-'], { input: 'apiVersion: convh.example.com/v2\nkind: Widget\nmetadata: {name: w-kubectl, namespace: default}\nspec: {dimensions: {size: 8}}\n' });
+    expect(applied.stdout).toContain('widget.convh.example.com/w-kubectl serverside-applied');
+    expect((await t.kubectl(['get', 'widgets.v1.convh.example.com', 'w-kubectl', '-o', 'jsonpath={.spec.size}'])).stdout).toBe('8');
+    expect((await t.kubectl(['delete', 'widgets.v2.convh.example.com', 'w-kubectl'])).stdout).toContain('deleted');
+  });
+
   it('answers kube errors when the webhook fails or answers garbage, never crashes', async () => {
     const cases: [string, string][] = [
       ['/fail', 'failed: an error on the server ("internal trouble") has prevented the request from succeeding'],
@@ -153,6 +192,11 @@ describe('conversion webhooks', () => {
       expect(created.json.message).toBe(`conversion webhook for convh.example.com/v2, Kind=Widget ${text.replace('w1 != w1-x', 'w-bad != w-bad-x')}`);
       // The storage version needs no conversion and is served as ever.
       expect((await t.request('GET', `${ns('v1')}/w1`)).status).toBe(200);
+      if (path === '/failure') {
+        const k = await t.kubectl(['get', 'widgets.v2.convh.example.com', 'w1']);
+        expect(k.code).not.toBe(0);
+        expect(k.stderr).toContain('Error from server: conversion webhook for convh.example.com/v1, Kind=Widget failed: cannot convert today');
+      }
     }
     const badUid = await (async () => {
       await useHook('/bad-uid');

@@ -78,6 +78,8 @@ import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
 import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
+import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
+import { registerNodeRuntimeMetrics } from '../metrics/process.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -251,6 +253,18 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   // One watch cache per storage prefix: kinds served in two groups share one.
   const caches = new Map<string, WatchCache<KubeObject>>();
   const catalog = new ResourceCatalog();
+  // etcd_request_duration_seconds for every backend: the resource stores see the store through a
+  // timing decorator (the registry exists only later, so the recorder is bound then).
+  let recordStorage: (operation: string, type: string, seconds: number) => void = () => undefined;
+  let storageTypes: { generation: number; prefixes: Map<string, string> } | undefined;
+  const storagePrefixes = () => {
+    if (storageTypes?.generation !== catalog.generation) {
+      const prefixes = new Map(catalog.all().map(({ rt }) => [rt.storagePrefix, rt.group === '' ? rt.resource : `${rt.resource}.${rt.group}`] as const));
+      storageTypes = { generation: catalog.generation, prefixes };
+    }
+    return storageTypes.prefixes;
+  };
+  const timedStore = instrumentStore(store, storageTypeIndex(storagePrefixes), (op, type, s) => recordStorage(op, type, s));
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
   // Admission: the plugin names and their configuration are checked before anything is served.
@@ -289,7 +303,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric, cacheReads);
+    const rs = new ResourceStore(rt, timedStore, cache, hooks, validateKind ?? validateGeneric, cacheReads);
     served = (o) => rs.served(o);
     return rs;
   };
@@ -470,6 +484,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
+  recordStorage = registerStorageMetrics(metrics.registry);
+  const nodeRuntime = registerNodeRuntimeMetrics(metrics.registry);
+  undo.push(() => nodeRuntime.stop());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -543,6 +560,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         admissionChain?.stop();
         closeAuthorizer();
         authn.close();
+        nodeRuntime.stop();
         await app.close();
         for (const c of caches.values()) c.stop();
         await store.close();

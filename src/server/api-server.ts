@@ -505,6 +505,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
+      ...(config.logDir !== undefined ? { logDir: config.logDir } : {}),
     },
     metrics,
     features,

@@ -19,6 +19,8 @@ const server = await startApiServer({
     storageBackend: (process.env.BENCH_BACKEND as 'sqlite' | 'memory' | undefined) ?? 'sqlite',
     historyMs: 5 * 60_000,
   },
+  // bench:metrics runs one server with per-request metrics and one without.
+  recordMetrics: process.env.BENCH_METRICS !== '0',
 });
 process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey });
 process.on('message', (msg: { type: string }) => {

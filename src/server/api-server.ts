@@ -120,6 +120,8 @@ export interface StartOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** false: no per-request metrics are recorded (bench:metrics measures their cost); /metrics still answers. */
+  readonly recordMetrics?: boolean;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -264,7 +266,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     }
     return storageTypes.prefixes;
   };
-  const timedStore = instrumentStore(store, storageTypeIndex(storagePrefixes), (op, type, s) => recordStorage(op, type, s));
+  const timedStore = opts.recordMetrics === false ? store : instrumentStore(store, storageTypeIndex(storagePrefixes), (op, type, s) => recordStorage(op, type, s));
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
   // Admission: the plugin names and their configuration are checked before anything is served.
@@ -507,7 +509,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
       ...(config.logDir !== undefined ? { logDir: config.logDir } : {}),
     },
-    metrics,
+    ...(opts.recordMetrics === false ? {} : { metrics }),
     features,
     apiEnablement,
     health: { livez, readyz, healthz },

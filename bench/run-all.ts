@@ -19,6 +19,7 @@ const benches = [
   'codec.ts',
   'protobuf-list.ts',
   'robustness.ts',
+  'aggregator.ts',
 ];
 for (const b of benches) {
   console.log(`\n== ${b} ==`);

@@ -64,52 +64,69 @@ export async function build() {
   } catch {
     return 'esbuild is not installed; run `npm install` in ' + root;
   }
-  let result;
+  // The server is one CommonJS script (bin/kube-gateway.js compiles it with V8's code cache, which
+  // Node 20 offers only for scripts, not for ES modules); the worker threads stay ES modules.
+  const common = {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    // No keepNames: it wraps every function in __name(), which redefines `name` and so turns each
+    // closure made per request into a dictionary-mode object (about 300 bytes and a slower call
+    // each; a watch made 20 of them). Without minification esbuild only renames a symbol where two
+    // modules' top-level names collide (`foo2`), which only shows in stack traces.
+    // V8 keeps the source of every loaded script in memory for lazy compilation: whitespace and
+    // comments cost resident memory (about 1 MB). Identifiers stay, so stack traces still read.
+    minifyWhitespace: true,
+    // Licence comments go to main.cjs.LEGAL.txt and the like: they are not code, and one
+    // non-ASCII character in a script makes V8 hold all of its source as two-byte text.
+    legalComments: 'external',
+    // Fastify's schema compilers (ajv, fast-json-stringify: about 400 KB of source that V8 would
+    // keep in memory) are required only when a route declares a schema, and none does
+    // (src/server/app.ts sets compilers that refuse): left to node_modules, they never load.
+    external: ['better-sqlite3', 'etcd3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+    logLevel: 'error',
+    metafile: true,
+  };
+  let results;
   try {
-    result = await esbuild.build({
-      absWorkingDir: root,
-      entryPoints: ['src/main.ts', 'src/codec/yaml-decode-worker.ts', 'src/storage/sqlite-writer-worker.ts'],
-      outdir: buildDir,
-      // Flat: every chunk sits beside the worker entries, which their callers locate by import.meta.url.
-      entryNames: '[name]',
-      chunkNames: '[name]-[hash]',
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      // No keepNames: it wraps every function in __name(), which redefines `name` and so turns each
-      // closure made per request into a dictionary-mode object (about 300 bytes and a slower call
-      // each; a watch made 20 of them). Without minification esbuild only renames a symbol where two
-      // modules' top-level names collide (`foo2`), which only shows in stack traces.
-      // V8 keeps the source of every loaded script in memory for lazy compilation: whitespace and
-      // comments cost resident memory (about 1 MB). Identifiers stay, so stack traces still read.
-      minifyWhitespace: true,
-      // Licence comments go to main.js.LEGAL.txt and the like: they are not code, and one
-      // non-ASCII character in a script makes V8 hold all of its source as two-byte text.
-      legalComments: 'external',
-      // Fastify's schema compilers (ajv, fast-json-stringify: about 400 KB of source that V8 would
-      // keep in memory) are required only when a route declares a schema, and none does
-      // (src/server/app.ts sets compilers that refuse): left to node_modules, they never load.
-      external: ['better-sqlite3', 'etcd3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
-      // CommonJS packages inside an ES module bundle still call require().
-      banner: { js: "import { createRequire as __kubeGatewayRequire } from 'node:module'; const require = __kubeGatewayRequire(import.meta.url);" },
-      logLevel: 'error',
-      metafile: true,
-    });
+    results = await Promise.all([
+      esbuild.build({
+        ...common,
+        entryPoints: ['src/main.ts'],
+        outfile: join(buildDir, 'main.cjs'),
+        format: 'cjs',
+        // The sources locate their worker threads' scripts beside themselves, by import.meta.url.
+        define: { 'import.meta.url': '__kubeGatewayModuleUrl' },
+        banner: { js: "var __kubeGatewayModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+      }),
+      esbuild.build({
+        ...common,
+        entryPoints: ['src/codec/yaml-decode-worker.ts', 'src/storage/sqlite-writer-worker.ts'],
+        outdir: buildDir,
+        // Flat: the chunks the two workers share sit beside them.
+        entryNames: '[name]',
+        chunkNames: '[name]-[hash]',
+        splitting: true,
+        format: 'esm',
+        // CommonJS packages inside an ES module bundle still call require().
+        banner: { js: "import { createRequire as __kubeGatewayRequire } from 'node:module'; const require = __kubeGatewayRequire(import.meta.url);" },
+      }),
+    ]);
   } catch {
     return 'src/ does not build (errors above); fix them, `npm run typecheck` shows type errors too';
   }
-  asciiOnly(Object.keys(result.metafile.outputs).filter((o) => o.endsWith('.js')).map((o) => join(root, o)));
+  const outputs = results.flatMap((r) => Object.keys(r.metafile.outputs)).map((o) => join(root, o));
+  asciiOnly(outputs.filter((o) => o.endsWith('.js') || o.endsWith('.cjs')));
   writeFileSync(stampPath, String(seen));
-  pruneOldChunks(new Set(Object.keys(result.metafile.outputs).map((o) => join(root, o))));
+  pruneOldChunks(new Set(outputs));
   return undefined;
 }
 
 /**
  * Rewrites every non-ASCII character of the outputs as a \u escape. esbuild escapes strings but
  * not regular expression literals (a dependency's /µs/ stays), and one such character makes V8
- * keep the whole script's source as two-byte text: 1.7 MB more for main.js. Inside literals and
+ * keep the whole script's source as two-byte text: 1.7 MB more for the server's script. Inside literals and
  * identifiers the escape means the same character; comments are gone (minified) or external.
  */
 function asciiOnly(files) {
@@ -121,14 +138,15 @@ function asciiOnly(files) {
 }
 
 /**
- * Removes earlier builds' chunks. Not at once: a server started from the previous build may still
- * load one of its lazy chunks, which it does within its first minutes.
+ * Removes earlier builds' chunks and code caches. Not at once: a server started from the previous
+ * build may still load one of its workers' chunks, which it does within its first minutes.
  */
 function pruneOldChunks(current) {
   const cutoff = Date.now() - 60 * 60_000;
   for (const name of readdirSync(buildDir)) {
     const path = join(buildDir, name);
-    if (!name.endsWith('.js') || current.has(path)) continue;
+    // Scripts, and code caches (bin/kube-gateway.js names them by the script's hash).
+    if (!/\.(js|cjs|v8cache)$/.test(name) || current.has(path)) continue;
     const st = statSync(path, { throwIfNoEntry: false });
     if (st !== undefined && st.mtimeMs < cutoff) rmSync(path, { force: true });
   }

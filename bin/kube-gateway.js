@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --v8-pool-size=2
 /**
  * The kube-gateway executable (`npm start`, `npx kube-gateway`, node_modules/.bin/kube-gateway).
- * It runs the compiled server (build/main.js) inside this very process: no loader, no child
+ * It runs the compiled server (build/main.cjs) inside this very process: no loader, no child
  * process, so SIGTERM and SIGINT sent to this process (or forwarded to it by npm) reach the
  * server's own handlers, and it starts in well under a second.
  *
@@ -10,11 +10,12 @@
  * work is on its event loop, and two background threads cost about 3 MB less resident memory
  * with no loss of throughput on this project's 2-core machines.
  */
-import { ensureBuild } from './build.js';
+import { ensureBuild, buildDir } from './build.js';
+import { runCompiledServer } from './run-compiled.js';
 
 const error = await ensureBuild();
 if (error !== undefined) {
   process.stderr.write(`Error: ${error}\n`);
   process.exit(1);
 }
-await import('../build/main.js');
+runCompiledServer(buildDir);

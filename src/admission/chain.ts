@@ -15,6 +15,7 @@ import type { Authorizer } from '../authz/authorizer.ts';
 import type { ResourceCatalog } from '../server/api-context.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
+import { AdmissionMetrics } from './metrics.ts';
 
 /** kube-apiserver v1.32's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ORDERED_PLUGIN_NAMES: readonly string[] = [
@@ -94,6 +95,8 @@ export interface AdmissionPluginDeps {
   readonly config: unknown;
   /** The directory relative paths in the plugin's configuration are resolved against. */
   readonly configDir: string;
+  /** kube's admission metrics, shared by the chain and its plugins (webhook calls, policy checks). */
+  readonly metrics?: AdmissionMetrics;
 }
 
 export type AdmissionPluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin | Promise<AdmissionPlugin>;
@@ -153,17 +156,18 @@ export function enabledPluginNames(enable: readonly string[], disable: readonly 
 /** Builds the enabled plugins, each with its own configuration. */
 export async function buildAdmissionChain(
   names: readonly string[],
-  deps: Omit<AdmissionPluginDeps, 'config' | 'configDir'>,
+  deps: Omit<AdmissionPluginDeps, 'config' | 'configDir' | 'metrics'>,
   configs: ReadonlyMap<string, { readonly config: unknown; readonly configDir: string }>,
 ): Promise<AdmissionChain> {
   const plugins: AdmissionPlugin[] = [];
+  const metrics = new AdmissionMetrics();
   for (const name of names) {
     const factory = factories.get(name);
     if (!factory) throw new AdmissionPluginError(`admission plugin ${JSON.stringify(name)} is not registered`);
     const cfg = configs.get(name);
-    plugins.push(await factory({ ...deps, config: cfg?.config, configDir: cfg?.configDir ?? process.cwd() }));
+    plugins.push(await factory({ ...deps, config: cfg?.config, configDir: cfg?.configDir ?? process.cwd(), metrics }));
   }
-  return new AdmissionChain(plugins);
+  return new AdmissionChain(plugins, metrics);
 }
 
 /** The plugins of one server, in order; see the file comment. */
@@ -171,7 +175,11 @@ export class AdmissionChain {
   private readonly mutating: readonly AdmissionPlugin[];
   private readonly validating: readonly AdmissionPlugin[];
 
-  constructor(readonly plugins: readonly AdmissionPlugin[]) {
+  constructor(
+    readonly plugins: readonly AdmissionPlugin[],
+    /** Recorded per phase and per plugin call, as kube's step and controller decorators do. */
+    readonly metrics: AdmissionMetrics = new AdmissionMetrics(),
+  ) {
     this.mutating = plugins.filter((p) => p.admit);
     this.validating = plugins.filter((p) => p.validate);
   }
@@ -191,19 +199,45 @@ export class AdmissionChain {
    * IfNeeded) whose view of the object was changed afterwards, by anyone.
    */
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    const ran: ReinvocablePlugin[] = [];
-    for (const p of this.mutating) {
-      if (!p.handles(attrs.operation)) continue;
-      await p.admit!(attrs);
-      if (isReinvocable(p)) ran.push(p);
+    const started = performance.now();
+    let rejected = true;
+    try {
+      const ran: ReinvocablePlugin[] = [];
+      for (const p of this.mutating) {
+        if (!p.handles(attrs.operation)) continue;
+        await this.timed(p, 'admit', attrs, () => p.admit!(attrs));
+        if (isReinvocable(p)) ran.push(p);
+      }
+      for (const p of ran) await this.timed(p, 'admit', attrs, () => p.reinvoke(attrs));
+      rejected = false;
+    } finally {
+      this.metrics.observeStep('admit', attrs.operation, rejected, (performance.now() - started) / 1000);
     }
-    for (const p of ran) await p.reinvoke(attrs);
   }
 
   /** The validating phase. */
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.validating) {
-      if (p.handles(attrs.operation)) await p.validate!(attrs);
+    const started = performance.now();
+    let rejected = true;
+    try {
+      for (const p of this.validating) {
+        if (p.handles(attrs.operation)) await this.timed(p, 'validate', attrs, () => p.validate!(attrs));
+      }
+      rejected = false;
+    } finally {
+      this.metrics.observeStep('validate', attrs.operation, rejected, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** One plugin call, recorded under the plugin's name (kube's WithControllerMetrics). */
+  private async timed(p: AdmissionPlugin, type: 'admit' | 'validate', attrs: AdmissionAttributes, call: () => Promise<void> | void): Promise<void> {
+    const started = performance.now();
+    let rejected = true;
+    try {
+      await call();
+      rejected = false;
+    } finally {
+      this.metrics.observeController(p.name, type, attrs.operation, rejected, (performance.now() - started) / 1000);
     }
   }
 
@@ -216,6 +250,7 @@ export class AdmissionChain {
   }
 
   registerMetrics(registry: MetricsRegistry): void {
+    this.metrics.attach(registry);
     for (const p of this.plugins) p.registerMetrics?.(registry);
   }
 }

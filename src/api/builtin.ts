@@ -11,6 +11,8 @@ import { secretType } from './kinds/secret.ts';
 import { serviceAccountType } from './kinds/serviceaccount.ts';
 import type { ResourceType } from './types.ts';
 import { customResourceDefinitionType } from '../crd/kind.ts';
+import { flowSchemaType, priorityLevelConfigurationType } from '../flowcontrol/kinds.ts';
+import { apiServiceType } from '../aggregator/apiservice.ts';
 
 /** Every built-in kind, core group first, then named groups alphabetically; the order is stable. */
 export const builtinResourceTypes: readonly ResourceType[] = [
@@ -22,8 +24,11 @@ export const builtinResourceTypes: readonly ResourceType[] = [
   mutatingWebhookConfigurationType,
   validatingWebhookConfigurationType,
   customResourceDefinitionType,
+  apiServiceType,
   leaseType,
   eventsV1EventType,
+  flowSchemaType,
+  priorityLevelConfigurationType,
   clusterRoleBindingType,
   clusterRoleType,
   roleBindingType,

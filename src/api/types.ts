@@ -106,6 +106,20 @@ export interface StorageConversion {
   fromStorage(obj: KubeObject): KubeObject;
 }
 
+/**
+ * A conversion that needs a round trip to someone else (a CRD's conversion webhook). Kinds with
+ * one work in the version of the request throughout a write and convert only at the two storage
+ * boundaries; reads convert stored objects in batches before they are served (ResourceStore.prepare).
+ */
+export interface AsyncConversion {
+  /** The version objects are written in. */
+  readonly storageVersion: string;
+  /** Stored objects (of any version) in this type's version, in order; objects already there pass unchanged. `asList`: kube's wording for list items. */
+  fromStorage(objs: readonly KubeObject[], asList?: boolean): Promise<KubeObject[]>;
+  /** An object of this type's version in the storage version. */
+  toStorage(obj: KubeObject): Promise<KubeObject>;
+}
+
 export type NameValidation = 'dns1123-subdomain' | 'dns1123-label' | 'path-segment';
 
 export interface ResourceType {
@@ -134,6 +148,15 @@ export interface ResourceType {
   /** Key prefix in the store, ending with `/`, e.g. `/registry/configmaps/`. Kinds that share storage share it. */
   readonly storagePrefix: string;
   readonly storageConversion?: StorageConversion;
+  /** A conversion by webhook (custom resources with strategy Webhook); every version of such a CRD has one. */
+  readonly asyncConversion?: AsyncConversion;
+  /**
+   * What kube's storage codec does to every object it decodes: the defaults of the CRD version it
+   * was stored in (under conversion None the storage version also takes objects stored in an
+   * earlier storage version to its own apiVersion). Returns a copy, or the object itself when
+   * nothing changes.
+   */
+  readonly readDefaults?: (obj: KubeObject) => KubeObject;
   /**
    * The API group of the internal type kube's strategy works on, when it is not this one's
    * (events.k8s.io Events are core Events): validation and delete-precondition errors name it.
@@ -166,6 +189,12 @@ export interface ResourceType {
   readonly enabledByDefault?: boolean;
   /** The scale subresource of a custom resource (JSON paths into the object, `.spec.replicas`). */
   readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
+}
+
+/** Whether objects of `rt`'s storage prefix are kept in `rt`'s own version (discovery's storage version hash, the CRD controller). */
+export function isStorageType(rt: ResourceType): boolean {
+  if (rt.storageConversion) return false;
+  return !rt.asyncConversion || rt.asyncConversion.storageVersion === rt.version;
 }
 
 /** `v1` for the core group, `group/version` otherwise. */

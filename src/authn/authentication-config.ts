@@ -122,6 +122,8 @@ function validateJwt(entry: unknown, p: string, problems: string[], ctx: Validat
   const policy = str(issuer.audienceMatchPolicy);
   if (audiences.length > 1 && policy !== 'MatchAny') problems.push(`${p}.issuer.audienceMatchPolicy: Invalid value: ${JSON.stringify(policy)}: audienceMatchPolicy must be MatchAny for multiple audiences`);
   if (audiences.length === 1 && policy !== '' && policy !== 'MatchAny') problems.push(`${p}.issuer.audienceMatchPolicy: Invalid value: ${JSON.stringify(policy)}: audienceMatchPolicy must be empty or MatchAny for single audience`);
+  // Validated as kube validates it. There is no --egress-selector-config-file here, so the issuer is
+  // dialled directly: what kube-apiserver does when its egress configuration has no such selection.
   const egress = str(issuer.egressSelectorType);
   if (egress !== '' && egress !== 'controlplane' && egress !== 'cluster') problems.push(`${p}.issuer.egressSelectorType: Unsupported value: ${JSON.stringify(egress)}: supported values: "cluster", "controlplane"`);
 

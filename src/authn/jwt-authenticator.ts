@@ -9,12 +9,14 @@
  * `certificateAuthority` (else the host's roots). A token naming a key id the set lacks triggers
  * a refetch (at most one per `refetchIntervalMs`), so the issuer can rotate keys without restart.
  * Verified tokens are cached (kube's token cache: 10 s, never past `exp`), keyed by the token text.
+ * A groups claim given as a distributed claim is fetched from its endpoint (distributed-claims.ts).
  */
 import https from 'node:https';
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../cel/index.ts';
 import type { AuthnOutcome, TokenAuthenticator, TokenContext, UserInfo } from './types.ts';
-import { MAX_JWT_BYTES } from './jwt.ts';
+import { looksLikeJws, MAX_JWT_BYTES } from './jwt.ts';
+import { expandDistributedClaim } from './distributed-claims.ts';
 
 /** The algorithms kube accepts (--oidc-signing-algs, and all of them for structured configuration). */
 export const SUPPORTED_SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const;
@@ -65,6 +67,8 @@ const MAX_CACHED = 4096;
 const NBF_LEEWAY_SECONDS = 300;
 const FETCH_TIMEOUT_MS = 10_000;
 const MAX_DOCUMENT_BYTES = 1 << 20;
+/** Issuers of distributed-claim JWTs whose keys are kept. */
+const MAX_FOREIGN_ISSUERS = 16;
 
 /** A JWT authenticator: the token step plus what its owner needs to start and stop it. */
 export interface JwtAuthenticator extends TokenAuthenticator {
@@ -105,14 +109,7 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
     inflight ??= (async () => {
       try {
         lastFetch = now();
-        const discoveryUrl = spec.issuer.discoveryURL ?? `${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
-        const discovery = asRecord(await getJson(discoveryUrl, agent));
-        // As go-oidc: the discovered issuer must be the configured one.
-        if (discovery?.issuer !== issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected "${issuerUrl}" got "${String(discovery?.issuer)}"`);
-        if (typeof discovery.jwks_uri !== 'string') throw new Error('oidc: discovery document has no jwks_uri');
-        const jwks = asRecord(await getJson(discovery.jwks_uri, agent));
-        if (!Array.isArray(jwks?.keys)) throw new Error('oidc: JWKS document has no keys');
-        keySet = createLocalJWKSet(jwks as unknown as JSONWebKeySet);
+        keySet = await discoverKeys(issuerUrl, spec.issuer.discoveryURL, agent);
       } finally {
         inflight = undefined;
       }
@@ -123,6 +120,55 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
   first.catch((err: Error) => log(`oidc: initializing authenticator for issuer ${JSON.stringify(issuerUrl)}: ${err.message}`));
 
   const reject = (reason: string): AuthnOutcome => ({ kind: 'rejected', reason });
+
+  /** go-oidc's audience and expiry checks (jose has verified signature, iss and nbf). */
+  const audienceAndExpiry = (claims: JWTPayload, t: number): string | undefined => {
+    const tokenAudiences = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+    if (!tokenAudiences.some((a) => audiences.has(a))) return `oidc: verify token: oidc: expected audience in ${goList([...audiences])} got ${goList(tokenAudiences)}`;
+    if (typeof claims.exp !== 'number' || t / 1000 > claims.exp) return `oidc: verify token: oidc: token is expired (Token Expiry: ${new Date((claims.exp ?? 0) * 1000).toISOString()})`;
+    return undefined;
+  };
+
+  // Distributed groups claims: kube resolves only a groups *claim* (not an expression). The JWT an
+  // endpoint returns may come from another issuer (kube builds a verifier per issuer, by discovery).
+  const groupsClaim = spec.claimMappings.groups?.claim;
+  const foreignKeys = new Map<string, Promise<ReturnType<typeof createLocalJWKSet>>>();
+  const distributedDeps = groupsClaim
+    ? {
+        claim: groupsClaim,
+        fetchText: (url: string, accessToken: string | undefined) =>
+          getText(url, agent, accessToken ? { authorization: `Bearer ${accessToken}` } : {}).catch((err: Error & { statusCode?: number }) => {
+            throw err.statusCode !== undefined ? new Error(`non-200 response code: ${err.statusCode}`) : err;
+          }),
+        verify: async (jwt: string): Promise<JWTPayload | string> => {
+          let iss: unknown;
+          try {
+            iss = decodeJwt(jwt).iss;
+          } catch (err) {
+            return `oidc: malformed jwt: ${(err as Error).message}`;
+          }
+          if (typeof iss !== 'string' || iss === '') return 'oidc: malformed jwt: no issuer';
+          let claims: JWTPayload | string;
+          if (iss === issuerUrl) claims = await verify(jwt);
+          else {
+            if (!foreignKeys.has(iss)) {
+              if (foreignKeys.size >= MAX_FOREIGN_ISSUERS) foreignKeys.delete(foreignKeys.keys().next().value!);
+              const keys = discoverKeys(iss, undefined, agent);
+              keys.catch(() => foreignKeys.delete(iss)); // try again next time
+              foreignKeys.set(iss, keys);
+            }
+            try {
+              const keys = await foreignKeys.get(iss)!;
+              claims = (await jwtVerify(jwt, keys, { issuer: iss, algorithms, clockTolerance: NBF_LEEWAY_SECONDS, currentDate: new Date(now()) })).payload;
+            } catch (err) {
+              claims = err instanceof joseErrors.JOSEError ? verifyError(err) : `verifier not initialized for issuer: ${JSON.stringify(iss)}: ${(err as Error).message}`;
+            }
+          }
+          if (typeof claims === 'string') return claims;
+          return audienceAndExpiry(claims, now()) ?? claims;
+        },
+      }
+    : undefined;
 
   async function verify(token: string): Promise<JWTPayload | string> {
     if (!keySet) {
@@ -156,7 +202,17 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
       agent.destroy();
     },
     async authenticateToken(token: string, context?: TokenContext): Promise<AuthnOutcome> {
-      if (closed || token.length > MAX_JWT_BYTES) return { kind: 'no-credentials' };
+      if (closed || token.length > MAX_JWT_BYTES || !looksLikeJws(token)) return { kind: 'no-credentials' };
+      // Audience-agnostic towards the API: a review's audiences must meet --api-audiences.
+      let reviewAudiences: string[] | undefined;
+      if (context?.audiences && context.audiences.length > 0 && apiAudiences.size > 0) {
+        reviewAudiences = context.audiences.filter((a) => apiAudiences.has(a));
+        if (reviewAudiences.length === 0) return { kind: 'no-credentials' };
+      }
+      // A cached token was verified as this issuer's: no need to decode it again.
+      const t = now();
+      const hit = cache.get(token);
+      if (hit && hit.until > t) return { kind: 'authenticated', user: hit.user, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
       // kube's hasCorrectIssuer: only tokens that claim this issuer are looked at.
       let unverified: JWTPayload;
       try {
@@ -165,29 +221,19 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
         return { kind: 'no-credentials' };
       }
       if (unverified.iss !== issuerUrl) return { kind: 'no-credentials' };
-      // Audience-agnostic towards the API: a review's audiences must meet --api-audiences.
-      let reviewAudiences: string[] | undefined;
-      if (context?.audiences && context.audiences.length > 0 && apiAudiences.size > 0) {
-        reviewAudiences = context.audiences.filter((a) => apiAudiences.has(a));
-        if (reviewAudiences.length === 0) return { kind: 'no-credentials' };
-      }
-      const t = now();
-      const hit = cache.get(token);
-      if (hit && hit.until > t) return { kind: 'authenticated', user: hit.user, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
 
       const claims = await verify(token);
       if (typeof claims === 'string') return reject(claims);
-      const tokenAudiences = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
-      if (!tokenAudiences.some((a) => audiences.has(a))) {
-        return reject(`oidc: verify token: oidc: expected audience in ${goList([...audiences])} got ${goList(tokenAudiences)}`);
-      }
-      if (typeof claims.exp !== 'number' || t / 1000 > claims.exp) {
-        return reject(`oidc: verify token: oidc: token is expired (Token Expiry: ${new Date((claims.exp ?? 0) * 1000).toISOString()})`);
+      const invalid = audienceAndExpiry(claims, t);
+      if (invalid !== undefined) return reject(invalid);
+      if (distributedDeps) {
+        const problem = await expandDistributedClaim(claims as Record<string, unknown>, distributedDeps);
+        if (problem !== undefined) return reject(`oidc: could not expand distributed claims: ${problem}`);
       }
       const mapped = mapping(claims as Record<string, unknown>);
       if (typeof mapped === 'string') return reject(mapped);
       if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-      cache.set(token, { user: mapped, until: Math.min(t + SUCCESS_CACHE_MS, claims.exp * 1000) });
+      cache.set(token, { user: mapped, until: Math.min(t + SUCCESS_CACHE_MS, claims.exp! * 1000) });
       return { kind: 'authenticated', user: mapped, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
     },
   };
@@ -341,11 +387,32 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
+/** The issuer's keys through its discovery document (or `discoveryURL`), as go-oidc's provider. */
+async function discoverKeys(issuerUrl: string, discoveryURL: string | undefined, agent: https.Agent): Promise<ReturnType<typeof createLocalJWKSet>> {
+  const discovery = asRecord(await getJson(discoveryURL ?? `${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`, agent));
+  // As go-oidc: the discovered issuer must be the configured one.
+  if (discovery?.issuer !== issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected "${issuerUrl}" got "${String(discovery?.issuer)}"`);
+  if (typeof discovery.jwks_uri !== 'string') throw new Error('oidc: discovery document has no jwks_uri');
+  const jwks = asRecord(await getJson(discovery.jwks_uri, agent));
+  if (!Array.isArray(jwks?.keys)) throw new Error('oidc: JWKS document has no keys');
+  return createLocalJWKSet(jwks as unknown as JSONWebKeySet);
+}
+
 /** GET a JSON document over HTTPS with the authenticator's trust, bounded in size and time. */
-function getJson(url: string, agent: https.Agent): Promise<unknown> {
+async function getJson(url: string, agent: https.Agent): Promise<unknown> {
+  const text = await getText(url, agent, { accept: 'application/json' });
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`oidc: failed to decode ${url}: ${(err as Error).message}`);
+  }
+}
+
+/** GET a body over HTTPS with the authenticator's trust, bounded in size and time; anything but 200 is an error. */
+function getText(url: string, agent: https.Agent, headers: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
     if (!url.startsWith('https://')) return reject(new Error(`oidc: ${url} is not an https URL`));
-    const req = https.get(url, { agent, timeout: FETCH_TIMEOUT_MS, headers: { accept: 'application/json' } }, (res) => {
+    const req = https.get(url, { agent, timeout: FETCH_TIMEOUT_MS, headers }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -354,12 +421,8 @@ function getJson(url: string, agent: https.Agent): Promise<unknown> {
         else chunks.push(c);
       });
       res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`oidc: get ${url}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        } catch (err) {
-          reject(new Error(`oidc: failed to decode ${url}: ${(err as Error).message}`));
-        }
+        if (res.statusCode !== 200) return reject(Object.assign(new Error(`oidc: get ${url}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`), { statusCode: res.statusCode }));
+        resolve(Buffer.concat(chunks).toString('utf8'));
       });
       res.on('error', reject);
     });

@@ -73,7 +73,7 @@ export function watchAuthenticationConfig(
   initialText: string,
   ctx: ValidationContext,
   apply: (config: AuthenticationConfig) => void,
-  opts: { readonly intervalMs?: number; readonly log?: (message: string) => void } = {},
+  opts: { readonly intervalMs?: number; readonly log?: (message: string) => void; readonly onReload?: (status: 'success' | 'failure') => void } = {},
 ): ConfigFileWatcher {
   const log = opts.log ?? (() => {});
   const status: ReloadStatus = { lastReloadTimestampSeconds: 0, lastReloadSucceeded: true, loadedText: initialText };
@@ -94,10 +94,12 @@ export function watchAuthenticationConfig(
         status.lastReloadSucceeded = true;
         delete status.lastError;
         log(`authentication config ${path} reloaded`);
+        opts.onReload?.('success');
       } catch (err) {
         status.lastReloadSucceeded = false;
         status.lastError = (err as Error).message;
         log(`authentication config ${path} not reloaded, keeping the last good one: ${(err as Error).message}`);
+        opts.onReload?.('failure');
       }
     } catch (err) {
       // A file being replaced may be missing for a moment: try again at the next tick.

@@ -63,6 +63,17 @@ export function signJwt(claims: Record<string, unknown>, key: KeyObject, kid = k
   return `${input}.${sig.toString('base64url')}`;
 }
 
+/**
+ * Whether `token` has the shape of a compact JWS (three parts). Authenticators ask this before
+ * decoding, so tokens of other kinds (static, bootstrap, webhook) cost no failed parse each.
+ */
+export function looksLikeJws(token: string): boolean {
+  const first = token.indexOf('.');
+  if (first <= 0) return false;
+  const second = token.indexOf('.', first + 1);
+  return second > first + 1 && token.indexOf('.', second + 1) === -1;
+}
+
 /** Splits and decodes a compact JWS; undefined when `token` is not one (so it is not a JWT at all). */
 export function parseJws(token: string): ParsedJws | undefined {
   if (token.length > MAX_JWT_BYTES) return undefined;

@@ -22,6 +22,8 @@ export interface AuthnSetupOptions {
   readonly bootstrap?: () => TokenAuthenticator;
   readonly reloadIntervalMs?: number;
   readonly log?: (message: string) => void;
+  /** Counts reloads of --authentication-config (kube's automatic reload metrics). */
+  readonly metrics?: { recordReload(subsystem: 'authentication', status: 'success' | 'failure'): void };
 }
 
 export interface AuthnSetup {
@@ -82,7 +84,12 @@ export async function setupTokenAuthenticators(opts: AuthnSetupOptions): Promise
     }
     const set = createJwtSet(config.jwt, jwtOptions);
     jwt = set;
-    watcher = watchAuthenticationConfig(path, text, ctx, (next) => set.replace(next.jwt), { ...(opts.reloadIntervalMs ? { intervalMs: opts.reloadIntervalMs } : {}), ...(opts.log ? { log: opts.log } : {}) });
+    const metrics = opts.metrics;
+    watcher = watchAuthenticationConfig(path, text, ctx, (next) => set.replace(next.jwt), {
+      ...(opts.reloadIntervalMs ? { intervalMs: opts.reloadIntervalMs } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(metrics ? { onReload: (status: 'success' | 'failure') => metrics.recordReload('authentication', status) } : {}),
+    });
   }
   if (jwt) steps.push(jwt);
 

@@ -13,6 +13,12 @@ import { AbacAuthorizer, parseAbacPolicies } from './abac.ts';
 import { loadWebhookKubeconfig, WebhookAuthorizer } from './webhook.ts';
 import { parseAuthorizationConfiguration, type AuthorizerSpec } from './config-file.ts';
 import type { RequestUser } from '../server/user.ts';
+import { instrumented, type DecisionRecorder } from './instrumented.ts';
+
+/** Where decisions and reloads are counted (src/metrics/auth-metrics.ts's AuthMetrics). */
+export interface AuthorizationMetrics extends DecisionRecorder {
+  recordReload(subsystem: 'authorization', status: 'success' | 'failure'): void;
+}
 
 export interface AuthorizationSettings {
   readonly modes?: readonly AuthorizationMode[];
@@ -25,6 +31,7 @@ export interface AuthorizationSettings {
   readonly configFile?: string;
   /** How often the configuration file is re-read besides on change (kube: 60 s). */
   readonly reloadIntervalMs?: number;
+  readonly metrics?: AuthorizationMetrics;
 }
 
 export interface BuiltAuthorizer {
@@ -37,77 +44,79 @@ const FLAG_WEBHOOK_TIMEOUT_MS = 30_000;
 
 /** Builds the chain; throws an Error with the problem (a bad policy file, kubeconfig or configuration). */
 export function buildAuthorizer(settings: AuthorizationSettings, rbac: RbacIndex, report: (msg: string) => void = () => undefined): BuiltAuthorizer {
-  if (settings.configFile !== undefined) return ReloadingAuthorizer.start(settings.configFile, rbac, report, settings.reloadIntervalMs ?? 60_000);
+  if (settings.configFile !== undefined) return ReloadingAuthorizer.start(settings.configFile, rbac, report, settings.reloadIntervalMs ?? 60_000, settings.metrics);
   const closers: Array<() => void> = [];
   const modes = settings.modes ?? DEFAULT_AUTHORIZATION_MODES;
   const chain = new AuthorizerChain(
-    modes.map((mode): Authorizer => {
-      switch (mode) {
-        case 'AlwaysAllow':
-          return alwaysAllow;
-        case 'AlwaysDeny':
-          return alwaysDeny;
-        case 'RBAC':
-          return new RbacAuthorizer(rbac);
-        case 'ABAC': {
-          const path = settings.policyFile!;
-          let text: string;
-          try {
-            text = readFileSync(path, 'utf8');
-          } catch (err) {
-            throw new Error(`error reading policy file ${path}: ${(err as Error).message}`);
-          }
-          return new AbacAuthorizer(parseAbacPolicies(text, path));
-        }
-        case 'Webhook': {
-          const w = new WebhookAuthorizer({
-            connection: loadWebhookKubeconfig(settings.webhookConfigFile!),
-            version: settings.webhookVersion ?? 'v1beta1',
-            authorizedTtlMs: settings.webhookAuthorizedTtlMs ?? 5 * 60_000,
-            unauthorizedTtlMs: settings.webhookUnauthorizedTtlMs ?? 30_000,
-            timeoutMs: FLAG_WEBHOOK_TIMEOUT_MS,
-            // The flag form has no failure policy: a failed call is no opinion (with its error).
-            failurePolicy: 'NoOpinion',
-          });
-          closers.push(() => w.close());
-          return w;
-        }
-      }
-    }),
+    modes.map((mode): Authorizer => instrumented(modeAuthorizer(mode), mode, mode.toLowerCase(), settings.metrics)),
   );
   return { authorizer: chain, close: () => closers.forEach((c) => c()) };
+
+  function modeAuthorizer(mode: AuthorizationMode): Authorizer {
+    switch (mode) {
+      case 'AlwaysAllow':
+        return alwaysAllow;
+      case 'AlwaysDeny':
+        return alwaysDeny;
+      case 'RBAC':
+        return new RbacAuthorizer(rbac);
+      case 'ABAC': {
+        const path = settings.policyFile!;
+        let text: string;
+        try {
+          text = readFileSync(path, 'utf8');
+        } catch (err) {
+          throw new Error(`error reading policy file ${path}: ${(err as Error).message}`);
+        }
+        return new AbacAuthorizer(parseAbacPolicies(text, path));
+      }
+      case 'Webhook': {
+        const w = new WebhookAuthorizer({
+          connection: loadWebhookKubeconfig(settings.webhookConfigFile!),
+          version: settings.webhookVersion ?? 'v1beta1',
+          authorizedTtlMs: settings.webhookAuthorizedTtlMs ?? 5 * 60_000,
+          unauthorizedTtlMs: settings.webhookUnauthorizedTtlMs ?? 30_000,
+          timeoutMs: FLAG_WEBHOOK_TIMEOUT_MS,
+          // The flag form has no failure policy: a failed call is no opinion (with its error).
+          failurePolicy: 'NoOpinion',
+        });
+        closers.push(() => w.close());
+        return w;
+      }
+    }
+  }
 }
 
 /** One chain from an AuthorizationConfiguration's authorizers; `close` releases its webhooks' connections. */
-function chainOf(specs: readonly AuthorizerSpec[], rbac: RbacIndex): BuiltAuthorizer {
+function chainOf(specs: readonly AuthorizerSpec[], rbac: RbacIndex, metrics: AuthorizationMetrics | undefined): BuiltAuthorizer {
   const closers: Array<() => void> = [];
-  const chain = new AuthorizerChain(
-    specs.map((s): Authorizer => {
-      switch (s.type) {
-        case 'AlwaysAllow':
-          return alwaysAllow;
-        case 'AlwaysDeny':
-          return alwaysDeny;
-        case 'RBAC':
-          return new RbacAuthorizer(rbac);
-        case 'Webhook': {
-          const w = s.webhook!;
-          const hook = new WebhookAuthorizer({
-            connection: loadWebhookKubeconfig(w.kubeConfigFile),
-            version: w.subjectAccessReviewVersion,
-            authorizedTtlMs: w.cacheAuthorizedRequests ? w.authorizedTtlMs : 0,
-            unauthorizedTtlMs: w.cacheUnauthorizedRequests ? w.unauthorizedTtlMs : 0,
-            timeoutMs: w.timeoutMs,
-            failurePolicy: w.failurePolicy,
-            matchConditions: w.matchConditions,
-          });
-          closers.push(() => hook.close());
-          return hook;
-        }
-      }
-    }),
-  );
+  const chain = new AuthorizerChain(specs.map((s) => instrumented(specAuthorizer(s), s.type, s.name, metrics)));
   return { authorizer: chain, close: () => closers.forEach((c) => c()) };
+
+  function specAuthorizer(s: AuthorizerSpec): Authorizer {
+    switch (s.type) {
+      case 'AlwaysAllow':
+        return alwaysAllow;
+      case 'AlwaysDeny':
+        return alwaysDeny;
+      case 'RBAC':
+        return new RbacAuthorizer(rbac);
+      case 'Webhook': {
+        const w = s.webhook!;
+        const hook = new WebhookAuthorizer({
+          connection: loadWebhookKubeconfig(w.kubeConfigFile),
+          version: w.subjectAccessReviewVersion,
+          authorizedTtlMs: w.cacheAuthorizedRequests ? w.authorizedTtlMs : 0,
+          unauthorizedTtlMs: w.cacheUnauthorizedRequests ? w.unauthorizedTtlMs : 0,
+          timeoutMs: w.timeoutMs,
+          failurePolicy: w.failurePolicy,
+          matchConditions: w.matchConditions,
+        });
+        closers.push(() => hook.close());
+        return hook;
+      }
+    }
+  }
 }
 
 /**
@@ -121,14 +130,14 @@ class ReloadingAuthorizer implements Authorizer, BuiltAuthorizer {
   private watcher: FSWatcher | undefined;
   private readonly timer: NodeJS.Timeout;
 
-  static start(path: string, rbac: RbacIndex, report: (msg: string) => void, intervalMs: number): ReloadingAuthorizer {
+  static start(path: string, rbac: RbacIndex, report: (msg: string) => void, intervalMs: number, metrics: AuthorizationMetrics | undefined): ReloadingAuthorizer {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       throw new Error(`failed to read authorization configuration file ${JSON.stringify(path)}: ${(err as Error).message}`);
     }
-    return new ReloadingAuthorizer(path, rbac, report, intervalMs, chainOf(parseAuthorizationConfiguration(text, path), rbac), text);
+    return new ReloadingAuthorizer(path, rbac, report, intervalMs, chainOf(parseAuthorizationConfiguration(text, path), rbac, metrics), text, metrics);
   }
 
   private constructor(
@@ -138,6 +147,7 @@ class ReloadingAuthorizer implements Authorizer, BuiltAuthorizer {
     intervalMs: number,
     initial: BuiltAuthorizer,
     text: string,
+    private readonly metrics: AuthorizationMetrics | undefined,
   ) {
     this.current = initial;
     this.lastText = text;
@@ -176,17 +186,20 @@ class ReloadingAuthorizer implements Authorizer, BuiltAuthorizer {
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
       this.report(`error reading authorization configuration file ${this.path}: ${(err as Error).message}; keeping the last good configuration`);
+      this.metrics?.recordReload('authorization', 'failure');
       return;
     }
     if (text === this.lastText) return;
     let next: BuiltAuthorizer;
     try {
-      next = chainOf(parseAuthorizationConfiguration(text, this.path), this.rbac);
+      next = chainOf(parseAuthorizationConfiguration(text, this.path), this.rbac, this.metrics);
     } catch (err) {
       this.lastText = text; // report a bad file once, not every interval
       this.report(`${(err as Error).message}; keeping the last good configuration`);
+      this.metrics?.recordReload('authorization', 'failure');
       return;
     }
+    this.metrics?.recordReload('authorization', 'success');
     const old = this.current;
     this.current = next;
     this.lastText = text;

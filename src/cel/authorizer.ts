@@ -55,7 +55,7 @@ export class PathCheckValue {
   }
 }
 
-interface ResourceFields {
+export interface ResourceFields {
   readonly group: string;
   readonly resource: string;
   readonly subresource: string;
@@ -90,9 +90,22 @@ export class GroupCheckValue {
   }
 }
 
-/** The value bound to the `authorizer` variable. */
+/**
+ * The value bound to the `authorizer` variable. kube declares `authorizer.requestResource` as a
+ * variable of its own (NewResourceAuthorizerVal): the resource check for the request's own group,
+ * resource, subresource, namespace and name. Here it is a field of the authorizer value, which
+ * the expression reaches by the same selection; it is absent (a "No such key" error, as an
+ * unbound variable) where no request is being admitted.
+ */
 export class AuthorizerValue {
-  constructor(readonly authz: Authorizer) {}
+  readonly requestResource: ResourceCheckValue | undefined;
+
+  constructor(
+    readonly authz: Authorizer,
+    request?: ResourceFields,
+  ) {
+    this.requestResource = request ? new ResourceCheckValue(authz, request) : undefined;
+  }
 
   path(p: string): PathCheckValue {
     return new PathCheckValue(this.authz, p);

@@ -1,5 +1,6 @@
-// Standard CEL overloads the engine lacks: int(uint), bytes ordering, optional equality, and the timestamp/duration conversions.
-import { Optional, type Environment } from '@marcbachmann/cel-js';
+// Standard CEL overloads the engine lacks: int(uint), bytes ordering, optional equality and type,
+// and the timestamp/duration conversions.
+import { Optional, evaluate, type Environment } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
 import { celEquals } from './values.ts';
 import { formatTimestamp, durationText } from './strings-ext.ts';
@@ -19,6 +20,14 @@ function optionalEquals(a: Optional, b: Optional): boolean {
   return celEquals(a.value(), b.value());
 }
 
+/**
+ * cel-go's `optional_type`: the value of type() of any optional, and an identifier. The engine keeps
+ * its own optional type value unexposed, so one is made with its Type class (found through a type
+ * value the engine does expose), which canonical.ts and equality treat as any other type value.
+ */
+const TypeValue = (evaluate('int') as object).constructor as new (name: string) => object;
+const OPTIONAL_TYPE = new TypeValue('optional');
+
 /** Registers the missing standard overloads on an engine environment. */
 export function registerCoreOverloads(env: Environment): void {
   env.registerFunction('int(uint): int', (u: UnsignedInt) => (u.value > INT64_MAX ? fail('integer overflow') : u.value));
@@ -34,4 +43,6 @@ export function registerCoreOverloads(env: Environment): void {
   env.registerOperator('bytes > bytes', (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) > 0);
   env.registerOperator('bytes >= bytes', (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) >= 0);
   env.registerOperator('optional<dyn> == optional<dyn>', optionalEquals);
+  env.registerFunction('type(optional<dyn>): type', () => OPTIONAL_TYPE);
+  env.registerConstant('optional_type', 'type', OPTIONAL_TYPE);
 }

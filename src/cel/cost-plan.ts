@@ -11,7 +11,7 @@ type Node = EngineNode & { setMeta?(key: string, value: unknown): Node; checkedT
 const SELECTS: ReadonlySet<string> = new Set(['.', '.?', '[]', '[?]']);
 const BINARY: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', 'in']);
 /** Identifiers that name types or function namespaces rather than variables: constants to cel-go. */
-export const TYPE_NAMES: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+export const TYPE_NAMES: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'optional_type']);
 export const NAMESPACES: ReadonlySet<string> = new Set(['strings', 'sets', 'optional', 'ip', 'format', 'cel', 'math', 'base64', 'lists']);
 /** Conversions cel-go folds when their argument is constant (interpreter.maybeOptimizeConstUnary). */
 const CONVERSIONS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'string', 'bytes', 'bool', 'dyn', 'type', 'duration', 'timestamp']);
@@ -200,6 +200,46 @@ function chargeUnlessAbsent(node: EngineNode, cost: number): void {
     charge(!(r instanceof Optional) || r.hasValue() ? cost : always);
     return r;
   };
+}
+
+/**
+ * A plain qualifier that may meet an empty optional (see mayQualifyOptional) or that qualifies a
+ * relative attribute (cost 2: the operand's step and the qualifier). When the operand fails, cel-go
+ * never reaches the qualifier and charges only the step.
+ */
+function chargeQualifier(node: EngineNode, cost: number, absentStops: boolean): void {
+  const inner = currentEvaluate(node);
+  const relative = cost > 1;
+  let reached = false;
+  if (relative) {
+    wrapHandle(node, (h) => (...a) => {
+      reached = true;
+      return h(...a);
+    });
+  }
+  node.evaluate = function charged(ev, ast, ctx) {
+    reached = false;
+    let r: unknown;
+    try {
+      r = inner.call(node, ev, ast, ctx);
+    } catch (error) {
+      if (!(error instanceof CostLimitExceeded)) charge(relative && !reached ? cost - 1 : cost);
+      throw error;
+    }
+    charge(absentStops && r instanceof Optional && !r.hasValue() ? cost - 1 : cost);
+    return r;
+  };
+}
+
+/**
+ * Whether a plain qualifier may be applied to an optional: its operand is typed optional or dyn.
+ * cel-go's attribute resolution stops at an empty optional as it does after an optional qualifier
+ * (`optional.none().a.b` charges the call and one step).
+ */
+function mayQualifyOptional(node: EngineNode): boolean {
+  const operand = (node.args as [EngineNode & { checkedType?: { kind?: string } }])[0];
+  const kind = operand.checkedType?.kind;
+  return kind === 'optional' || kind === 'dyn';
 }
 
 function wrapHandle(node: EngineNode, wrap: (inner: Handle) => Handle): boolean {
@@ -430,6 +470,8 @@ export function instrument(root: EngineNode, evaluateConstant?: ConstantEvaluato
     if (op === 'value' || op === '&&' || op === '||' || op === '?:' || op === 'comprehension' || op === 'accuValue') continue;
     if (op === '.?' || op === '[?]' || (SELECTS.has(op) && p.afterOptional.has(node))) {
       chargeUnlessAbsent(node, attributeCost(node, p));
+    } else if (op !== 'id' && SELECTS.has(op) && (mayQualifyOptional(node) || attributeCost(node, p) > 1)) {
+      chargeQualifier(node, attributeCost(node, p), mayQualifyOptional(node));
     } else if (op === 'id' || SELECTS.has(op)) {
       chargeAround(node, attributeCost(node, p));
     } else if (op === 'list') {

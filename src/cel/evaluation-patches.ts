@@ -113,6 +113,7 @@ export function patchParsed(root: EngineNode): void {
       // homogeneous-literal rule.
       for (const arg of (node.args as [string, Node, Node[]])[2]) relaxNested(arg);
     }
+    if (ACCESS_OPS.has(node.op)) bindFreeOperandType(node);
     if (node.op !== 'call' || !Array.isArray(node.args)) continue;
     const [name, args] = node.args as [unknown, unknown];
     if (name === 'has' && node.meta.macro !== undefined && Array.isArray(args) && args.length === 1) {
@@ -125,6 +126,33 @@ export function patchParsed(root: EngineNode): void {
       if (name === '__optMap__') for (const pair of (args[0] as Node).args as Node[]) if (pair.op === 'list') relaxHomogeneity(pair);
     }
   }
+}
+
+const ACCESS_OPS: ReadonlySet<string> = new Set(['.', '.?', '[]', '[?]']);
+
+interface CheckedType {
+  readonly hasPlaceholderType: boolean;
+  templated(registry: unknown, binding: { get(name: string): unknown }): CheckedType;
+}
+interface Checker {
+  check(n: unknown, c: unknown): CheckedType;
+  readonly registry: unknown;
+  readonly dynType: unknown;
+}
+
+/**
+ * Field and index access on an operand whose type still has a free type parameter (the T of
+ * `optional.none()`, an empty literal's element): cel-go's checker binds free parameters to dyn,
+ * so `optional.none().?a` is an optional(dyn); the engine would try to index the parameter itself.
+ */
+function bindFreeOperandType(node: Node): void {
+  const check = (node.meta as unknown as { check: (chk: Checker, ast: Node, ctx: unknown) => unknown }).check;
+  node.setMeta('check', (chk: Checker, ast: Node, ctx: unknown) => {
+    const operand = (ast.args as [Node & { checkedType?: CheckedType }])[0];
+    const t = chk.check(operand, ctx);
+    if (t.hasPlaceholderType) operand.checkedType = t.templated(chk.registry, { get: () => chk.dynType });
+    return check(chk, ast, ctx);
+  });
 }
 
 /** Exempts a literal and the literals nested in it from the homogeneity rule. */

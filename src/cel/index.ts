@@ -5,7 +5,7 @@ import { createKubernetesEngine } from './libraries.ts';
 import { withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE } from './cost.ts';
 import { instrument } from './cost-plan.ts';
 import type { EngineNode } from './engine-ast.ts';
-import { AuthorizerValue, type Authorizer } from './authorizer.ts';
+import { AuthorizerValue, type Authorizer, type ResourceFields } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
 import { checkDeclaredTypes } from './schema-check.ts';
@@ -159,9 +159,12 @@ export function isCompileError(c: CompiledExpression | CompileError): c is Compi
   return c.kind === 'compileError';
 }
 
-/** Wraps an Authorizer as the value of the `authorizer` variable. */
-export function authorizerValue(authz: Authorizer): unknown {
-  return new AuthorizerValue(authz);
+/**
+ * Wraps an Authorizer as the value of the `authorizer` variable; with `requestResource`, the
+ * admitted request's resource, `authorizer.requestResource` checks it (kube's admission CEL).
+ */
+export function authorizerValue(authz: Authorizer, requestResource?: ResourceFields): unknown {
+  return new AuthorizerValue(authz, requestResource);
 }
 
 /** Evaluates a compiled expression against an activation (values already in CEL form, see toCelValue); never throws. */

@@ -3,7 +3,7 @@
 // equality and the optional helpers. Function names and error texts follow kube-apiserver.
 import { Environment, Optional } from '@marcbachmann/cel-js';
 import { UnsignedInt, Duration } from '@marcbachmann/cel-js/evaluator';
-import { Quantity, parseQuantity, quantityFromInt } from './quantity.ts';
+import { Quantity, parseQuantity, parseQuantityOrError, quantityFromInt } from './quantity.ts';
 import { AuthorizerValue, DecisionValue, ResourceCheckValue, GroupCheckValue, PathCheckValue } from './authorizer.ts';
 import { KubeUrl, parseKubeUrl, parseKubeUrlValue } from './url.ts';
 import { celEquals } from './values.ts';
@@ -32,7 +32,6 @@ function compareValues(a: unknown, b: unknown): number {
   if (x instanceof Uint8Array && y instanceof Uint8Array) return Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength));
   if (x instanceof Date && y instanceof Date) return compareTimestamps(x, y);
   if (x instanceof Duration && y instanceof Duration) return x.seconds < y.seconds ? -1 : x.seconds > y.seconds ? 1 : Math.sign(x.nanos - y.nanos);
-  if (x instanceof Quantity && y instanceof Quantity) return x.compare(y);
   // cel-go's Compare returns an error value for values of different types, which the lists
   // library's tests (== -1, == 1) never match: such pairs count as neither less nor greater.
   return NaN;
@@ -156,7 +155,10 @@ function toQuantity(v: Quantity | bigint): Quantity {
 
 function registerQuantities(env: Environment): void {
   env.registerType('kubernetes.Quantity', Quantity);
-  env.registerFunction('quantity(string): kubernetes.Quantity', (s: string) => parseQuantity(s) ?? fail('quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\''));
+  env.registerFunction('quantity(string): kubernetes.Quantity', (s: string) => {
+    const q = parseQuantityOrError(s);
+    return q instanceof Quantity ? q : fail(q.error);
+  });
   env.registerFunction('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined);
   // kube 1.32 declares sign as a global function, not a member (quantity.go).
   env.registerFunction('sign(kubernetes.Quantity): int', (q: Quantity) => BigInt(q.sign()));
@@ -164,13 +166,13 @@ function registerQuantities(env: Environment): void {
   env.registerFunction('kubernetes.Quantity.asInteger(): int', (q: Quantity) => q.asInt64() ?? fail('cannot convert value to integer'));
   env.registerFunction('kubernetes.Quantity.asApproximateFloat(): double', (q: Quantity) => q.asApproximateFloat());
   for (const arg of ['kubernetes.Quantity', 'int']) {
-    env.registerFunction(`kubernetes.Quantity.add(${arg}): kubernetes.Quantity`, (q: Quantity, o: Quantity | bigint) => q.add(toQuantity(o)));
-    env.registerFunction(`kubernetes.Quantity.sub(${arg}): kubernetes.Quantity`, (q: Quantity, o: Quantity | bigint) => q.add(toQuantity(o).negate()));
+    env.registerFunction(`kubernetes.Quantity.add(${arg}): kubernetes.Quantity`, (q: Quantity, o: Quantity | bigint) => q.plus(toQuantity(o)));
+    env.registerFunction(`kubernetes.Quantity.sub(${arg}): kubernetes.Quantity`, (q: Quantity, o: Quantity | bigint) => q.minus(toQuantity(o)));
   }
-  env.registerFunction('kubernetes.Quantity.isLessThan(kubernetes.Quantity): bool', (a: Quantity, b: Quantity) => a.compare(b) < 0);
-  env.registerFunction('kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool', (a: Quantity, b: Quantity) => a.compare(b) > 0);
-  env.registerFunction('kubernetes.Quantity.compareTo(kubernetes.Quantity): int', (a: Quantity, b: Quantity) => BigInt(a.compare(b)));
-  env.registerOperator('kubernetes.Quantity == kubernetes.Quantity', (a: Quantity, b: Quantity) => a.compare(b) === 0);
+  env.registerFunction('kubernetes.Quantity.isLessThan(kubernetes.Quantity): bool', (a: Quantity, b: Quantity) => a.cmp(b) < 0);
+  env.registerFunction('kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool', (a: Quantity, b: Quantity) => a.cmp(b) > 0);
+  env.registerFunction('kubernetes.Quantity.compareTo(kubernetes.Quantity): int', (a: Quantity, b: Quantity) => BigInt(a.cmp(b)));
+  env.registerOperator('kubernetes.Quantity == kubernetes.Quantity', (a: Quantity, b: Quantity) => a.equals(b));
 }
 
 function registerAuthorizer(env: Environment): void {
@@ -233,11 +235,35 @@ function registerNullOrdering(env: Environment): void {
   }
 }
 
+/**
+ * The environment, with every function and operator registered through it declared synchronous.
+ * The engine takes a handler without that declaration to be possibly async: every node above such
+ * a call then checks for promises, and its list elements and call arguments are evaluated last to
+ * first (evaluation-patches.ts restores cel-go's order only for synchronous nodes), which decides
+ * which error wins and what a function that changes its receiver (Quantity's Cmp) leaves for the
+ * next element.
+ */
+function synchronousRegistrar(env: Environment): Environment {
+  type Register = (signature: string, handler: unknown, opts?: object) => Environment;
+  const proxy: Environment = new Proxy(env, {
+    get(target, prop) {
+      if (prop === 'registerFunction' || prop === 'registerOperator') {
+        const register = (target[prop] as unknown as Register).bind(target);
+        return (signature: string, handler: unknown, opts?: object) => (register(signature, handler, { async: false, ...opts }), proxy);
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return proxy;
+}
+
 /** Builds the engine environment with every Kubernetes library; variables are declared by the caller. */
 export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored'): Environment {
   // cel-go puts no limit on the elements of a list or map literal (the expression's size bounds them).
   const limits = { maxListElements: Number.MAX_SAFE_INTEGER, maxMapEntries: Number.MAX_SAFE_INTEGER };
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true, limits });
+  const engine = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: true, limits });
+  const env = synchronousRegistrar(engine);
   registerNullEquality(env);
   registerNullOrdering(env);
   registerCoreOverloads(env);
@@ -251,6 +277,6 @@ export function createKubernetesEngine(expressions: 'new' | 'stored' = 'stored')
   registerComprehensionMacros(env, expressions === 'stored');
   registerRewriteHelpers(env);
   env.registerFunction('OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
-  return env;
+  return engine;
 }
 

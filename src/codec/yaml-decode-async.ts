@@ -49,7 +49,7 @@ function getWorker(): Worker {
   if (worker) return worker;
   // Compiled ahead of time (build/, as `npm start` runs), the worker is plain JavaScript beside this
   // file; from source (tests, tsx), the .mjs entry first registers tsx in the worker thread.
-  const compiled = import.meta.url.endsWith('.js');
+  const compiled = !import.meta.url.endsWith('.ts');
   const w = new Worker(new URL(compiled ? './yaml-decode-worker.js' : './yaml-decode-worker.mjs', import.meta.url));
   w.unref();
   w.on('message', (reply: Reply) => {

@@ -24,13 +24,14 @@ export const FINALIZER_KUBERNETES = 'kubernetes';
 
 /** Creates the built-in namespaces that are missing. */
 export async function ensureBuiltinNamespaces(namespaces: ResourceStore): Promise<void> {
-  for (const name of builtinNamespaces) {
-    try {
-      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, systemContext());
-    } catch (err) {
-      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
-    }
-  }
+  // Issued together, committed together, in this order.
+  await Promise.all(
+    builtinNamespaces.map((name) =>
+      namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, systemContext()).catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
+      }),
+    ),
+  );
 }
 
 /** When the namespace controller acts, as kube-controller-manager's does. */

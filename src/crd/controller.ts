@@ -6,7 +6,7 @@
  * (acceptedNames, NamesAccepted, Established), and on deletion deletes every custom resource,
  * releases the CRD's cleanup finalizer and stops serving.
  */
-import type { KubeObject, ResourceType } from '../api/types.ts';
+import { isStorageType, type KubeObject, type ResourceType } from '../api/types.ts';
 import type { ResourceCatalog } from '../server/api-context.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
@@ -14,8 +14,8 @@ import { isApiError } from '../api/status-errors.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import { customResourceType, servedVersions, type CustomResourceLifecycle } from './custom-resource.ts';
 import { CRD_CLEANUP_FINALIZER, storageVersionOf } from './kind.ts';
-import { pruneUnknownFields } from '../schema/prune.ts';
-import { applyDefaults } from '../schema/defaults.ts';
+import { withConversions } from './conversion.ts';
+import type { ServiceResolver } from './conversion-webhook.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -32,6 +32,8 @@ export interface CrdControllerDeps {
   warn?(msg: string): void;
   /** Gate CRDValidationRatcheting (default on): updates not refused for values they leave unchanged. */
   readonly ratcheting?: boolean;
+  /** Where conversion webhooks given as a service reference are dialled. */
+  resolveService?: ServiceResolver;
 }
 
 type Accepted = { ok: true; names: Obj } | { ok: false; names: Obj; reason: string; message: string };
@@ -119,7 +121,7 @@ export class CrdController {
   }
 
   private report(name: string, s: Served): void {
-    const storage = s.types.find((t) => !t.storageConversion) ?? s.types[0];
+    const storage = s.types.find(isStorageType) ?? s.types[0];
     const store = storage ? this.deps.catalog.lookup(storage.group, storage.version, storage.resource)?.store : undefined;
     if (store) this.listener?.served(name, store, s.types);
   }
@@ -253,16 +255,16 @@ export class CrdController {
 
   private async serve(name: string, crd: KubeObject): Promise<void> {
     const spec = crd.spec as Obj;
-    const signature = JSON.stringify([spec.group, spec.names, spec.scope, spec.versions]);
+    const signature = JSON.stringify([spec.group, spec.names, spec.scope, spec.versions, spec.conversion]);
     const prev = this.served.get(name);
     if (prev?.signature === signature) return;
     const versions = servedVersions(crd);
     const lifecycle = prev?.lifecycle ?? { terminating: false };
     const types = versions.map((v) => customResourceType(crd, v, lifecycle, { ratcheting: this.deps.ratcheting ?? true }));
     const storage = storageVersionOf(crd) ?? types[0]?.version ?? '';
-    // Objects are stored in the storage version; other versions rewrite apiVersion (conversion None).
+    // Objects are stored in the storage version; other versions convert (strategy None or Webhook).
     const preferred = versions.find((v) => v.deprecated !== true && v.name === storage) ?? versions.find((v) => v.deprecated !== true);
-    const withConversion = types.map((rt, i): ResourceType => {
+    const withDeprecation = types.map((rt, i): ResourceType => {
       const v = versions[i]!;
       const kind = str((spec.names as Obj | undefined)?.kind);
       const deprecationWarning =
@@ -272,18 +274,17 @@ export class CrdController {
             : `${rt.group}/${rt.version} ${kind} is deprecated${preferred ? `; use ${rt.group}/${str(preferred.name)} ${kind}` : ''}`
           : undefined;
       // An empty deprecationWarning sends no Warning, but the version is still deprecated (metric, audit).
-      const withWarning = deprecationWarning !== undefined ? { ...rt, deprecationWarning } : rt;
-      const storageType = types.find((x) => x.version === storage) ?? rt;
-      return rt.version === storage ? withWarning : { ...withWarning, storageConversion: versionConversion(rt, storageType) };
+      return deprecationWarning !== undefined ? { ...rt, deprecationWarning } : rt;
     });
+    const withConversion = withConversions(crd, withDeprecation, storage, this.deps.resolveService);
     const prefix = types[0]?.storagePrefix;
-    let cache = prev?.cache;
-    if (prev && prefix !== prev.types[0]?.storagePrefix) {
-      this.unserve(name);
-      cache = undefined;
-    }
-    if (!cache && prefix) cache = await this.deps.cacheFor(prefix);
+    if (prev && prefix !== prev.types[0]?.storagePrefix) this.unserve(name);
+    // Every change gets a cache of its own, as kube's CRD handler builds new storage: the entries
+    // of the old one carry bytes encoded (defaulted, converted) by the old schemas, and its
+    // watches end, so that clients watch again and see the new ones.
+    const cache = prefix ? await this.deps.cacheFor(prefix) : undefined;
     if (!cache) return;
+    const stale = this.served.get(name)?.cache;
     for (const old of prev?.types ?? []) {
       if (!withConversion.some((t) => t.version === old.version)) this.deps.catalog.remove(old.group, old.version, old.resource);
     }
@@ -295,6 +296,7 @@ export class CrdController {
     this.served.set(name, entry);
     if (prev) this.listener?.unserved(name);
     this.report(name, entry);
+    stale?.stop();
   }
 
   private unserve(name: string): void {
@@ -349,7 +351,7 @@ export class CrdController {
     if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) return;
     const s = this.served.get(name);
     if (s) s.lifecycle.terminating = true;
-    const storage = s?.types.find((t) => !t.storageConversion) ?? s?.types[0];
+    const storage = s?.types.find(isStorageType) ?? s?.types[0];
     const store = storage ? this.deps.catalog.lookup(storage.group, storage.version, storage.resource)?.store : undefined;
     if (store) {
       const remaining = store.cache.list().entries;
@@ -381,27 +383,4 @@ export class CrdController {
       { allowCreate: false, subresource: '' },
     );
   }
-}
-
-/**
- * Conversion None: the same object with the apiVersion of the version it is read or written in;
- * read in another version than stored, it is pruned to and defaulted by that version's schema (as
- * kube prunes and defaults after conversion).
- */
-function versionConversion(rt: ResourceType, storage: Pick<ResourceType, 'version' | 'schema'>) {
-  return {
-    // Written in another version: pruned to and defaulted by the storage version's schema.
-    toStorage: (obj: KubeObject): KubeObject => {
-      const out = { ...obj, apiVersion: `${rt.group}/${storage.version}` };
-      pruneUnknownFields(out, storage.schema);
-      applyDefaults(out, storage.schema);
-      return out;
-    },
-    fromStorage: (obj: KubeObject): KubeObject => {
-      const out = structuredClone({ ...obj, apiVersion: `${rt.group}/${rt.version}` });
-      pruneUnknownFields(out, rt.schema);
-      applyDefaults(out, rt.schema);
-      return out;
-    },
-  };
 }

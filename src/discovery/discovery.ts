@@ -6,7 +6,7 @@
  * and subresources from the route table (so discovery never advertises what the router refuses).
  */
 import { createHash } from 'node:crypto';
-import { apiVersionOf, type ResourceType } from '../api/types.ts';
+import { apiVersionOf, isStorageType, type ResourceType } from '../api/types.ts';
 import { parseAccept } from '../codec/negotiate.ts';
 import { resourceVerbs, subresourcesOf } from '../server/routes.ts';
 
@@ -95,26 +95,51 @@ function groupTypes(types: readonly Served[]): GroupVersions[] {
  * like events.k8s.io Events, hashes the stored core Event).
  */
 export function storageVersionHash(group: string, version: string, kind: string): string {
-  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+  const key = `${group}/${version}/${kind}`;
+  let hash = storageVersionHashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(key).digest().subarray(0, 8).toString('base64');
+    // Discovery is rebuilt on every change of the served types: each hash is computed once.
+    if (storageVersionHashes.size > 100_000) storageVersionHashes.clear();
+    storageVersionHashes.set(key, hash);
+  }
+  return hash;
+}
+const storageVersionHashes = new Map<string, string>();
+
+/** What discovery holds for one group: rebuilt only when the group's own types change. */
+interface GroupPieces {
+  /** The group's types, by identity and in order, and their storage version hashes. */
+  readonly members: readonly Served[];
+  readonly hashes: string;
+  /** The group's item of aggregated discovery, as JSON text (the same in v2 and v2beta1). */
+  readonly aggregatedItem: string;
+  readonly resourceLists: ReadonlyMap<string, object>;
 }
 
-/** The documents, computed once per set of served types. */
+/**
+ * The documents, computed once per set of served types. Built from the previous documents, each
+ * group's pieces are reused while its types are the same objects, so adding one CRD builds only
+ * its group's pieces (and re-joins the serialized aggregated items).
+ */
 export class DiscoveryDocuments {
   readonly apiVersions: object;
   readonly apiGroupList: object;
   /** The discovery paths kube's root index (`GET /`) lists: the roots, each group and group version. */
   readonly paths: readonly string[];
-  private readonly aggregatedBytes = new Map<string, Buffer>();
-  private readonly resourceLists = new Map<string, object>();
+  private readonly aggregatedBytes = new Map<string, { body: Buffer; etag: string }>();
+  private readonly pieces = new Map<string, GroupPieces>();
   private readonly groups = new Map<string, object>();
+  private readonly coreGroup: string | undefined;
+  private readonly namedGroups: readonly string[];
 
-  constructor(types: readonly ResourceType[], serverAddress: string, virtual: readonly VirtualResource[] = []) {
+  constructor(types: readonly ResourceType[], serverAddress: string, virtual: readonly VirtualResource[] = [], previous?: DiscoveryDocuments) {
     const grouped = groupTypes([...types, ...virtual]);
     const core = grouped.find((g) => g.group === '');
     const named = grouped.filter((g) => g.group !== '');
-    // The type each storage prefix is kept as: the one served without a storage conversion.
+    // The type each storage prefix is kept as: the one stored in its own version.
     const stored = new Map<string, ResourceType>();
-    for (const rt of types) if (!rt.storageConversion) stored.set(rt.storagePrefix, rt);
+    for (const rt of types) if (isStorageType(rt)) stored.set(rt.storagePrefix, rt);
     const hashOf = (rt: ResourceType): string => {
       const s = stored.get(rt.storagePrefix) ?? rt;
       return storageVersionHash(s.group, s.version, s.kind);
@@ -139,44 +164,62 @@ export class DiscoveryDocuments {
     ];
     for (const g of named) this.groups.set(g.group, { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) });
     for (const g of grouped) {
-      for (const [v, rts] of g.byVersion) {
-        const resources = rts.flatMap((rt) => (isVirtual(rt) ? [virtualLegacyResource(rt)] : legacyResources(rt, hashOf(rt))));
-        // kube's core group/version list carries no apiVersion (its handler writes the object untyped).
-        this.resourceLists.set(
-          `${g.group}/${v}`,
-          g.group ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${g.group}/${v}`, resources } : { kind: 'APIResourceList', groupVersion: v, resources },
-        );
-      }
+      const members = g.versions.flatMap((v) => g.byVersion.get(v)!);
+      const hashes = members.map((rt) => (isVirtual(rt) ? '' : hashOf(rt))).join(',');
+      const old = previous?.pieces.get(g.group);
+      const same = old && old.hashes === hashes && old.members.length === members.length && old.members.every((m, i) => m === members[i]);
+      this.pieces.set(g.group, same ? old : buildGroupPieces(g, members, hashes, hashOf));
     }
-    for (const version of ['v2', 'v2beta1'] as const) {
-      const aggregated = (gs: GroupVersions[]) => ({
-        kind: 'APIGroupDiscoveryList',
-        apiVersion: `apidiscovery.k8s.io/${version}`,
-        metadata: {},
-        items: gs.map((g) => ({
-          metadata: g.group ? { name: g.group, creationTimestamp: null } : { creationTimestamp: null },
-          versions: g.versions.map((v) => ({ version: v, resources: g.byVersion.get(v)!.map((r) => (isVirtual(r) ? virtualAggregatedResource(r) : aggregatedResource(r))), freshness: 'Current' })),
-        })),
-      });
-      this.aggregatedBytes.set(`api/${version}`, Buffer.from(JSON.stringify(aggregated(core ? [core] : []))));
-      this.aggregatedBytes.set(`apis/${version}`, Buffer.from(JSON.stringify(aggregated(named))));
-    }
+    this.coreGroup = core ? '' : undefined;
+    this.namedGroups = named.map((g) => g.group);
   }
 
   /** `/api` or `/apis` as an aggregated discovery document, serialized once. */
   aggregated(root: 'api' | 'apis', version: AggregatedVersion): Buffer {
-    return this.aggregatedBytes.get(`${root}/${version}`)!;
+    return this.aggregatedDoc(root, version).body;
+  }
+
+  /** The quoted ETag of an aggregated document (kube's: the SHA-512 of its bytes, upper-case hex), computed once. */
+  aggregatedETag(root: 'api' | 'apis', version: AggregatedVersion): string {
+    return this.aggregatedDoc(root, version).etag;
+  }
+
+  private aggregatedDoc(root: 'api' | 'apis', version: AggregatedVersion): { body: Buffer; etag: string } {
+    const key = `${root}/${version}`;
+    let doc = this.aggregatedBytes.get(key);
+    if (!doc) {
+      const groups = root === 'api' ? (this.coreGroup === undefined ? [] : [this.coreGroup]) : this.namedGroups;
+      const items = groups.map((g) => this.pieces.get(g)!.aggregatedItem).join(',');
+      const body = Buffer.from(`{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/${version}","metadata":{},"items":[${items}]}`);
+      doc = { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` };
+      this.aggregatedBytes.set(key, doc);
+    }
+    return doc;
   }
 
   /** `/api/v1` or `/apis/<group>/<version>`; undefined when not served. */
   resourceList(group: string, version: string): object | undefined {
-    return this.resourceLists.get(`${group}/${version}`);
+    return this.pieces.get(group)?.resourceLists.get(version);
   }
 
   /** `/apis/<group>`; undefined when not served. */
   group(group: string): object | undefined {
     return this.groups.get(group);
   }
+}
+
+function buildGroupPieces(g: GroupVersions, members: readonly Served[], hashes: string, hashOf: (rt: ResourceType) => string): GroupPieces {
+  const resourceLists = new Map<string, object>();
+  for (const [v, rts] of g.byVersion) {
+    const resources = rts.flatMap((rt) => (isVirtual(rt) ? [virtualLegacyResource(rt)] : legacyResources(rt, hashOf(rt))));
+    // kube's core group/version list carries no apiVersion (its handler writes the object untyped).
+    resourceLists.set(v, g.group ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${g.group}/${v}`, resources } : { kind: 'APIResourceList', groupVersion: v, resources });
+  }
+  const item = {
+    metadata: g.group ? { name: g.group, creationTimestamp: null } : { creationTimestamp: null },
+    versions: g.versions.map((v) => ({ version: v, resources: g.byVersion.get(v)!.map((r) => (isVirtual(r) ? virtualAggregatedResource(r) : aggregatedResource(r))), freshness: 'Current' })),
+  };
+  return { members, hashes, aggregatedItem: JSON.stringify(item), resourceLists };
 }
 
 function virtualLegacyResource(r: VirtualResource): object {
@@ -248,3 +291,6 @@ export function aggregatedDiscoveryVersion(accept: string): AggregatedVersion | 
 }
 
 export { apiVersionOf };
+
+/** What the discovery handlers read: these documents, or a view merging them with remote groups (src/aggregator/discovery-view.ts). */
+export type DiscoverySource = Pick<DiscoveryDocuments, 'apiVersions' | 'apiGroupList' | 'paths' | 'aggregated' | 'aggregatedETag' | 'resourceList' | 'group'>;

@@ -28,7 +28,8 @@ export function registerStorageMetrics(registry: MetricsRegistry): (operation: s
 
 /**
  * The store with get, list, create, update and delete timed (kube's operation names); everything
- * else forwarded as is. The decorator holds no state of its own.
+ * else forwarded as is (a member added to the Store contract must be added here too). The
+ * decorator holds no state of its own.
  */
 export function instrumentStore(store: Store, typeOf: StorageTypeOf, record: (operation: string, type: string, seconds: number) => void): Store {
   const timed = <A extends unknown[], R>(op: Timed, fn: (key: string, ...rest: A) => Promise<R>) =>
@@ -56,6 +57,9 @@ export function instrumentStore(store: Store, typeOf: StorageTypeOf, record: (op
     compact: (revision) => store.compact(revision),
     healthCheck: () => store.healthCheck(),
     close: () => store.close(),
+    // Optional members are forwarded only when the store has them (callers test for them).
+    ...(store.requestWatchProgress ? { requestWatchProgress: () => store.requestWatchProgress!() } : {}),
+    ...(store.preferEventLoopCommits ? { preferEventLoopCommits: (on: boolean) => store.preferEventLoopCommits!(on) } : {}),
   };
 }
 

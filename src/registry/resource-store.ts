@@ -12,7 +12,7 @@ import type { Store, KeyValue } from '../storage/types.ts';
 import { isStorageError, type StorageError } from '../storage/types.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
 import { apiVersionOf, qualifiedKind, type KubeObject, type ManagedFieldsEntry, type ObjectMeta, type ResourceType } from '../api/types.ts';
-import { errors, ApiError, groupResourceString, type GroupResource } from '../api/status-errors.ts';
+import { errors, ApiError, groupResourceString, isApiError, type GroupResource } from '../api/status-errors.ts';
 import { fieldErr, goLiteral, type FieldError } from '../api/field-errors.ts';
 import { cloneObject, dedupOwnerReferences, generateName, orderedMeta, metaOf, normalizeEmptyMeta, resetServerOwnedMetaForCreate, carryServerOwnedMetaOnUpdate, jsonEqual } from './object-meta.ts';
 import { encodeContinue } from './continue-token.ts';
@@ -130,6 +130,8 @@ export interface CacheReads {
 /** Validates and persists objects of one type; see the file comment. */
 export class ResourceStore {
   readonly gr: GroupResource;
+  /** Objects of a kind converted by webhook in this version, by the stored object they came from (shared by every reader). */
+  private readonly converted = new WeakMap<KubeObject, KubeObject | Promise<KubeObject>>();
 
   constructor(
     readonly rt: ResourceType,
@@ -152,10 +154,13 @@ export class ResourceStore {
     return this.rt.namespaced && namespace ? `${this.rt.storagePrefix}${namespace}/` : this.rt.storagePrefix;
   }
 
-  /** The served form of a stored object (converted for kinds that share storage). */
+  /**
+   * The served form of a stored object (converted for kinds that share storage). A kind converted
+   * by webhook serves only what `prepare` converted (get and list do it; a watch per event).
+   */
   served(obj: KubeObject): KubeObject {
-    // Custom resources are served as stored (apiVersion rewritten for other versions): unstructured JSON has no Go zero values.
-    if (this.rt.unstructured) return sortedKeys(this.rt.storageConversion ? this.rt.storageConversion.fromStorage(obj) : obj);
+    // Custom resources are served as stored (defaulted, converted): unstructured JSON has no Go zero values.
+    if (this.rt.unstructured) return sortedKeys(this.fromStored(obj));
     // A converted object is written in the served kind's Go field order.
     const served = this.rt.storageConversion ? inGoFieldOrder(this.rt.storageConversion.fromStorage(obj), this.rt.schema) : obj;
     // Zero values as the Go types' JSON tags write them (copy-on-write: unchanged objects pass as they are).
@@ -164,7 +169,84 @@ export class ResourceStore {
 
   /** The encoding key for memoized bytes: objects shared between kinds encode per kind. */
   get formatKey(): string {
-    return this.rt.storageConversion ? `json@${apiVersionOf(this.rt)}` : 'json';
+    return this.rt.storageConversion || this.rt.asyncConversion ? `json@${apiVersionOf(this.rt)}` : 'json';
+  }
+
+  /** A custom resource as read: defaulted as stored, and converted when stored in another version. */
+  private fromStored(obj: KubeObject): KubeObject {
+    const conv = this.rt.asyncConversion;
+    if (conv && obj.apiVersion !== this.apiVersion) {
+      const done = this.converted.get(obj);
+      // Every read path prepares what it serves; reaching this is a defect, reported rather than served unconverted.
+      if (done === undefined || done instanceof Promise) throw new ApiError(500, '', `${qualifiedKind(this.rt)} ${obj.metadata?.name ?? ''} was not converted to ${this.apiVersion}`);
+      return done;
+    }
+    if (this.rt.storageConversion) return this.rt.storageConversion.fromStorage(obj);
+    return this.rt.readDefaults ? this.rt.readDefaults(obj) : obj;
+  }
+
+  private get apiVersion(): string {
+    return apiVersionOf(this.rt);
+  }
+
+  /**
+   * Converts stored objects of a kind converted by webhook (one call for those not converted yet)
+   * so that `served` can serve them; each stored object is converted once for every reader.
+   * Undefined when there is nothing to wait for, so other kinds pay no await.
+   */
+  prepare(objs: readonly (KubeObject | undefined)[], asList = false): Promise<void> | undefined {
+    const conv = this.rt.asyncConversion;
+    if (!conv) return undefined;
+    const missing = new Set<KubeObject>();
+    const waits: Promise<unknown>[] = [];
+    for (const o of objs) {
+      if (!o || o.apiVersion === this.apiVersion) continue;
+      const done = this.converted.get(o);
+      if (done === undefined) missing.add(o);
+      else if (done instanceof Promise) waits.push(done);
+    }
+    if (missing.size > 0) {
+      const list = [...missing];
+      const batch = conv.fromStorage(list, asList);
+      list.forEach((o, i) => {
+        const one = batch.then((r) => {
+          this.converted.set(o, r[i]!);
+          return r[i]!;
+        });
+        // A failed conversion is tried again by the next reader.
+        one.catch(() => this.converted.delete(o));
+        this.converted.set(o, one);
+      });
+      waits.push(batch);
+    }
+    return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
+  }
+
+  /** `value` is `from` with another resourceVersion (a watch's deleted object): it is served as `from` converted. */
+  derive(value: KubeObject, from: KubeObject): void {
+    const done = this.converted.get(from);
+    if (!done || done instanceof Promise) return;
+    this.converted.set(value, { ...done, metadata: { ...done.metadata, resourceVersion: value.metadata?.resourceVersion } });
+  }
+
+  /** Stored form -> the form a write works on: the version of the request for kinds converted by webhook. */
+  private async toWorkingForm(stored: KubeObject): Promise<KubeObject> {
+    const conv = this.rt.asyncConversion;
+    if (!conv) return stored;
+    return (await conv.fromStorage([stored]))[0]!;
+  }
+
+  /** The form a write works on -> stored form. */
+  private async toStoredForm(obj: KubeObject): Promise<KubeObject> {
+    const conv = this.rt.asyncConversion;
+    return conv ? conv.toStorage(obj) : obj;
+  }
+
+  /** The response for a stored object, converting it when it must be. */
+  private async respond(stored: KubeObject): Promise<KubeObject> {
+    const p = this.prepare([stored]);
+    if (p) await p;
+    return this.served(stored);
   }
 
   /** Memoized JSON of the served object. */
@@ -185,11 +267,67 @@ export class ResourceStore {
     const entry = this.cache.get(key);
     if (!entry) throw errors.notFound(this.gr, name);
     this.assertReadable(entry);
+    const p = this.prepare([entry.value]);
+    if (p) await p;
     return entry;
   }
 
   /** Lists with the read semantics of SPEC.md's list table, filtered, optionally paged. */
   async list(namespace: string, q: ListQuery, filter: ObjectFilter): Promise<ListOutcome> {
+    if (!this.rt.asyncConversion) return this.listStored(namespace, q, filter);
+    // A kind converted by webhook: the filter needs converted objects, so a page from the cache is
+    // cut again once the objects it met are converted; what is served is converted before it returns.
+    for (let attempt = 0; ; attempt++) {
+      const missing: KubeObject[] = [];
+      const from = { store: false };
+      let out: ListOutcome;
+      try {
+        out = await this.listStored(namespace, q, filter, missing, from);
+        const p = this.prepare([...missing, ...out.entries.map((e) => e.value)], true);
+        if (p) await p;
+      } catch (err) {
+        throw from.store ? err : cacheInitializing(err);
+      }
+      if (missing.length === 0 || attempt >= 5) return out;
+    }
+  }
+
+  /**
+   * A watch's initial objects of a kind converted by webhook: the cache's objects under `keyPrefix`
+   * that pass the filter, each converted. A failing conversion is kube's 429 (its per-version cache
+   * cannot start while the webhook fails).
+   */
+  async listCacheConverted(keyPrefix: string, filter: ObjectFilter): Promise<{ entries: Entry[]; revision: number }> {
+    for (let attempt = 0; ; attempt++) {
+      const missing: KubeObject[] = [];
+      const listed = this.cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => this.matchesStored(e.value, filter, missing) });
+      try {
+        const p = this.prepare([...missing, ...listed.entries.map((e) => e.value)], true);
+        if (p) await p;
+      } catch (err) {
+        throw cacheInitializing(err);
+      }
+      if (missing.length === 0 || attempt >= 5) return { entries: [...listed.entries], revision: listed.revision };
+    }
+  }
+
+  /**
+   * Whether a stored object passes the filter. For a kind converted by webhook, an object of the
+   * cache not converted yet is left out and noted in `missing` (the list is cut again).
+   */
+  private matchesStored(stored: KubeObject, filter: ObjectFilter, missing: KubeObject[] | undefined): boolean {
+    if (filter.always) return true;
+    if (missing && this.rt.asyncConversion && stored.apiVersion !== this.apiVersion) {
+      const done = this.converted.get(stored);
+      if (!done || done instanceof Promise) {
+        missing.push(stored);
+        return false;
+      }
+    }
+    return filter.matches(this.served(stored));
+  }
+
+  private async listStored(namespace: string, q: ListQuery, filter: ObjectFilter, missing?: KubeObject[], from?: { store: boolean }): Promise<ListOutcome> {
     const prefix = this.listPrefix(namespace);
     const sem = q.semantics;
     try {
@@ -197,7 +335,8 @@ export class ResourceStore {
         const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
         const startKey = sem.kind === 'continue' ? prefix + sem.position.start : undefined;
         // Nothing under the prefix changed since the snapshot: the cache holds it exactly.
-        if (this.reads.snapshots && this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter);
+        if (this.reads.snapshots && this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter, missing);
+        if (from) from.store = true;
         try {
           return await this.listFromStore(prefix, revision, startKey, q.limit, filter);
         } catch (err) {
@@ -205,21 +344,24 @@ export class ResourceStore {
         }
       }
       if (sem.kind === 'most-recent') {
-        if (!this.reads.consistent || !(await this.cacheIsFresh())) return await this.listFromStore(prefix, 0, undefined, q.limit, filter);
+        if (!this.reads.consistent || !(await this.cacheIsFresh())) {
+          if (from) from.store = true;
+          return await this.listFromStore(prefix, 0, undefined, q.limit, filter);
+        }
       } else if (sem.kind === 'not-older-than') await this.cache.waitForRevision(sem.revision);
     } catch (err) {
       throw this.translate(err, '', { kind: 'list', revision: sem.kind === 'not-older-than' ? sem.revision : 0 });
     }
-    return this.listFromCache(prefix, undefined, undefined, q.limit, filter);
+    return this.listFromCache(prefix, undefined, undefined, q.limit, filter, missing);
   }
 
   /** A page from the cache, labelled with `revision` (a snapshot it is known to equal) or its own. */
-  private listFromCache(prefix: string, revision: number | undefined, startKey: string | undefined, limit: number, filter: ObjectFilter): ListOutcome {
+  private listFromCache(prefix: string, revision: number | undefined, startKey: string | undefined, limit: number, filter: ObjectFilter, missing?: KubeObject[]): ListOutcome {
     const res = this.cache.list({
       keyPrefix: prefix,
       startKey,
       limit: limit > 0 ? limit : undefined,
-      filter: filter.always ? undefined : (e) => filter.matches(this.served(e.value)),
+      filter: filter.always ? undefined : (e) => this.matchesStored(e.value, filter, missing),
     });
     for (const e of res.entries) this.assertReadable(e);
     const rev = revision ?? res.revision;
@@ -267,10 +409,16 @@ export class ResourceStore {
       const page = await this.store.list(prefix, { revision, limit: chunk, startKey: start });
       // A latest read pins its snapshot on the first page; later pages read the same one.
       revision = page.revision;
-      for (let i = 0; i < page.kvs.length; i++) {
-        const entry = detachedEntry(page.kvs[i]!);
-        this.assertReadable(entry);
-        if (filter.always || filter.matches(this.served(entry.value))) out.push(entry);
+      const entries = page.kvs.map((kv) => detachedEntry(kv));
+      for (const entry of entries) this.assertReadable(entry);
+      // A kind converted by webhook converts each page (one call) before filtering it.
+      if (!filter.always) {
+        const p = this.prepare(entries.map((e) => e.value), true);
+        if (p) await p;
+      }
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!;
+        if (this.matchesStored(entry.value, filter, undefined)) out.push(entry);
         if (limit > 0 && out.length >= limit) {
           remaining = page.kvs.length - 1 - i + page.remaining;
           if (remaining > 0) nextKey = `${entry.key}\u0000`;
@@ -331,13 +479,17 @@ export class ResourceStore {
       // etcd3's store refuses it with a plain error, which kube serves as a reason-less 500.
       throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
     }
+    const stored = this.rt.asyncConversion ? await this.toStoredForm(obj) : obj;
+    let kv: KeyValue;
     try {
-      const kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(obj));
-      obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });
-      return this.served(obj);
+      kv = await this.store.create(this.key(namespace, finalMeta.name!), encodeForStorage(stored));
     } catch (err) {
       throw this.translate(err, finalMeta.name ?? '');
     }
+    // A kind converted by webhook answers with the stored object read back (defaulted, converted), as kube.
+    if (stored !== obj) return this.respond({ ...stored, metadata: orderedMeta(metaOf(stored), { resourceVersion: String(kv.modRevision) }) });
+    obj.metadata = orderedMeta(finalMeta, { resourceVersion: String(kv.modRevision) });
+    return this.served(obj);
   }
 
   /**
@@ -355,7 +507,10 @@ export class ResourceStore {
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
-      const { kv, current } = await this.readLatest(key, name);
+      const latest = await this.readLatest(key, name);
+      const kv = latest.kv;
+      // A kind converted by webhook works in the request's version from here to the write.
+      const current = latest.current && this.rt.asyncConversion ? await this.toWorkingForm(latest.current) : latest.current;
       const currentServed = current ? this.served(current) : null;
       // A PUT body's uid is a precondition, checked before the update is computed (kube's storage
       // Preconditions), even against a missing object, whose uid is empty.
@@ -423,7 +578,9 @@ export class ResourceStore {
         }
       }
       try {
-        const written = await this.store.update(key, encodeForStorage(obj), kv!.modRevision);
+        const stored = this.rt.asyncConversion ? await this.toStoredForm(obj) : obj;
+        const written = await this.store.update(key, encodeForStorage(stored), kv!.modRevision);
+        if (stored !== obj) return { object: await this.respond({ ...stored, metadata: orderedMeta(metaOf(stored), { resourceVersion: String(written.modRevision) }) }), created: false };
         obj.metadata = orderedMeta(meta, { resourceVersion: String(written.modRevision) });
         return { object: this.served(obj), created: false };
       } catch (err) {
@@ -446,8 +603,11 @@ export class ResourceStore {
       const meta = metaOf(current);
       this.checkDeletePreconditions(name, meta, opts.preconditions);
       // kube's delete admission: both phases, with no object and the one being deleted as the old one.
-      await this.hooks.mutate?.('delete', null, current, ctx);
-      await this.hooks.validate?.('delete', null, current, ctx);
+      if (this.hooks.mutate || this.hooks.validate) {
+        const old = this.rt.asyncConversion ? await this.toWorkingForm(current) : current;
+        await this.hooks.mutate?.('delete', null, old, ctx);
+        await this.hooks.validate?.('delete', null, old, ctx);
+      }
       const finalizers = meta.finalizers ?? [];
       // Orphan and Foreground deletion leave the dependents to the garbage collector, which
       // releases the object by removing these finalizers (kube-apiserver adds them the same way).
@@ -456,7 +616,7 @@ export class ResourceStore {
       const kindFinalizers = meta.deletionTimestamp ? [] : (this.rt.strategy.deleteFinalizers?.(current) ?? []).filter((f) => !finalizers.includes(f));
       const pendingFinalization = finalizers.length > 0 || addGcFinalizer || kindFinalizers.length > 0 || this.needsNamespaceFinalization(current);
       if (pendingFinalization) {
-        if (meta.deletionTimestamp) return { kind: 'terminating', object: this.served(current) };
+        if (meta.deletionTimestamp) return { kind: 'terminating', object: await this.respond(current) };
         const next = cloneObject(current);
         const nmeta = metaOf(next);
         if (addGcFinalizer || kindFinalizers.length > 0) nmeta.finalizers = [...finalizers, ...kindFinalizers, ...(addGcFinalizer ? [gcFinalizer] : [])];
@@ -465,22 +625,22 @@ export class ResourceStore {
         this.rt.strategy.prepareForDelete?.(next);
         // The new deletion fields take their places among the metadata, as Go serializes them.
         next.metadata = orderedMeta(metaOf(next));
-        if (ctx.dryRun) return { kind: 'terminating', object: this.served(next) };
+        if (ctx.dryRun) return { kind: 'terminating', object: await this.respond(next) };
         delete next.metadata.resourceVersion;
         try {
           const written = await this.store.update(key, encodeForStorage(next), kv.modRevision);
           next.metadata = orderedMeta(next.metadata, { resourceVersion: String(written.modRevision) });
-          return { kind: 'terminating', object: this.served(next) };
+          return { kind: 'terminating', object: await this.respond(next) };
         } catch (err) {
           if (isStorageError(err, 'Conflict') && attempt < 20) continue;
           throw this.translate(err, name);
         }
       }
-      if (ctx.dryRun) return { kind: 'deleted', object: this.served(current) };
+      if (ctx.dryRun) return { kind: 'deleted', object: await this.respond(current) };
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
         current.metadata = orderedMeta(meta, { resourceVersion: String(deleted.modRevision) });
-        return { kind: 'deleted', object: this.served(current) };
+        return { kind: 'deleted', object: await this.respond(current) };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < 20) continue;
         if (isStorageError(err, 'NotFound')) throw errors.notFound(this.gr, name);
@@ -597,6 +757,12 @@ export class ResourceStore {
   translate(err: unknown, name: string, read?: ReadContext): ApiError {
     return storageErrorToApi(err, this.gr, name, read);
   }
+}
+
+/** kube's answer while a custom resource version's cache cannot start (its conversion webhook fails). */
+function cacheInitializing(err: unknown): unknown {
+  if (!isApiError(err) || err.code !== 500) return err;
+  return new ApiError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
 }
 
 /** Generation moves on when anything but metadata and status changes (kube's rule for most kinds). */

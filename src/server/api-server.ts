@@ -55,6 +55,8 @@ import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { NamespaceController, ensureBuiltinNamespaces, type NamespaceControllerTiming } from '../controllers/namespace-lifecycle.ts';
 import { AdmissionChain, AdmissionPluginError, buildAdmissionChain, enabledPluginNames } from '../admission/chain.ts';
+import { AuditPolicyError } from '../audit/policy.ts';
+import { AuditConfigError, createAuditor } from '../audit/setup.ts';
 import type { AdmissionPlugin } from '../admission/types.ts';
 import '../admission/plugins/index.ts';
 import { admissionWriteHooks } from '../admission/write-hooks.ts';
@@ -73,11 +75,21 @@ import { createLegacyServiceAccountTokenAuthenticator, LegacyTokenController } f
 import { ClusterAuthenticationTrustController, type ClusterAuthenticationInfo } from '../authn/cluster-authentication-info.ts';
 import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
+import { AuthMetrics } from '../metrics/auth-metrics.ts';
+import { endpointServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
 import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.ts';
+import { FLOWCONTROL_GROUP } from '../flowcontrol/kinds.ts';
+import { FlowControl } from '../flowcontrol/controller.ts';
+import { ApfFilter } from '../flowcontrol/filter.ts';
+import { apfDebugDocument } from '../flowcontrol/debug.ts';
+import { RunOnceControllers } from '../leader/run-once.ts';
+import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
+import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
+import { deprecationOf } from '../features/deprecation.ts';
 import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
 import { registerNodeRuntimeMetrics } from '../metrics/process.ts';
 
@@ -122,6 +134,9 @@ export interface StartOptions {
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
   /** false: no per-request metrics are recorded (bench:metrics measures their cost); /metrics still answers. */
   readonly recordMetrics?: boolean;
+  /** Aggregation: where APIService service references resolve (default: --aggregator-service-address), how often backends are probed. */
+  readonly serviceResolver?: ServiceResolver;
+  readonly aggregatorProbeIntervalMs?: number;
 }
 
 /** kube-apiserver's etcd dial timeout: its storage backend waits this long for a first connection. */
@@ -132,7 +147,8 @@ async function openStore(config: ServerConfig, etcdDialTimeoutMs: number, signal
     case 'memory':
       return new MemoryStore({ historyMs: config.historyMs });
     case 'etcd':
-      return connectEtcd(config.etcdServers, etcdDialTimeoutMs, signal);
+      // Scale out: with --watch-fanout, watches come from Redis streams (src/storage/fanout).
+      return withWatchFanout(await connectEtcd(config.etcdServers, etcdDialTimeoutMs, signal), config);
     default:
       try {
         return SqliteStore.open(join(config.dataDir, 'state.db'), { historyMs: config.historyMs });
@@ -336,7 +352,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     ratcheting: features.enabled('CRDValidationRatcheting'),
+    // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
+    resolveService: endpointServiceResolver(catalog),
   });
+  // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
+  store.preferEventLoopCommits?.(true);
   await crdController.start();
   undo.push(() => crdController.stop());
   await ensureBuiltinNamespaces(namespaceStore);
@@ -360,6 +380,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   );
   undo.push(() => aggregator.stop());
   await aggregator.start();
+  // Reloads of the authentication/authorization configuration files and authorizer decisions, counted before /metrics exists.
+  const authMetrics = new AuthMetrics();
   if (!opts.authorizer) {
     const built = buildAuthorizer(
       {
@@ -370,6 +392,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         webhookAuthorizedTtlMs: config.authorizationWebhookCacheAuthorizedTtlMs,
         webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
         configFile: config.authorizationConfigFile,
+        metrics: authMetrics,
       },
       rbacIndex,
       (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
@@ -380,7 +403,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   } else authorizer = opts.authorizer;
   try {
     const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
-    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins]) : built;
+    const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins], built.metrics) : built;
     undo.push(() => chain.stop());
     await chain.ready();
     admissionChain = chain;
@@ -394,45 +417,54 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     return catalog.all().filter((s) => !seen.has(s.rt.storagePrefix) && seen.add(s.rt.storagePrefix)).map((s) => s.store);
   };
   // Every namespaced resource, as discovery lists them: the controller reports remaining content per resource.
-  const namespaceController = new NamespaceController(
-    namespaceStore,
-    () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store),
-    opts.namespaceControllerTiming,
-  );
-  namespaceController.start();
-  undo.push(() => namespaceController.stop());
-  // Built-in stores now; custom resource stores as their CRDs are served.
-  const garbageCollector = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
-  garbageCollector.start();
-  const gcStops = new Map<string, () => void>();
+  // kube-controller-manager's controllers: they run once per cluster (on the elected replica with --leader-elect).
+  const runOnce = new RunOnceControllers();
+  undo.push(() => runOnce.stop());
+  const nsStore = namespaceStore;
+  runOnce.add(() => new NamespaceController(nsStore, () => catalog.all().filter((s) => s.rt.namespaced).map((s) => s.store), opts.namespaceControllerTiming));
+  // Built-in stores at its start; custom resource stores as their CRDs are served (those served already at its start too).
+  let garbageCollector: GarbageCollector | undefined;
+  const crStores = new Map<string, { storage: ResourceStore; kinds: string[]; stop?: () => void }>();
+  runOnce.add(() => {
+    const gc = new GarbageCollector(storesByPrefix().filter((s) => !s.rt.unstructured));
+    return {
+      start: () => {
+        gc.start();
+        garbageCollector = gc;
+        for (const cr of crStores.values()) cr.stop = gc.addStore(cr.storage, cr.kinds);
+      },
+      stop: () => {
+        if (garbageCollector === gc) garbageCollector = undefined;
+        gc.stop();
+      },
+    };
+  });
   crdController.listen({
-    served: (name, storage, crTypes) => gcStops.set(name, garbageCollector.addStore(storage, crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`))),
+    served: (name, storage, crTypes) => {
+      const cr = { storage, kinds: crTypes.map((t) => `${apiVersionOf(t)}/${t.kind}`), stop: undefined as (() => void) | undefined };
+      crStores.set(name, cr);
+      if (garbageCollector) cr.stop = garbageCollector.addStore(cr.storage, cr.kinds);
+    },
     unserved: (name) => {
-      gcStops.get(name)?.();
-      gcStops.delete(name);
+      crStores.get(name)?.stop?.();
+      crStores.delete(name);
     },
   });
-  undo.push(() => garbageCollector.stop());
   const policyStatus = policyStatusController(catalog, (err) =>
     process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `validatingadmissionpolicy status: ${err.message}` })}\n`),
   );
   policyStatus?.start();
   undo.push(() => policyStatus?.stop());
   const eventStore = catalog.lookup('', 'v1', 'events')?.store;
-  const eventTtl = eventStore ? new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000) : undefined;
-  eventTtl?.start();
-  undo.push(() => eventTtl?.stop());
+  if (eventStore) runOnce.add(() => new EventTtlController(eventStore, config.eventTtlMs ?? 60 * 60_000));
   // kube-controller-manager's service-account controller and root-CA publisher: `default` and `kube-root-ca.crt` in every namespace.
-  const publishers = new NamespacePublishers(
-    { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store },
-    certs.caCert,
-  );
-  if (config.identityControllers !== false) publishers.start();
-  undo.push(() => publishers.stop());
+  const publisherStores = { namespaces: namespaceStore, serviceAccounts: catalog.lookup('', 'v1', 'serviceaccounts')?.store, configMaps: catalog.lookup('', 'v1', 'configmaps')?.store };
+  if (config.identityControllers !== false) runOnce.add(() => new NamespacePublishers(publisherStores, certs.caCert));
   // kube-controller-manager's tokencleaner and bootstrapsigner, with bootstrap tokens on.
-  const bootstrapControllers = bootstrapTokenControllers(config, catalog);
-  for (const c of bootstrapControllers) c.start();
-  undo.push(() => bootstrapControllers.forEach((c) => c.stop()));
+  runOnce.add(() => {
+    const controllers = bootstrapTokenControllers(config, catalog);
+    return { start: () => controllers.forEach((c) => c.start()), stop: () => controllers.forEach((c) => c.stop()) };
+  });
 
   let shuttingDown = false;
   const storeCheck: HealthCheck = { name: 'etcd', check: () => store.healthCheck() };
@@ -449,26 +481,46 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const slis = createSliMetrics();
   const observeHealth = slis.observeHealthcheck.bind(slis);
   const livez = new HealthEndpoint('livez', kubeHealthChecks('livez', healthParts), observeHealth);
-  const readyz = new HealthEndpoint('readyz', kubeHealthChecks('readyz', healthParts), observeHealth);
+  const readyChecks = kubeHealthChecks('readyz', healthParts);
+  // Scale out: how watches are served (Redis streams or etcd directly), before the shutdown check.
+  const fanoutCheck = watchFanoutCheck(store);
+  if (fanoutCheck) readyChecks.splice(readyChecks.length - 1, 0, fanoutCheck);
+  const readyz = new HealthEndpoint('readyz', readyChecks, observeHealth);
   const healthz = new HealthEndpoint('healthz', kubeHealthChecks('healthz', healthParts), observeHealth);
 
-  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain);
+  const authn = await buildAuthentication(config, catalog, clientCa, () => admissionChain, authMetrics);
   undo.push(() => authn.close());
   // kube-controller-manager's service-account-token controller: legacy token Secrets filled, orphans deleted.
   const secretStore = catalog.lookup('', 'v1', 'secrets')?.store;
   const saStore = catalog.lookup('', 'v1', 'serviceaccounts')?.store;
-  const legacyTokens = secretStore && saStore ? new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert) : undefined;
-  if (config.identityControllers !== false) legacyTokens?.start();
-  undo.push(() => legacyTokens?.stop());
+  if (secretStore && saStore && config.identityControllers !== false) runOnce.add(() => new LegacyTokenController(secretStore, saStore, authn.signingKey, certs.caCert));
+  // Scale out: with --leader-elect the set runs while this replica holds the controllers' Lease.
+  const elector = startRunOnceControllers(config, catalog, runOnce, store);
+  undo.push(() => elector?.stop());
   const configMapStore = catalog.lookup('', 'v1', 'configmaps')?.store;
   const trustController = configMapStore ? new ClusterAuthenticationTrustController(configMapStore, authn.trust) : undefined;
   trustController?.start();
   undo.push(() => trustController?.stop());
 
+  // API Priority and Fairness (src/flowcontrol): the bootstrap configuration is ensured and followed
+  // whether or not the filter is on (kube's config producer belongs to the API group); the filter,
+  // its headers and its debug dumps only with --enable-priority-and-fairness (default true).
+  const apfEnabled = config.enablePriorityAndFairness !== false;
+  const flowControl = new FlowControl({
+    flowSchemas: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'flowschemas')!.store,
+    priorityLevels: catalog.lookup(FLOWCONTROL_GROUP, 'v1', 'prioritylevelconfigurations')!.store,
+    serverConcurrencyLimit: (config.maxRequestsInflight ?? 400) + (config.maxMutatingRequestsInflight ?? 200),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => flowControl.stop());
+  await flowControl.start();
+
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
+  // The documents before the last change: groups whose types did not change keep their pieces.
+  let lastDiscovery: DiscoveryDocuments | undefined;
   let url = '';
-  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery as a whole.
+  // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
   const openapi = createOpenApiDocuments(() => catalog.types().filter(servedApi), () => catalog.generation);
   catalog.onChange(() => {
     discovery = undefined;
@@ -489,6 +541,34 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   recordStorage = registerStorageMetrics(metrics.registry);
   const nodeRuntime = registerNodeRuntimeMetrics(metrics.registry);
   undo.push(() => nodeRuntime.stop());
+  authMetrics.register(metrics.registry);
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
+  let auditor;
+  try {
+    // The deprecation facts the front door's Warning and metric use (src/features/deprecation.ts).
+    auditor = await createAuditor(config.audit, (group, version, resource) => {
+      const rt = catalog.lookup(group, version, resource)?.rt;
+      const d = rt ? deprecationOf(rt) : undefined;
+      return d ? { deprecated: true, ...(d.removedRelease ? { removedRelease: d.removedRelease } : {}) } : undefined;
+    });
+  } catch (err) {
+    if (err instanceof AuditPolicyError || err instanceof AuditConfigError) throw new StartupError(err.message, { cause: err });
+    throw err;
+  }
+  auditor.registerMetrics(metrics.registry);
+  undo.push(() => void auditor.close());
+  // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
+  const aggregation = await startAggregation({
+    config,
+    catalog,
+    extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
+    registry: metrics.registry,
+    ...(opts.serviceResolver ? { resolver: opts.serviceResolver } : {}),
+    ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
+    warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
+  });
+  undo.push(() => aggregation.stop());
   const app = buildFrontDoor({
     tls: { key: serverKey, cert: serverCert, clientCa },
     authenticator: authn.authenticator,
@@ -497,13 +577,17 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     catalog,
     routes: {
       discovery: () =>
-        (discovery ??= new DiscoveryDocuments(
-          [...catalog.types(), ...authenticationDiscoveryTypes].filter(servedApi),
-          url.replace(/^https:\/\//, ''),
-          ACCESS_REVIEW_RESOURCES.filter(servedApi),
-        )),
+        aggregation.discovery(
+          (discovery ??= lastDiscovery =
+            new DiscoveryDocuments(
+              [...catalog.types(), ...authenticationDiscoveryTypes].filter(servedApi),
+              url.replace(/^https:\/\//, ''),
+              ACCESS_REVIEW_RESOURCES.filter(servedApi),
+              lastDiscovery,
+            )),
+        ),
       openapi: () => openapi,
-      documents: authn.documents,
+      documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
@@ -511,14 +595,19 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     },
     ...(opts.recordMetrics === false ? {} : { metrics }),
     features,
+    ...(apf ? { apf } : {}),
+    audit: auditor,
     apiEnablement,
     health: { livez, readyz, healthz },
     watches,
+    proxyFor: (path) => aggregation.proxyFor(path),
     logger: opts.logger,
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
+  // From now on clients write too: concurrent commits may move to the writer thread again.
+  store.preferEventLoopCommits?.(false);
   try {
     await app.listen({ port: config.securePort, host: config.bindAddress });
   } catch (err) {
@@ -550,14 +639,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         watches.endAll();
         crdController.stop();
-        namespaceController.stop();
-        garbageCollector.stop();
-        eventTtl?.stop();
-        for (const c of bootstrapControllers) c.stop();
-        publishers.stop();
-        legacyTokens?.stop();
+        aggregation.stop();
+        await elector?.stop();
+        runOnce.stop();
         trustController?.stop();
         policyStatus?.stop();
+        flowControl.stop();
         stopRbacFeed();
         aggregator.stop();
         admissionChain?.stop();
@@ -565,6 +652,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         authn.close();
         nodeRuntime.stop();
         await app.close();
+        await auditor.close();
         for (const c of caches.values()) c.stop();
         await store.close();
         lock.release();
@@ -577,7 +665,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
  * token file, service-account tokens (keys from flags or generated into the data dir), then
  * anonymous; TokenRequest, TokenReview and SelfSubjectReview over the same token steps.
  */
-async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined) {
+async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalog, clientCa: string, admission: () => AdmissionChain | undefined, authMetrics: AuthMetrics) {
   let keys;
   try {
     keys = await loadServiceAccountKeys({ dataDir: config.dataDir, signingKeyFile: config.serviceAccountSigningKeyFile, keyFiles: config.serviceAccountKeyFiles });
@@ -597,7 +685,7 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
   // OIDC / structured configuration, bootstrap tokens and the token webhook (src/authn/setup.ts).
   let extra;
   try {
-    extra = await setupTokenAuthenticators(authnSetupOptions(config, issuers, apiAudiences, catalog));
+    extra = await setupTokenAuthenticators({ ...authnSetupOptions(config, issuers, apiAudiences, catalog), metrics: authMetrics });
   } catch (err) {
     if (err instanceof AuthnSetupError) throw new StartupError(err.message, { cause: err });
     throw err;
@@ -729,4 +817,10 @@ function catalogReader(catalog: ResourceCatalog): ObjectReader {
       return undefined;
     },
   };
+}
+
+/** kube's APF debug dumps, as plain text (authorized like any non-resource path). */
+function apfDocument(fc: FlowControl, path: string): { body: Buffer; contentType: string; cacheControl: string } | undefined {
+  const text = apfDebugDocument(fc, path);
+  return text === undefined ? undefined : { body: Buffer.from(text), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache, private' };
 }

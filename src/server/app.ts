@@ -34,6 +34,7 @@ import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts'
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
+import type { ApfFilter } from '../flowcontrol/filter.ts';
 import { nonResourceTarget, type ApiServerMetrics, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
@@ -41,6 +42,7 @@ import { managerFor } from './handlers/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
 import { handleScale } from '../crd/scale.ts';
 import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
+import type { Auditor } from '../audit/index.ts';
 import { ApiEnablement } from '../features/runtime-config.ts';
 import { deprecationOf } from '../features/deprecation.ts';
 
@@ -64,6 +66,12 @@ export interface FrontDoorOptions {
   readonly metrics?: ServerMetrics;
   /** The server's feature gates (kube's defaults when absent); handlers read them as `req.server.features`. */
   readonly features?: FeatureGates;
+  /** API Priority and Fairness; when given it replaces the in-flight limits (the large-body budget stays). */
+  readonly apf?: ApfFilter;
+  /** Audit (src/audit): audit IDs always, events when a policy is configured. */
+  readonly audit?: Auditor;
+  /** The aggregation layer: the proxy handler of a path in a remote group/version, or undefined (src/aggregator). */
+  readonly proxyFor?: (path: string) => ((req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>) | undefined;
   /** --runtime-config: built-in versions and resources not served are not routed (all served when absent). */
   readonly apiEnablement?: ApiEnablement;
 }
@@ -140,6 +148,10 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
 
+  // 0. Audit: the audit ID (Audit-Id response header) before anything can answer.
+  const audit = opts.audit;
+  if (audit) app.addHook('onRequest', async (req, reply) => audit.begin(req, reply));
+
   // 1. Request info, parsed once from method, path and query.
   app.addHook('onRequest', async (req, reply) => {
     markStreamedHttp2Body(req);
@@ -169,6 +181,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     apiMetrics?.authenticated(result.ok ? 'success' : 'failure', (performance.now() - started) / 1000);
     if (!result.ok) throw result.error;
     req.user = result.user;
+    // Audit: the policy decides now that the user is known (RequestReceived).
+    audit?.authenticated(req);
   });
 
   // 2a. Impersonation (kube's filter order: after authentication, before the in-flight limits).
@@ -183,7 +197,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 2b. kube's in-flight limits (after authentication: system:masters is exempt).
   const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
   app.decorate('loadLimits', limits);
-  app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  const apf = opts.apf;
+  if (apf) app.addHook('onRequest', async (req, reply) => apf.admit(req, reply));
+  else app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
   // Large bodies wait for their share of the body budget (before they are read when their length is declared).
   app.addHook('preParsing', async (req, reply, payload) => limits.admitBody(req, reply, payload));
 
@@ -198,6 +214,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       const result = decision.decision === 'allow' ? 'allowed' : decision.error !== undefined ? 'error' : decision.decision === 'deny' ? 'denied' : 'no-opinion';
       apiMetrics.authorized(result, (performance.now() - started) / 1000);
     }
+    audit?.authorized(req, decision);
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
     if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
@@ -214,6 +231,9 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000, length === undefined ? -1 : Number(length));
     });
   }
+
+  // 3c. Audit: the response stages (ResponseStarted, ResponseComplete, Panic).
+  audit?.install(app);
 
   app.setErrorHandler((err, req, reply) => {
     // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers
@@ -249,6 +269,13 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // Computed, never stored resources (TokenReview, serviceaccounts/NAME/token) have their own handler.
     const info = req.requestInfo;
     req.metricsTarget = info.isResourceRequest ? undefined : nonResourceTarget(req.routePath);
+    // A remote group/version (an APIService with a service): authenticated and authorized above, proxied as is.
+    const proxy = opts.proxyFor?.(req.routePath);
+    if (proxy) {
+      if (info.isResourceRequest) req.metricsTarget = info;
+      await proxy(req, reply, info.isResourceRequest && info.verb === 'watch');
+      return;
+    }
     const enabled = info.isResourceRequest && enablement.resourceEnabled(info.apiGroup, info.apiVersion, info.resource);
     const createOnly = enabled ? opts.createOnly?.find(info, req.routePath) : undefined;
     if (createOnly && info.isResourceRequest) {

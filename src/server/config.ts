@@ -5,6 +5,10 @@
  */
 import { isIP } from 'node:net';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
+// Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
+import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
+// Aggregation layer (src/aggregator): front-proxy client certificate, service addresses, traffic defaults.
+import { AGGREGATOR_FLAGS, aggregatorFlagsOf, type AggregatorFlags } from '../aggregator/flags.ts';
 import { DEFAULT_AUTHORIZATION_MODES, validateAuthorizationModes, type AuthorizationMode } from '../authz/modes.ts';
 import { FeatureGateError, featureGateHelpLines, parseFeatureGates, type FeatureGates } from '../features/index.ts';
 import { parseRuntimeConfig, RuntimeConfigError, validateRuntimeConfigKeys } from '../features/runtime-config.ts';
@@ -35,6 +39,8 @@ export interface ServerConfig {
   /** kube-apiserver's --max-requests-inflight and --max-mutating-requests-inflight; 0 is no limit. */
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
+  /** API Priority and Fairness (src/flowcontrol): --enable-priority-and-fairness (default true); false keeps the plain in-flight limits. */
+  readonly enablePriorityAndFairness?: boolean;
   /**
    * Service-account tokens: accepted issuers (the first signs; default DEFAULT_SERVICE_ACCOUNT_ISSUER),
    * verification key files, the signing key file (absent: generated into the data dir).
@@ -56,6 +62,8 @@ export interface ServerConfig {
   readonly identityControllers?: boolean;
   /** Further authentication methods (src/authn/flags.ts reads and checks them). */
   readonly authn?: AuthnFlags;
+  /** Scale out: leader election of the run-once controllers, Redis watch fanout (src/leader/flags.ts). */
+  readonly scaleout?: ScaleoutFlags;
   /** --api-audiences; absent or empty: the issuers. */
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
@@ -81,12 +89,34 @@ export interface ServerConfig {
   // Operations (ops): feature gates, runtime-config, logs, livez grace period.
   /** --feature-gates; absent: kube's defaults. */
   readonly featureGates?: FeatureGates;
+  /** Audit (src/audit): the --audit-* flags. */
+  readonly audit?: AuditFlags;
+  /** Aggregation layer flags (src/aggregator/flags.ts); absent when none is given. */
+  readonly aggregator?: AggregatorFlags;
   /** --runtime-config as given (`group/version[/resource]` -> value); resolved against the served types at start. */
   readonly runtimeConfig?: ReadonlyMap<string, string>;
   /** --log-dir (ours): the directory served at /logs; absent, /logs is not served. */
   readonly logDir?: string;
   /** --livez-grace-period in milliseconds (default 0). */
   readonly livezGracePeriodMs?: number;
+}
+
+/** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
+export interface AuditFlags {
+  readonly policyFile?: string;
+  /** A file, or `-` for stdout. */
+  readonly logPath?: string;
+  readonly logMaxAgeDays: number;
+  readonly logMaxBackups: number;
+  readonly logMaxSizeMB: number;
+  readonly logBufferSize: number;
+  readonly webhookConfigFile?: string;
+  readonly webhookBatchBufferSize: number;
+  readonly webhookBatchMaxSize: number;
+  readonly webhookBatchMaxWaitMs: number;
+  readonly webhookBatchThrottleQps: number;
+  readonly webhookBatchThrottleBurst: number;
+  readonly webhookInitialBackoffMs: number;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -110,11 +140,31 @@ interface FlagSpec {
   readonly help: string;
 }
 
+// Audit (src/audit): kube-apiserver's audit flags and defaults.
+const AUDIT_FLAGS: readonly FlagSpec[] = [
+  { name: 'audit-log-batch-buffer-size', kind: 'int', defaultText: '10000', help: 'Events the log backend queues before dropping (counted in apiserver_audit_error_total).' },
+  { name: 'audit-log-maxage', kind: 'int', help: 'Maximum number of days to retain old audit log files, by the timestamp in their name.' },
+  { name: 'audit-log-maxbackup', kind: 'int', help: 'Maximum number of old audit log files to retain. 0 means no limit.' },
+  { name: 'audit-log-maxsize', kind: 'int', help: 'Maximum size in megabytes of the audit log file before it gets rotated.' },
+  { name: 'audit-log-path', kind: 'string', help: 'If set, all requests coming to the apiserver will be logged to this file. \'-\' means standard out.' },
+  { name: 'audit-policy-file', kind: 'string', help: 'Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy).' },
+  { name: 'audit-webhook-batch-buffer-size', kind: 'int', defaultText: '10000', help: 'The size of the buffer to store events before batching and writing.' },
+  { name: 'audit-webhook-batch-max-size', kind: 'int', defaultText: '400', help: 'The maximum size of a batch.' },
+  { name: 'audit-webhook-batch-max-wait', kind: 'duration', defaultText: '30s', help: 'The amount of time to wait before force writing the batch that hadn\'t reached the max size.' },
+  { name: 'audit-webhook-batch-throttle-burst', kind: 'int', defaultText: '15', help: 'Maximum number of requests sent at the same moment if ThrottleQPS was not utilized before.' },
+  { name: 'audit-webhook-batch-throttle-qps', kind: 'int', defaultText: '10', help: 'Maximum average number of batches per second.' },
+  { name: 'audit-webhook-config-file', kind: 'string', help: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' },
+  { name: 'audit-webhook-initial-backoff', kind: 'duration', defaultText: '10s', help: 'The amount of time to wait before retrying the first failed request.' },
+];
+
 const FLAGS: readonly FlagSpec[] = [
   { name: 'admission-control-config-file', kind: 'string', help: 'File with admission control configuration (an AdmissionConfiguration naming per-plugin configuration).' },
   { name: 'anonymous-auth', kind: 'bool', defaultText: 'true', help: 'Treat requests without credentials as system:anonymous (group system:unauthenticated).' },
   ...AUTHN_FLAGS,
+  ...SCALEOUT_FLAGS,
+  ...AGGREGATOR_FLAGS,
   { name: 'api-audiences', kind: 'stringSlice', help: 'Identifiers of the API: service-account tokens must name one of them; defaults to the service-account issuers.' },
+  ...AUDIT_FLAGS,
   { name: 'authorization-config', kind: 'string', help: 'AuthorizationConfiguration file (apiserver.config.k8s.io v1, v1beta1, v1alpha1); reloaded when it changes. Not with --authorization-mode or --authorization-webhook-*.' },
   { name: 'authorization-mode', kind: 'stringSlice', defaultText: '[RBAC]', help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook.' },
   { name: 'authorization-policy-file', kind: 'string', help: 'ABAC policy file: one JSON Policy per line (with --authorization-mode=ABAC).' },
@@ -144,6 +194,8 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'help', kind: 'bool', help: 'Print this list of flags and exit.' },
   { name: 'history-duration', kind: 'duration', defaultText: '5m', help: 'How long past resource versions stay readable for watches and continue tokens.' },
   { name: 'event-ttl', kind: 'duration', defaultText: '1h0m0s', help: 'Amount of time to retain events after their last write.' },
+  // API Priority and Fairness (src/flowcontrol).
+  { name: 'enable-priority-and-fairness', kind: 'bool', defaultText: 'true', help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
   { name: 'max-mutating-requests-inflight', kind: 'int', defaultText: '200', help: 'Maximum number of mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'max-requests-inflight', kind: 'int', defaultText: '400', help: 'Maximum number of non-mutating requests in flight at a given time; beyond it requests are answered 429. 0 means no limit.' },
   { name: 'requestheader-allowed-names', kind: 'stringSlice', help: 'Client certificate common names allowed to name users in request headers; empty allows any certificate of --requestheader-client-ca-file.' },
@@ -430,6 +482,9 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     eventTtlMs: nonNegativeDuration('event-ttl', 60 * 60_000),
     maxRequestsInflight: nonNegativeInt('max-requests-inflight', 400),
     maxMutatingRequestsInflight: nonNegativeInt('max-mutating-requests-inflight', 200),
+    // API Priority and Fairness (src/flowcontrol).
+    // Only when given: absent means on, as in kube-apiserver.
+    ...(raw.has('enable-priority-and-fairness') ? { enablePriorityAndFairness: raw.get('enable-priority-and-fairness') as boolean } : {}),
     ...optional('requestheaderClientCaFile', nonEmpty(str('requestheader-client-ca-file'))),
     ...(raw.has('requestheader-client-ca-file')
       ? {
@@ -459,11 +514,44 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...authn,
     // Only when given, so a configuration without the flag stays as it was (kube's defaults apply).
     ...(raw.has('feature-gates') ? { featureGates } : {}),
+    ...scaleoutFlagsOf(raw, storageBackend, FlagError),
+    ...auditFlagsOf(raw, nonNegativeDuration),
+    ...aggregatorFlagsOf(raw, FlagError),
     ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
     ...optional('logDir', nonEmpty(str('log-dir'))),
     ...(raw.has('livez-grace-period') ? { livezGracePeriodMs: nonNegativeDuration('livez-grace-period', 0) } : {}),
   };
   return Object.freeze(config);
+}
+
+/** The --audit-* flags (src/audit reads the files they name). */
+function auditFlagsOf(raw: ReadonlyMap<string, RawValue>, duration: (name: string, fallback: number) => number): { audit?: AuditFlags } {
+  if (![...raw.keys()].some((k) => k.startsWith('audit-'))) return {};
+  const int = (name: string, fallback: number): number => {
+    const n = (raw.get(name) as number | undefined) ?? fallback;
+    if (n < 0) throw new FlagError(`--${name} can not be a negative value`);
+    return n;
+  };
+  const policyFile = nonEmpty(raw.get('audit-policy-file') as string | undefined);
+  const logPath = nonEmpty(raw.get('audit-log-path') as string | undefined);
+  const webhookConfigFile = nonEmpty(raw.get('audit-webhook-config-file') as string | undefined);
+  return {
+    audit: {
+      ...(policyFile ? { policyFile } : {}),
+      ...(logPath ? { logPath } : {}),
+      ...(webhookConfigFile ? { webhookConfigFile } : {}),
+      logMaxAgeDays: int('audit-log-maxage', 0),
+      logMaxBackups: int('audit-log-maxbackup', 0),
+      logMaxSizeMB: int('audit-log-maxsize', 0),
+      logBufferSize: Math.max(1, int('audit-log-batch-buffer-size', 10_000)),
+      webhookBatchBufferSize: Math.max(1, int('audit-webhook-batch-buffer-size', 10_000)),
+      webhookBatchMaxSize: Math.max(1, int('audit-webhook-batch-max-size', 400)),
+      webhookBatchMaxWaitMs: duration('audit-webhook-batch-max-wait', 30_000),
+      webhookBatchThrottleQps: int('audit-webhook-batch-throttle-qps', 10),
+      webhookBatchThrottleBurst: Math.max(1, int('audit-webhook-batch-throttle-burst', 15)),
+      webhookInitialBackoffMs: duration('audit-webhook-initial-backoff', 10_000),
+    },
+  };
 }
 
 function nonEmpty(s: string | undefined): string | undefined {

@@ -131,6 +131,14 @@ export class LoadLimits {
     const limit = mutating ? this.maxMutating : this.maxReadOnly;
     // A limit of 0 means no limit, as for kube's flags.
     if (limit > 0 && (mutating ? this.mutating : this.readOnly) >= limit) throw tooManyRequests();
+    this.countInflight(mutating, reply);
+  }
+
+  /**
+   * Counts a request in the in-flight figures until its response ends, without limiting it: API
+   * Priority and Fairness, which replaces the limits, keeps kube's in-flight gauges too.
+   */
+  countInflight(mutating: boolean, reply: FastifyReply): void {
     if (mutating) {
       if (++this.mutating > this.peakMutating) this.peakMutating = this.mutating;
     } else if (++this.readOnly > this.peakReadOnly) this.peakReadOnly = this.readOnly;

@@ -42,6 +42,9 @@ export class EtcdStore implements Store {
   private closed = false;
   private readonly watchers = new Set<Watcher>();
   private compactor: Compactor | undefined;
+  /** Whether etcd answers RequestWatchProgress correctly (see supportsProgressRequests). */
+  private progressRequests = false;
+  private lastProgressRequest = 0;
 
   private constructor(
     private readonly client: Etcd3,
@@ -54,10 +57,12 @@ export class EtcdStore implements Store {
     const store = new EtcdStore(client, opts);
     try {
       await store.healthCheck();
+      store.progressRequests = supportsProgressRequests((await client.maintenance.status()).version);
     } catch (err) {
       client.close();
       throw err;
     }
+    if (store.progressRequests) broadcastProgressResponses(client);
     if (opts.historyMs !== false) {
       store.compactor = new Compactor({ store, historyMs: opts.historyMs, intervalMs: opts.compactIntervalMs });
       store.compactor.start();
@@ -187,6 +192,26 @@ export class EtcdStore implements Store {
     };
   }
 
+  /**
+   * Asks etcd for a progress notification on every watch of this client (RequestWatchProgress,
+   * as kube-apiserver's cacher does for consistent reads from its cache): each watch then learns
+   * the current revision once it delivered everything up to it. False when etcd is too old to
+   * answer it correctly (the caller reads from etcd instead). True also when no watch is open.
+   */
+  requestWatchProgress(): boolean {
+    if (!this.progressRequests || this.closed) return false;
+    const manager = watchManagerOf(this.client);
+    // No stream: no watch to tell (a watch being set up starts from its own revision).
+    if (!manager || manager.state !== 2 || !manager.stream) return true;
+    // Many consistent reads at once need one request: each response serves every watch of the stream.
+    const now = Date.now();
+    if (now - this.lastProgressRequest >= 10) {
+      this.lastProgressRequest = now;
+      manager.stream.write({ progress_request: {} });
+    }
+    return true;
+  }
+
   async currentRevision(): Promise<number> {
     const res = await this.call('current revision', () =>
       this.client.kv.range({ key: Buffer.from('/'), count_only: true }),
@@ -308,4 +333,47 @@ function toEvent(ev: IWatchResponse['events'][number]): WatchEvent {
   const kv = toKv(ev.kv);
   const type = kv.createRevision === kv.modRevision ? 'create' : 'update';
   return prevKv && type === 'update' ? { type, kv, prevKv } : { type, kv };
+}
+
+/**
+ * etcd answers RequestWatchProgress with a response for watch ID -1 meant for every watch of the
+ * stream. Before v3.4.31 and v3.5.13 it could send it while a watch still had events to deliver
+ * (etcd issues 15220, 17529), so a reader would believe itself at a revision it had not seen:
+ * kube-apiserver enables consistent reads from its cache only from those versions on, and so do we.
+ */
+export function supportsProgressRequests(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
+}
+
+/** The parts of the etcd3 client's (internal) watch manager that progress requests use. */
+interface WatchManagerInternals {
+  state: number;
+  stream?: { write(req: unknown): void };
+  watchers: Array<{ id: string | null; emit(event: string, res: unknown): void }>;
+  handleResponse(res: IWatchResponse): void;
+}
+
+function watchManagerOf(client: Etcd3): WatchManagerInternals | undefined {
+  const m = (client as unknown as { watchManager?: WatchManagerInternals }).watchManager;
+  return m && typeof m.handleResponse === 'function' ? m : undefined;
+}
+
+/**
+ * The etcd3 client looks a response's watch ID up among its watches and throws for -1; the
+ * progress response is handed to every attached watch instead (as etcd's Go client does).
+ */
+function broadcastProgressResponses(client: Etcd3): void {
+  const manager = watchManagerOf(client);
+  if (!manager) return;
+  const handle = manager.handleResponse.bind(manager);
+  manager.handleResponse = (res: IWatchResponse) => {
+    if (String(res.watch_id) !== '-1') return handle(res);
+    for (const w of manager.watchers) if (w.id !== null) w.emit('data', res);
+  };
 }

@@ -74,6 +74,8 @@ export class SqliteStore implements Store {
   private writerIdle: NodeJS.Timeout | undefined;
   private inFlight: { readonly id: number; readonly settle: (reply: WriterReply) => void } | undefined;
   private nextRequestId = 1;
+  /** Set while the server starts (see Store.preferEventLoopCommits). */
+  private eventLoopCommits = false;
   private readonly compactions: Array<{ readonly revision: number; readonly resolve: () => void; readonly reject: (err: unknown) => void }> = [];
   private readonly waiter = new RevisionWaiter();
   private readonly hub = new WatchHub();
@@ -244,7 +246,7 @@ export class SqliteStore implements Store {
     if (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
-      if (batch.length > 1) this.writer ??= this.startWriter();
+      if (batch.length > 1 && !this.eventLoopCommits) this.writer ??= this.startWriter();
       const ops = batch.map((w) => w.op);
       if (this.writer) {
         this.send({ id: this.nextRequestId++, kind: 'batch', ops }, (reply) => this.settleBatch(batch, reply));
@@ -281,13 +283,17 @@ export class SqliteStore implements Store {
     }
   }
 
+  preferEventLoopCommits(on: boolean): void {
+    this.eventLoopCommits = on;
+  }
+
   /** Whether commits currently run in the writer thread (for tests and metrics). */
   get writerThreadRunning(): boolean {
     return this.writer !== undefined;
   }
 
   private startWriter(): Worker {
-    const compiled = import.meta.url.endsWith('.js');
+    const compiled = !import.meta.url.endsWith('.ts');
     const w = new Worker(new URL(compiled ? './sqlite-writer-worker.js' : './sqlite-writer-worker.mjs', import.meta.url), { workerData: { path: this.path } });
     w.on('message', (reply: WriterReply) => this.onWriterReply(reply));
     w.on('error', (err) => this.writerDied(w, unavailable('writer thread', err)));

@@ -88,12 +88,25 @@ export interface Store {
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle;
   /** The store's current revision (a consistent read). */
   currentRevision(): Promise<number>;
+  /**
+   * Asks for a progress notification (onProgress with the current revision) on the store's
+   * watches, so a cache can prove it is fresh without a read from the store; false when the store
+   * cannot (then the caller reads from the store). Stores whose watches report progress by
+   * themselves do not implement it.
+   */
+  requestWatchProgress?(): boolean;
   /** The oldest revision still readable (everything before it is compacted). */
   compactedRevision(): number;
   /** Drops history older than `revision`. */
   compact(revision: number): Promise<void>;
   /** Resolves when the store can serve; rejects with a reason otherwise. */
   healthCheck(): Promise<void>;
+  /**
+   * While on, concurrent writes are still group-committed but never handed to a helper thread:
+   * for the start, when nothing else waits on the event loop and starting the thread would cost
+   * more than the commits it takes over. Stores without such a thread ignore it.
+   */
+  preferEventLoopCommits?(on: boolean): void;
   close(): Promise<void>;
 }
 

@@ -159,10 +159,24 @@ export class WatchCache<T> {
     return this.waiter.wait(rev, timeoutMs);
   }
 
-  /** Consistent read: reads store.currentRevision() and waits until synced to it; returns that revision. */
+  /**
+   * Consistent read: reads store.currentRevision() and waits until synced to it; returns that
+   * revision. While it waits, the store is asked for progress notifications every 100 ms (as
+   * kube's cacher does), so an idle prefix proves itself fresh without a read from the store.
+   */
   async waitUntilFresh(timeoutMs = 3000): Promise<number> {
     const rev = await this.store.currentRevision();
-    await this.waitForRevision(rev, timeoutMs);
+    if (rev <= this.rev || !this.store.requestWatchProgress) {
+      await this.waitForRevision(rev, timeoutMs);
+      return rev;
+    }
+    this.store.requestWatchProgress();
+    const again = setInterval(() => this.store.requestWatchProgress?.(), 100);
+    try {
+      await this.waitForRevision(rev, timeoutMs);
+    } finally {
+      clearInterval(again);
+    }
     return rev;
   }
 

@@ -393,6 +393,49 @@ describe('params, variables, match conditions and failure policy', () => {
     expect(deleted.status).toBe(200);
     expect(String(deleted.headers['warning'])).toContain(`ns=vap-mc op=DELETE user=admin kind=Secret res=secrets old=false obj=true`);
   });
+
+  it('authorizer.requestResource checks the request\'s own group, resource, namespace and name', async () => {
+    await namespace('vap-rr', { vap: 'rr' });
+    // eve may create configmaps in vap-rr, and get only the one named allowed-cm.
+    await create('/apis/rbac.authorization.k8s.io/v1/namespaces/vap-rr/roles', {
+      metadata: { name: 'eve' },
+      rules: [
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['allowed-cm'] },
+      ],
+    });
+    await create('/apis/rbac.authorization.k8s.io/v1/namespaces/vap-rr/rolebindings', {
+      metadata: { name: 'eve' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'eve' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'eve' }],
+    });
+    await create(VAP, {
+      metadata: { name: 'rr' },
+      spec: {
+        matchConstraints: rules(['configmaps'], ['CREATE']),
+        validations: [{ expression: "authorizer.requestResource.check('get').allowed()", message: 'the requester cannot read what it creates' }],
+      },
+    });
+    await create(VAPB, { metadata: { name: 'rr' }, spec: { policyName: 'rr', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { vap: 'rr' } } } } });
+    const asEve = { headers: { 'Impersonate-User': 'eve' } };
+    const refused = await until(async () => {
+      const r = await t.request('POST', '/api/v1/namespaces/vap-rr/configmaps', { ...asEve, body: configMap('other-cm') });
+      if (r.status === 201) {
+        await t.request('DELETE', '/api/v1/namespaces/vap-rr/configmaps/other-cm');
+        return undefined;
+      }
+      return r;
+    }, 'the requestResource policy');
+    expect(refused.status).toBe(422);
+    expect(refused.json.message).toBe(`configmaps "other-cm" is forbidden: ValidatingAdmissionPolicy 'rr' with binding 'rr' denied request: the requester cannot read what it creates`);
+    // The same user, another name: the check carries the request's name.
+    const allowed = await t.request('POST', '/api/v1/namespaces/vap-rr/configmaps', { ...asEve, body: configMap('allowed-cm') });
+    expect(allowed.status).toBe(201);
+    // The admin may get anything.
+    const admin = await t.request('POST', '/api/v1/namespaces/vap-rr/configmaps', { body: configMap('admin-cm') });
+    expect(admin.status).toBe(201);
+    await t.request('DELETE', `${VAP}/rr`);
+  });
 });
 
 describe('cost', () => {

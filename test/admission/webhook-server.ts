@@ -4,11 +4,15 @@
  * /flaky, /v1beta1). It records every AdmissionReview it receives.
  */
 import https from 'node:https';
+import http2 from 'node:http2';
+import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/server/certs.ts';
 
 export interface ReceivedReview {
   readonly path: string;
+  /** `2.0` over HTTP/2, `1.1` otherwise. */
+  readonly httpVersion: string;
   readonly review: { apiVersion: string; kind: string; request: Record<string, any> };
 }
 
@@ -18,19 +22,25 @@ export interface WebhookServer {
   readonly received: ReceivedReview[];
   /** /flaky answers allowed when true, closes the connection when false. */
   healthy: boolean;
+  /** TLS connections accepted so far (an HTTP/2 client multiplexes its calls over one). */
+  readonly connections: number;
   url(path: string): string;
   close(): Promise<void>;
 }
 
 const patchOf = (ops: unknown[]) => Buffer.from(JSON.stringify(ops)).toString('base64');
 
-/** With `clientCa`, client certificates are asked for; /whoami denies with the presented certificate's CN. */
-export async function startWebhookServer(dnsNames: string[] = [], clientCa?: string): Promise<WebhookServer> {
+/**
+ * With `clientCa`, client certificates are asked for; /whoami denies with the presented certificate's CN.
+ * With `http2`, the server offers HTTP/2 in ALPN (and still answers HTTP/1.1 clients).
+ */
+export async function startWebhookServer(dnsNames: string[] = [], clientCa?: string, opts: { http2?: boolean } = {}): Promise<WebhookServer> {
   const caPair = await createCertificateAuthority('webhook-test-ca');
   const serving = await issueServingCertificate({ caCert: caPair.cert, caKey: caPair.key }, { dnsNames: ['localhost', ...dnsNames], ips: ['127.0.0.1'] });
   const received: ReceivedReview[] = [];
   const state = { healthy: true };
-  const server = https.createServer({ cert: serving.cert, key: serving.key, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, (req, res) => {
+  const tlsOptions = { cert: serving.cert, key: serving.key, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) };
+  const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -42,7 +52,7 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
         res.writeHead(400).end();
         return;
       }
-      received.push({ path, review });
+      received.push({ path, httpVersion: req.httpVersion, review });
       const uid = review.request.uid;
       const reply = (response: Record<string, unknown>, apiVersion = 'admission.k8s.io/v1') => {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -96,6 +106,16 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
           res.writeHead(404).end();
       }
     });
+  };
+  const server = opts.http2
+    ? http2.createSecureServer({ ...tlsOptions, allowHTTP1: true }, handler as never)
+    : https.createServer(tlsOptions, handler);
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  server.on('secureConnection', (socket: Socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
@@ -109,10 +129,13 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
     set healthy(v: boolean) {
       state.healthy = v;
     },
+    get connections() {
+      return connections;
+    },
     url: (path) => `https://127.0.0.1:${port}${path}`,
     close: () =>
       new Promise<void>((r) => {
-        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
         server.close(() => r());
       }),
   };

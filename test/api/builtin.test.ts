@@ -21,6 +21,8 @@ describe('builtinResourceTypes', () => {
       'apiextensions.k8s.io/v1/customresourcedefinitions',
       'coordination.k8s.io/v1/leases',
       'events.k8s.io/v1/events',
+      'flowcontrol.apiserver.k8s.io/v1/flowschemas',
+      'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations',
       'rbac.authorization.k8s.io/v1/clusterrolebindings',
       'rbac.authorization.k8s.io/v1/clusterroles',
       'rbac.authorization.k8s.io/v1/rolebindings',

@@ -14,6 +14,8 @@ export interface TestIssuer {
   readonly hits: Map<string, number>;
   /** Refresh tokens the token endpoint accepts, with the claims of the id_token it then issues (10 minutes). */
   readonly refreshTokens: Map<string, JWTPayload>;
+  /** Distributed claim endpoints at `<url>/claims/<name>`: the JWT answered (only to `Bearer accessToken` when set). */
+  readonly claimEndpoints: Map<string, { jwt: string; accessToken?: string }>;
   /** The device grant: the claims a completed device login gets; the first poll is always pending. */
   deviceLogin?: JWTPayload;
   /** Signs claims (iss defaults to the issuer) with the current key, or with `kid`/`alg` overridden. */
@@ -76,6 +78,14 @@ export async function startTestIssuer(opts: { path?: string; alg?: 'RS256' | 'ES
         const now = Math.floor(Date.now() / 1000);
         void signer({ aud: form.get('client_id') ?? '', iat: now, exp: now + 600, ...claims }).then((idToken) => res.end(JSON.stringify({ id_token: idToken, token_type: 'Bearer', refresh_token: form.get('refresh_token') })));
       });
+    } else if (path.startsWith(`${base}/claims/`)) {
+      const ep = issuer.claimEndpoints.get(path.slice(`${base}/claims/`.length));
+      if (!ep || (ep.accessToken !== undefined && req.headers.authorization !== `Bearer ${ep.accessToken}`)) {
+        res.statusCode = ep ? 401 : 404;
+        return res.end();
+      }
+      res.setHeader('content-type', 'application/jwt');
+      res.end(ep.jwt);
     } else if (path === `${base}/jwks`) {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
@@ -92,6 +102,7 @@ export async function startTestIssuer(opts: { path?: string; alg?: 'RS256' | 'ES
     ca: caPair.cert,
     hits,
     refreshTokens,
+    claimEndpoints: new Map(),
     async sign(claims, o = {}) {
       const current = keys[keys.length - 1]!;
       return new SignJWT({ iss: url, ...claims })

@@ -153,6 +153,55 @@ function structured(jwt: Record<string, unknown>, extra = ''): string {
   return JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1beta1', kind: 'AuthenticationConfiguration', jwt: [jwt], ...(extra ? JSON.parse(extra) : {}) });
 }
 
+describe('distributed claims (groups from a claim endpoint, OIDC Core 5.6.2)', () => {
+  const distributed = (endpoint: string, extra: Record<string, unknown> = {}) =>
+    claims({ _claim_names: { groups: 'src1' }, _claim_sources: { src1: { endpoint: `${issuer.url}/claims/${endpoint}`, access_token: 'at-1', ...extra } } });
+
+  it('fetches the groups with the access token, verifies the answer and maps it', async () => {
+    issuer.claimEndpoints.set('alice', { jwt: await issuer.sign(claims({ groups: ['dev', 'ops'] })), accessToken: 'at-1' });
+    const a = await authenticator(flagsSpec());
+    const out = await a.authenticateToken(await issuer.sign(distributed('alice')));
+    expect(out).toMatchObject({ kind: 'authenticated', user: { groups: ['oidc:dev', 'oidc:ops'] } });
+    // A groups claim in the token itself wins: the endpoint is not asked.
+    const before = issuer.hits.get('/claims/alice') ?? 0;
+    const direct = await a.authenticateToken(await issuer.sign({ ...distributed('alice'), groups: ['own'] }));
+    expect(direct).toMatchObject({ user: { groups: ['oidc:own'] } });
+    expect(issuer.hits.get('/claims/alice') ?? 0).toBe(before);
+  });
+
+  it('refuses what kube refuses, with its words', async () => {
+    const a = await authenticator(flagsSpec());
+    const why = async (c: Record<string, unknown>) => {
+      const out = await a.authenticateToken(await issuer.sign(c));
+      return out.kind === 'rejected' ? out.reason : out.kind;
+    };
+    const prefix = 'oidc: could not expand distributed claims: ';
+    expect(await why(claims({ _claim_names: { groups: 'src1' } }))).toBe(`${prefix}oidc: no claim sources`);
+    expect(await why(claims({ _claim_names: { groups: 'src9' }, _claim_sources: {} }))).toBe(`${prefix}id token _claim_names contained a source src9 missing in _claims_sources`);
+    expect(await why(claims({ _claim_names: { groups: 1 }, _claim_sources: {} }))).toBe(`${prefix}oidc: error parsing distributed claim names: json: cannot unmarshal number into Go value of type string`);
+    // Wrong access token: the endpoint answers 401.
+    issuer.claimEndpoints.set('bob', { jwt: await issuer.sign(claims({ groups: ['x'] })), accessToken: 'other' });
+    expect(await why(distributed('bob'))).toBe(`${prefix}while getting distributed claim "groups": non-200 response code: 401`);
+    // The answer must be a valid token for this authenticator's audiences, carrying the claim.
+    issuer.claimEndpoints.set('carol', { jwt: await issuer.sign(claims({ aud: 'elsewhere', groups: ['x'] })), accessToken: 'at-1' });
+    expect(await why(distributed('carol'))).toBe(`${prefix}verify distributed claim token: oidc: verify token: oidc: expected audience in [kube] got [elsewhere]`);
+    issuer.claimEndpoints.set('dave', { jwt: await issuer.sign(claims()), accessToken: 'at-1' });
+    expect(await why(distributed('dave'))).toBe(`${prefix}jwt returned by distributed claim endpoint "${issuer.url}/claims/dave" did not contain claim: groups`);
+    issuer.claimEndpoints.set('erin', { jwt: 'not-a-jwt', accessToken: 'at-1' });
+    expect(await why(distributed('erin'))).toMatch(new RegExp(`^${prefix}verify distributed claim token: oidc: malformed jwt`));
+    // An aggregated claim (a JWT, no endpoint) is not resolved, as in kube: no groups.
+    expect(await a.authenticateToken(await issuer.sign(claims({ _claim_names: { groups: 's' }, _claim_sources: { s: { JWT: 'x.y.z' } } })))).toMatchObject({ kind: 'authenticated', user: { groups: [] } });
+    // An answer from an issuer this server cannot reach (no trust for its TLS) is refused, not a crash.
+    const other = await startTestIssuer();
+    try {
+      issuer.claimEndpoints.set('frank', { jwt: await other.sign(claims({ groups: ['x'] })), accessToken: 'at-1' });
+      expect(await why(distributed('frank'))).toMatch(new RegExp(`^${prefix}verify distributed claim token: verifier not initialized for issuer`));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('AuthenticationConfiguration', () => {
   const base = () => ({
     issuer: { url: issuer.url, certificateAuthority: issuer.ca, audiences: ['kube', 'other'], audienceMatchPolicy: 'MatchAny' },
@@ -296,7 +345,16 @@ describe('through the server', () => {
     expect(seen).toBe('v2:alice');
 
     await writeFile(path, 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt: [{issuer: {url: "http://no"}}]\n');
-    await new Promise((r) => setTimeout(r, 500));
+    // kube's reload metrics: one success, then one failure (the last good configuration stays).
+    const reloads = (status: string) => new RegExp(`^apiserver_authentication_config_controller_automatic_reloads_total\\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="${status}"\\} [1-9]\\d*$`, 'm');
+    let metrics = '';
+    for (let i = 0; i < 100 && !reloads('failure').test(metrics); i++) {
+      metrics = (await s.request('GET', '/metrics')).text;
+      if (!reloads('failure').test(metrics)) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(metrics).toMatch(reloads('failure'));
+    expect(metrics).toMatch(reloads('success'));
+    expect(metrics).toMatch(/^apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} \d/m);
     expect(await who()).toBe('v2:alice');
   });
 

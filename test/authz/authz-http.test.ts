@@ -91,6 +91,9 @@ describe('the default policy', () => {
     for (const path of ['/api', '/apis', '/api/v1', '/apis/rbac.authorization.k8s.io/v1', '/openapi/v2']) {
       expect((await t.request('GET', path, asU)).status, path).toBe(200);
     }
+    // Counted as kube counts them: by the flag-configured authorizer, named as kube names it.
+    const metrics = (await t.request('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^apiserver_authorization_decisions_total\{decision="allowed",name="rbac",type="RBAC"\} [1-9]/m);
   });
 
   it('is stored with kube labels, and binds cluster-admin to system:masters', async () => {

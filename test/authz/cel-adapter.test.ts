@@ -42,4 +42,18 @@ describe('authorizer library on the chain', () => {
     expect(run("authorizer.serviceAccount('ci', 'builder').path('/healthz').check('get').allowed()")).toMatchObject({ kind: 'value', value: true });
     expect(run("authorizer.serviceAccount('cd', 'builder').group('apps').resource('deployments').check('get').allowed()")).toMatchObject({ kind: 'value', value: false });
   });
+
+  it('a service account is not in system:authenticated for the library (serviceaccount.UserInfo), in admission too', async () => {
+    const ix = new RbacIndex();
+    ix.setClusterRole('reader', { rules: [{ verbs: ['get'], nonResourceURLs: ['/x'] }] });
+    ix.setBinding(bindingOf('ClusterRoleBinding', { metadata: { name: 'all' }, roleRef: { kind: 'ClusterRole', name: 'reader' }, subjects: [{ kind: 'Group', name: 'system:authenticated' }] })!);
+    const a = new AuthorizerChain([new RbacAuthorizer(ix)]);
+    const { celAuthorizerFor: admissionAuthorizerFor } = await import('../../src/admission/cel-authorizer.ts');
+    for (const make of [celAuthorizerFor, admissionAuthorizerFor]) {
+      const user = make(a, { username: 'dana', groups: ['system:authenticated'], extra: {} });
+      const check = (expr: string) => evaluate(program(expr), { authorizer: authorizerValue(user) });
+      expect(check("authorizer.path('/x').check('get').allowed()")).toMatchObject({ kind: 'value', value: true });
+      expect(check("authorizer.serviceAccount('ci', 'builder').path('/x').check('get').allowed()")).toMatchObject({ kind: 'value', value: false });
+    }
+  });
 });

@@ -358,6 +358,13 @@ describe('kube-gateway with a webhook', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect((await t.request('GET', '/api/v1/namespaces/default/configmaps', as('tok-alice'))).status).toBe(200);
     expect((await t.request('GET', '/api/v1/namespaces/default/configmaps', as('tok-bob'))).json.message).toContain('not mine to say');
+    // kube's metrics: one good reload, one refused; decisions counted per configured authorizer.
+    const metrics = (await t.request('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^apiserver_authorization_config_controller_automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} 1$/m);
+    expect(metrics).toMatch(/^apiserver_authorization_config_controller_automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} 1$/m);
+    expect(metrics).toMatch(/^apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} \d/m);
+    expect(metrics).toMatch(/^apiserver_authorization_decisions_total\{decision="allowed",name="remote",type="Webhook"\} [1-9]/m);
+    expect(metrics).toMatch(/^apiserver_authorization_decisions_total\{decision="denied",name="remote",type="Webhook"\} [1-9]/m);
   });
 });
 

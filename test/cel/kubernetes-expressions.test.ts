@@ -117,6 +117,22 @@ describe('quantities and escaping', () => {
     expect(parseQuantity('1.2.3')).toBeUndefined();
   });
 
+  it("reproduces resource.Quantity's two internal forms and its parse errors", () => {
+    const run = (expr: string) => evaluate(mustCompile(expr, { variables: {} }), {});
+    // Parsed past int64 or with a binary fraction: an inf.Dec, which never converts to an integer.
+    expect(run("quantity('1.5Gi').isInteger()")).toMatchObject({ value: false });
+    expect(run("quantity('9223372036854775807').isInteger()")).toMatchObject({ value: false });
+    // 8Ei is clamped to 2^63-1 when parsed; adding 1 reaches 8Ei again.
+    expect(String((run("quantity('8Ei').add(1)") as { value: unknown }).value)).toBe('8Ei');
+    // Below nano, parsing rounds up: 1e-10 is 1n.
+    expect(run("quantity('0.0000000001').asApproximateFloat()")).toMatchObject({ value: 1e-9 });
+    // Cmp converts its receiver to inf.Dec when the other side is one.
+    expect(run("[quantity('1')].map(q, [q.isLessThan(quantity('1.5Gi')), q.isInteger()])")).toMatchObject({ value: [[true, false]] });
+    expect(run("quantity('1Ki5')")).toMatchObject({ kind: 'error', message: "unable to parse quantity's suffix" });
+    expect(run("quantity('.e-10')")).toMatchObject({ kind: 'error', message: 'unable to parse numeric part of quantity' });
+    expect(run("quantity('1.2.3')")).toMatchObject({ kind: 'error', message: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" });
+  });
+
   it('escapes property names both ways', () => {
     expect(escapePropertyName('a-b.c/d__e')).toBe('a__dash__b__dot__c__slash__d__underscores__e');
     expect(escapePropertyName('namespace')).toBe('__namespace__');

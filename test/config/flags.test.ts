@@ -76,6 +76,8 @@ describe('parseFlags', () => {
       historyMs: 600_000,
       eventTtlMs: 1_800_000,
       maxRequestsInflight: 100,
+      // etcd: the run-once controllers are elected (kube-controller-manager's --leader-elect defaults).
+      scaleout: { leaderElection: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } },
       maxMutatingRequestsInflight: 50,
       // StringArray flags keep commas; --api-audiences is a comma-separated slice.
       serviceAccountIssuers: ['https://a.example,with-comma', 'https://b.example'],
@@ -216,5 +218,24 @@ describe('parseGoDuration', () => {
     ['1s 2s', 'time: unknown unit "s " in duration "1s 2s"'],
   ])('%j is refused', (text, message) => {
     expect(() => parseGoDuration(text)).toThrow(message);
+  });
+});
+
+describe('scale-out flags', () => {
+  const etcd = ['--etcd-servers=http://127.0.0.1:2379'];
+  it('reads --watch-fanout and --leader-elect* and checks them as kube does', () => {
+    const c = parseFlags([...etcd, '--watch-fanout=redis://r:6379/2', '--watch-fanout-max-bytes=2097152', '--leader-elect-lease-duration=20s', '--leader-elect-renew-deadline=15s', '--leader-elect-retry-period=3s']);
+    expect('help' in c ? undefined : c.scaleout).toEqual({
+      leaderElection: { leaseDurationMs: 20_000, renewDeadlineMs: 15_000, retryPeriodMs: 3_000 },
+      watchFanout: { url: 'redis://r:6379/2', maxBytes: 2_097_152 },
+    });
+    expect(() => parseFlags([...etcd, '--leader-elect-lease-duration=10s'])).toThrow('leaseDuration must be greater than renewDeadline');
+    expect(() => parseFlags([...etcd, '--watch-fanout=http://r'])).toThrow(/must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => parseFlags(['--watch-fanout=redis://r:6379'])).toThrow(/needs --storage-backend=etcd/);
+    // One process on SQLite elects nothing unless asked.
+    const plain = parseFlags([]);
+    expect('help' in plain ? 'help' : plain.scaleout).toBeUndefined();
+    const off = parseFlags([...etcd, '--leader-elect=false']);
+    expect('help' in off ? 'help' : off.scaleout).toBeUndefined();
   });
 });

@@ -127,4 +127,56 @@ describe('versions, selectors, conflicts, watches', () => {
     await ended;
     expect(events).toContain('DELETED o1');
   });
+
+  it('defaults in the storage version when reading, before conversion, and not in the version read (kube-apiserver answers)', async () => {
+    const schema = (props: Record<string, unknown>) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: props } } } });
+    const gadgets = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.crdnone.example.com' },
+      spec: {
+        group: 'crdnone.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: schema({ a: { type: 'string' }, s: { type: 'string', default: 'stored-default' } }) },
+          { name: 'v2', served: true, storage: false, schema: schema({ b: { type: 'string', default: 'v2-default' }, s: { type: 'string' } }) },
+        ],
+      },
+    };
+    const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.crdnone.example.com';
+    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: gadgets })).status).toBe(201);
+    const path = (v: string) => `/apis/crdnone.example.com/${v}/namespaces/default/gadgets`;
+    await waitFor(async () => ((await t.request('GET', path('v2'))).status === 200 ? true : undefined));
+    const created = await t.request('POST', path('v1'), { body: { apiVersion: 'crdnone.example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: { a: 'x' } } });
+    expect(created.json.spec).toEqual({ a: 'x', s: 'stored-default' });
+    // Read in v2: pruned to v2's schema; v2's own default is not applied on read.
+    expect((await t.request('GET', `${path('v2')}/g1`)).json.spec).toEqual({ s: 'stored-default' });
+    // A default added to the storage version later shows on objects stored before it, in every version.
+    const crd = (await t.request('GET', crdPath)).json;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.n = { type: 'integer', default: 7 };
+    crd.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.n = { type: 'integer' };
+    expect((await t.request('PUT', crdPath, { body: crd })).status).toBe(200);
+    const v1 = await waitFor(async () => {
+      const r = await t.request('GET', `${path('v1')}/g1`);
+      return r.json.spec.n === 7 ? r.json.spec : undefined;
+    });
+    expect(v1).toEqual({ a: 'x', n: 7, s: 'stored-default' });
+    expect((await t.request('GET', `${path('v2')}/g1`)).json.spec).toEqual({ n: 7, s: 'stored-default' });
+    expect((await t.request('GET', path('v2'))).json.items[0].spec).toEqual({ n: 7, s: 'stored-default' });
+    // v2 becomes the storage version: g1 stays stored in v1 and is served in v2 with v2's apiVersion.
+    const again = (await t.request('GET', crdPath)).json;
+    again.spec.versions[0].storage = false;
+    again.spec.versions[1].storage = true;
+    expect((await t.request('PUT', crdPath, { body: again })).status).toBe(200);
+    // The new types serve once a write in v1 is stored in v2 (pruned of v1's own field).
+    let i = 0;
+    await waitFor(async () => {
+      const r = await t.request('POST', path('v1'), { body: { apiVersion: 'crdnone.example.com/v1', kind: 'Gadget', metadata: { name: `probe-${i++}` }, spec: { a: 'y' } } });
+      return r.status === 201 && r.json.spec.a === undefined ? true : undefined;
+    });
+    const v2 = await t.request('GET', `${path('v2')}/g1`);
+    expect(v2.json.apiVersion).toBe('crdnone.example.com/v2');
+    expect(v2.json.spec).toEqual({ n: 7, s: 'stored-default' });
+  });
 });

@@ -59,8 +59,8 @@ describe('legacy discovery', () => {
   it('orders groups by kube-aggregator priority', async () => {
     const r = await t.request('GET', '/apis');
     const groups = r.json.groups.map((g: any) => g.name);
-    // kube-apiserver v1.32's order: events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination.
-    expect(groups).toEqual(['events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io']);
+    // kube-apiserver v1.32's order: apiregistration.k8s.io, events.k8s.io, authentication.k8s.io, authorization.k8s.io, ..., rbac, ..., coordination, flowcontrol.
+    expect(groups).toEqual(['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'flowcontrol.apiserver.k8s.io']);
   });
 });
 
@@ -88,6 +88,7 @@ describe('aggregated discovery', () => {
     expect(sa.subresources).toEqual([{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }]);
     const apis = await t.request('GET', '/apis', { headers: { accept: aggregated } });
     expect(apis.json.items.map((g: any) => g.metadata)).toEqual([
+      { name: 'apiregistration.k8s.io', creationTimestamp: null },
       { name: 'events.k8s.io', creationTimestamp: null },
       { name: 'authentication.k8s.io', creationTimestamp: null },
       { name: 'authorization.k8s.io', creationTimestamp: null },
@@ -95,6 +96,7 @@ describe('aggregated discovery', () => {
       { name: 'admissionregistration.k8s.io', creationTimestamp: null },
       { name: 'apiextensions.k8s.io', creationTimestamp: null },
       { name: 'coordination.k8s.io', creationTimestamp: null },
+      { name: 'flowcontrol.apiserver.k8s.io', creationTimestamp: null },
     ]);
     // The same document again: 304 for the ETag.
     const again = await t.request('GET', '/api', { headers: { accept: aggregated, 'if-none-match': String(r.headers['etag']) } });

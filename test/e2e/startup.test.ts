@@ -10,6 +10,7 @@ import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
+import { createHash } from 'node:crypto';
 import { startApiServer } from '../../src/server/api-server.ts';
 import type { ServerConfig } from '../../src/server/config.ts';
 import { buildDir as buildDirectory, ensureBuild } from '../../bin/build.js';
@@ -133,6 +134,25 @@ async function exerciseBundle(url: string, dataDir: string): Promise<void> {
   const openapi = await adminRequest(url, dataDir, 'GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
   expect(openapi.status).toBe(200);
   expect(openapi.body.length).toBeGreaterThan(1000);
+  // Concurrent writes are committed by the sqlite writer thread, another entry of the bundle.
+  const creates = await Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      adminRequest(url, dataDir, 'POST', '/api/v1/namespaces/kept/configmaps', { 'content-type': 'application/json' }, JSON.stringify({ metadata: { name: `c${i}` } })),
+    ),
+  );
+  expect(creates.map((r) => r.status)).toEqual(creates.map(() => 201));
+}
+
+/** The code cache bin/run-compiled.js writes for the current build/main.cjs, once a server has run a moment. */
+async function codeCacheOfBuild(): Promise<Buffer> {
+  const source = await readFile(join(buildDirectory, 'main.cjs'), 'utf8');
+  const file = join(buildDirectory, `main.${createHash('sha256').update(source).digest('hex').slice(0, 16)}.v8cache`);
+  for (let i = 0; i < 100; i++) {
+    const data = await readFile(file).catch(() => undefined);
+    if (data) return data;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no code cache at ${file}`);
 }
 
 const tempDirs: string[] = [];
@@ -155,12 +175,13 @@ afterAll(async () => {
 describe('npm start', () => {
   it('ships ASCII-only scripts: one other character makes V8 hold a whole script as two-byte text (+1.8 MB idle)', async () => {
     // This build's outputs: earlier builds' chunks linger for an hour (bin/build.js pruneOldChunks).
-    const built = (await stat(join(buildDirectory, 'main.js'))).mtimeMs;
+    const built = (await stat(join(buildDirectory, 'main.cjs'))).mtimeMs;
     const files: string[] = [];
     for (const f of await readdir(buildDirectory)) {
-      if (f.endsWith('.js') && (await stat(join(buildDirectory, f))).mtimeMs >= built - 5000) files.push(f);
+      if ((f.endsWith('.js') || f.endsWith('.cjs')) && (await stat(join(buildDirectory, f))).mtimeMs >= built - 5000) files.push(f);
     }
-    expect(files).toContain('main.js');
+    expect(files).toContain('main.cjs');
+    expect(files).toContain('sqlite-writer-worker.js');
     for (const f of files) {
       const text = await readFile(join(buildDirectory, f), 'latin1');
       const at = text.search(/[^\x00-\x7f]/);
@@ -185,6 +206,26 @@ describe('npm start', () => {
     const created = await kubectl(npm.kubeconfig, ['create', 'namespace', 'kept']);
     expect(created.code, created.stderr).toBe(0);
     await exerciseBundle(npm.url, dataDir);
+    // The running server left V8's code cache for its script; V8 accepts it for the same script and flags.
+    await codeCacheOfBuild();
+    const check = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [
+          '--v8-pool-size=2',
+          '--input-type=module',
+          '-e',
+          `import { readFileSync } from 'node:fs'; import { createHash } from 'node:crypto'; import { Module } from 'node:module'; import { Script } from 'node:vm';
+           const file = process.argv[1]; const src = readFileSync(file, 'utf8');
+           const cache = readFileSync(file.replace(/main\\.cjs$/, 'main.' + createHash('sha256').update(src).digest('hex').slice(0, 16) + '.v8cache'));
+           const s = new Script(Module.wrap(src), { filename: file, cachedData: cache });
+           process.stdout.write(s.cachedDataRejected ? 'rejected' : 'accepted');`,
+          join(buildDirectory, 'main.cjs'),
+        ],
+        (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      ),
+    );
+    expect(check).toBe('accepted');
     const caBefore = await readFile(join(dataDir, 'ca.crt'), 'utf8');
     const serverPid = Number(await readFile(join(dataDir, 'kube-gateway.pid'), 'utf8'));
     // npm execs the executable: the server is npm's direct child, not behind a shell or a loader.

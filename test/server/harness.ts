@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
 import { execFile } from 'node:child_process';
-import { startApiServer, type RunningServer } from '../../src/server/api-server.ts';
+import { startApiServer, type RunningServer, type StartOptions } from '../../src/server/api-server.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Store } from '../../src/storage/types.ts';
 import type { ServerConfig } from '../../src/server/config.ts';
@@ -38,7 +38,14 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  opts: { store?: Store; config?: Partial<ServerConfig>; namespaceControllerTiming?: NamespaceControllerTiming; extraAdmissionPlugins?: readonly AdmissionPlugin[] } = {},
+  opts: {
+    store?: Store;
+    config?: Partial<ServerConfig>;
+    namespaceControllerTiming?: NamespaceControllerTiming;
+    extraAdmissionPlugins?: readonly AdmissionPlugin[];
+    /** The aggregation layer's service resolver and probe interval (test/aggregator). */
+    aggregation?: Pick<StartOptions, 'serviceResolver' | 'aggregatorProbeIntervalMs'>;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kgw-test-'));
   const config: ServerConfig = {
@@ -59,6 +66,7 @@ export async function startTestServer(
     store: opts.store ?? new MemoryStore({ historyMs: false }),
     namespaceControllerTiming: opts.namespaceControllerTiming,
     extraAdmissionPlugins: opts.extraAdmissionPlugins,
+    ...opts.aggregation,
   });
   const agent = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey, keepAlive: true });
   const anonAgent = new https.Agent({ ca: server.caCert, keepAlive: true });

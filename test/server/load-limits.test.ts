@@ -72,7 +72,7 @@ function heldPost(ts: TestServer, path: string, body: string): { release: () => 
 describe('in-flight limits', () => {
   let ts: TestServer;
   beforeAll(async () => {
-    ts = await startTestServer({ config: { maxMutatingRequestsInflight: 1, maxRequestsInflight: 1, authorizationModes: ['AlwaysAllow'] } }); // anonymous writes: limits, not RBAC, are under test
+    ts = await startTestServer({ config: { maxMutatingRequestsInflight: 1, maxRequestsInflight: 1, authorizationModes: ['AlwaysAllow'], enablePriorityAndFairness: false } }); // anonymous writes: limits, not RBAC, are under test
   });
   afterAll(async () => {
     await ts?.close();

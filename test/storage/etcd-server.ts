@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface EtcdServer {
@@ -35,14 +35,14 @@ async function healthy(endpoint: string): Promise<boolean> {
 }
 
 /** Spawns etcd and resolves once /health says true; progress notifications every 200 ms by default. */
-export async function startEtcd(opts: { progressNotifyMs?: number } = {}): Promise<EtcdServer> {
+export async function startEtcd(opts: { progressNotifyMs?: number; binary?: string } = {}): Promise<EtcdServer> {
   const dir = mkdtempSync(join(tmpdir(), 'etcd-'));
   const clientPort = await freePort();
   const peerPort = await freePort();
   const client = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   const child: ChildProcess = spawn(
-    '/usr/bin/etcd',
+    opts.binary ?? '/usr/bin/etcd',
     [
       '--name', 'test',
       '--data-dir', join(dir, 'data'),
@@ -79,3 +79,6 @@ export async function startEtcd(opts: { progressNotifyMs?: number } = {}): Promi
   }
   return { endpoint: client, stop };
 }
+
+/** etcd v3.5.17 as Kubernetes 1.32 ships it, built by parity/build-reference.sh (`.ci/run` builds it). */
+export const ETCD_35_BINARY = join(process.env.KUBE_REF_CACHE ?? join(homedir(), '.cache', 'kube-ref'), 'bin', 'etcd');

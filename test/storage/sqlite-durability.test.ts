@@ -143,4 +143,20 @@ describe('SqliteStore writer thread', () => {
       await store.close();
     }
   });
+
+  it('stays off while the server starts: concurrent writes are batched on the event loop', async () => {
+    const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'kgw-writer-')), 'db.sqlite'), { historyMs: false, writerIdleMs: 300 });
+    try {
+      store.preferEventLoopCommits(true);
+      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => store.create(`/s/${i}`, Buffer.from(String(i)))));
+      expect(store.writerThreadRunning).toBe(false);
+      // Acceptance order is revision order within the batch.
+      expect(created.map((kv) => kv.modRevision)).toEqual(created.map((_, i) => created[0]!.modRevision + i));
+      store.preferEventLoopCommits(false);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.create(`/t/${i}`, Buffer.from(String(i)))));
+      expect(store.writerThreadRunning).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
 });

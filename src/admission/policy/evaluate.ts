@@ -6,6 +6,7 @@
  */
 import { evaluate, PER_CALL_COST_LIMIT, type CompiledExpression, type EvalResult } from '../../cel/index.ts';
 import type { CompiledExpressionEntry, CompiledPolicy } from './compiled.ts';
+import type { PolicyErrorType } from '../metrics.ts';
 
 /** kube's RuntimeCELCostBudget: what all the expressions of one policy evaluation may spend together. */
 export const RUNTIME_COST_BUDGET = 10_000_000;
@@ -35,6 +36,8 @@ export interface PolicyDecision {
   readonly evaluationError: boolean;
   /** An audit annotation's failure: kube denies it whatever the binding's validationActions say. */
   readonly denyAlways?: boolean;
+  /** Seconds the decision took to evaluate (kube's PolicyDecision.Elapsed, for the check metrics). */
+  readonly elapsed: number;
 }
 
 export interface PolicyResult {
@@ -109,6 +112,7 @@ function aggregate(messages: readonly string[]): string {
 
 export function evaluatePolicy(policy: CompiledPolicy, input: PolicyActivation): PolicyResult {
   // Match conditions have a budget of their own (kube's RuntimeCELCostBudgetMatchConditions).
+  const conditionsStarted = performance.now();
   const conditionBudget = new Budget();
   const conditionActivation = activationOf({ ...policy, variables: [] }, input, conditionBudget);
   const conditionErrors: string[] = [];
@@ -126,7 +130,7 @@ export function evaluatePolicy(policy: CompiledPolicy, input: PolicyActivation):
   }
   if (conditionErrors.length > 0) {
     if (policy.failurePolicy === 'Ignore') return { matched: false, decisions: [], auditAnnotations: [] };
-    return { matched: true, decisions: [{ action: 'deny', message: aggregate(conditionErrors), reason: 'Invalid', index: -1, evaluationError: true }], auditAnnotations: [] };
+    return { matched: true, decisions: [{ action: 'deny', message: aggregate(conditionErrors), reason: 'Invalid', index: -1, evaluationError: true, elapsed: secondsSince(conditionsStarted) }], auditAnnotations: [] };
   }
 
   const budget = new Budget();
@@ -134,25 +138,28 @@ export function evaluatePolicy(policy: CompiledPolicy, input: PolicyActivation):
   const decisions: PolicyDecision[] = [];
   for (let i = 0; i < policy.validations.length; i++) {
     const v = policy.validations[i]!;
+    const started = performance.now();
     const out = budget.run(v, activation);
     if (!out.ok) {
       // Out of budget: kube stops and reports that one error for the whole policy.
-      if (out.outOfBudget) return { matched: true, decisions: [{ action: errorAction(policy), message: out.error, reason: 'Invalid', index: -1, evaluationError: true }], auditAnnotations: [] };
-      decisions.push({ action: errorAction(policy), message: out.error, reason: 'Invalid', index: i, evaluationError: true });
+      if (out.outOfBudget) return { matched: true, decisions: [{ action: errorAction(policy), message: out.error, reason: 'Invalid', index: -1, evaluationError: true, elapsed: secondsSince(started) }], auditAnnotations: [] };
+      decisions.push({ action: errorAction(policy), message: out.error, reason: 'Invalid', index: i, evaluationError: true, elapsed: secondsSince(started) });
       continue;
     }
     if (out.value === true) {
-      decisions.push({ action: 'admit', message: '', reason: '', index: i, evaluationError: false });
+      decisions.push({ action: 'admit', message: '', reason: '', index: i, evaluationError: false, elapsed: secondsSince(started) });
       continue;
     }
-    decisions.push({ action: 'deny', message: failureMessage(v, budget, activation), reason: v.reason || 'Invalid', index: i, evaluationError: false });
+    const message = failureMessage(v, budget, activation);
+    decisions.push({ action: 'deny', message, reason: v.reason || 'Invalid', index: i, evaluationError: false, elapsed: secondsSince(started) });
   }
 
   const auditAnnotations: { key: string; value: string }[] = [];
   for (const a of policy.auditAnnotations) {
+    const started = performance.now();
     const out = budget.run(a, activation);
     if (!out.ok) {
-      if (policy.failurePolicy === 'Fail') decisions.push({ action: 'deny', message: out.error, reason: 'Invalid', index: -1, evaluationError: true, denyAlways: true });
+      if (policy.failurePolicy === 'Fail') decisions.push({ action: 'deny', message: out.error, reason: 'Invalid', index: -1, evaluationError: true, denyAlways: true, elapsed: secondsSince(started) });
       if (out.outOfBudget) break;
       continue;
     }
@@ -160,10 +167,30 @@ export function evaluatePolicy(policy: CompiledPolicy, input: PolicyActivation):
       const value = out.value.trim();
       if (value !== '' && Buffer.byteLength(value) <= MAX_AUDIT_VALUE_BYTES) auditAnnotations.push({ key: `${policy.name}/${a.key}`, value });
     } else if (out.value !== null && policy.failurePolicy === 'Fail') {
-      decisions.push({ action: 'deny', message: `valueExpression '${a.expression}' resulted in unsupported return type. Return type must be either string or null.`, reason: 'Invalid', index: -1, evaluationError: true, denyAlways: true });
+      decisions.push({
+        action: 'deny',
+        message: `valueExpression '${a.expression}' resulted in unsupported return type. Return type must be either string or null.`,
+        reason: 'Invalid',
+        index: -1,
+        evaluationError: true,
+        denyAlways: true,
+        elapsed: secondsSince(started),
+      });
     }
   }
   return { matched: true, decisions, auditAnnotations };
+}
+
+function secondsSince(started: number): number {
+  return (performance.now() - started) / 1000;
+}
+
+/** kube's ErrorType of a decision, the `error_type` label of the check metrics. */
+export function decisionErrorType(d: PolicyDecision): PolicyErrorType {
+  if (!d.evaluationError) return 'no_error';
+  if (d.message.startsWith('compilation')) return 'compile_error';
+  if (d.message.startsWith(OUT_OF_BUDGET)) return 'out_of_budget';
+  return 'invalid_error';
 }
 
 /**

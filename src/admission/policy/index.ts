@@ -91,6 +91,7 @@ export function validatingAdmissionPolicy(deps: AdmissionPluginDeps): AdmissionP
       return target?.storageConversion ? target.storageConversion.fromStorage(structuredClone(stored)) : stored;
     },
     authorizer: deps.authorizer,
+    metrics: deps.metrics,
   });
 }
 

@@ -12,12 +12,13 @@ import type { KubeObject } from '../../api/types.ts';
 import { ApiError, groupResourceString, type StatusReason } from '../../api/status-errors.ts';
 import type { Authorizer as RequestAuthorizer } from '../../authz/authorizer.ts';
 import { authorizerValue, toCelValue } from '../../cel/index.ts';
-import { celAuthorizerFor } from '../cel-authorizer.ts';
+import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
 import type { RequestUser } from '../../server/user.ts';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import { CompiledCache, compileBinding, compilePolicy, type CompiledBinding, type CompiledPolicy } from './compiled.ts';
-import { evaluatePolicy, type PolicyActivation, type PolicyDecision } from './evaluate.ts';
+import { decisionErrorType, evaluatePolicy, type PolicyActivation, type PolicyDecision } from './evaluate.ts';
+import { AdmissionMetrics } from '../metrics.ts';
 import { matches, requestName, type MatchContext, type MatchedAs } from './matching.ts';
 
 export const PLUGIN_NAME = 'ValidatingAdmissionPolicy';
@@ -56,6 +57,8 @@ export interface PolicyPluginDeps {
   convert?(obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource): KubeObject;
   /** The server's authorizer, for the `authorizer` variable; absent: every check has no opinion. */
   readonly authorizer?: RequestAuthorizer;
+  /** Where the check metrics go; absent: not recorded. */
+  readonly metrics?: AdmissionMetrics;
 }
 
 /** Without a server authorizer every check has no opinion. */
@@ -75,7 +78,11 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   private readonly policyCache = new CompiledCache<CompiledPolicy>(compilePolicy);
   private readonly bindingCache = new CompiledCache<CompiledBinding>(compileBinding);
 
-  constructor(private readonly deps: PolicyPluginDeps) {}
+  private readonly metrics: AdmissionMetrics;
+
+  constructor(private readonly deps: PolicyPluginDeps) {
+    this.metrics = deps.metrics ?? new AdmissionMetrics();
+  }
 
   handles(_operation: AdmissionOperation): boolean {
     return true;
@@ -138,7 +145,11 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
           if (values === undefined) annotations.set(a.key, [a.value]);
           else if (!values.includes(a.value)) values.push(a.value);
         }
-        for (const d of result.decisions) if (d.action === 'deny') this.act(policy, binding, d, request, denials);
+        for (const d of result.decisions) {
+          if (d.action === 'deny') this.act(policy, binding, d, request, denials);
+          // kube records an admitted decision only when it erred (failurePolicy Ignore).
+          else if (d.evaluationError) this.metrics.observePolicyCheck(policy.name, binding.name, decisionErrorType(d), 'allow', d.elapsed);
+        }
       }
     }
     // An audit annotation, once set, is never overwritten (kube's AddAnnotation refuses).
@@ -147,14 +158,21 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
 
   /** One failed validation, per the binding's actions. */
   private act(policy: CompiledPolicy, binding: CompiledBinding, d: PolicyDecision, request: RequestFacts, denials: Denial[]): void {
+    const errorType = decisionErrorType(d);
     if (d.denyAlways) {
       denials.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason });
+      this.metrics.observePolicyCheck(policy.name, binding.name, errorType, 'deny', d.elapsed);
       return;
     }
     for (const action of binding.validationActions) {
-      if (action === 'Deny') denials.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason });
-      else if (action === 'Warn') request.attrs.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${d.message}`);
-      else if (action === 'Audit') {
+      if (action === 'Deny') {
+        denials.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason });
+        this.metrics.observePolicyCheck(policy.name, binding.name, errorType, 'deny', d.elapsed);
+      } else if (action === 'Warn') {
+        request.attrs.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${d.message}`);
+        this.metrics.observePolicyCheck(policy.name, binding.name, errorType, 'warn', d.elapsed);
+      } else if (action === 'Audit') {
+        this.metrics.observePolicyCheck(policy.name, binding.name, errorType, 'audit', d.elapsed);
         // kube's audit annotations cannot be overwritten: the first failure of the request stays.
         if (VALIDATION_FAILURE_ANNOTATION in request.attrs.auditAnnotations) continue;
         request.attrs.auditAnnotations[VALIDATION_FAILURE_ANNOTATION] = JSON.stringify([
@@ -264,7 +282,7 @@ class RequestFacts implements MatchContext {
   activation(matchedAs: MatchedAs, param: KubeObject | null): PolicyActivation {
     const objects = this.objectsAs(matchedAs.resource);
     this.celNamespace ??= toCelValue(namespaceForCel(this.namespaceObject()));
-    this.celAuthorizer ??= authorizerValue(celAuthorizerFor(this.deps.authorizer ?? NO_OPINION, this.attrs.userInfo));
+    this.celAuthorizer ??= authorizerValue(celAuthorizerFor(this.deps.authorizer ?? NO_OPINION, this.attrs.userInfo), requestResourceOf(this.attrs));
     let params: unknown = null;
     if (param !== null) {
       params = this.celParams.get(param);

@@ -24,7 +24,8 @@ import type { ResourceCatalog } from '../../server/api-context.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';
-import { celAuthorizerFor } from '../cel-authorizer.ts';
+import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
+import { AdmissionMetrics, type WebhookType } from '../metrics.ts';
 import { CircuitBreaker, type BreakerSnapshot } from './breaker.ts';
 import { CallError, WebhookClient, type WebhookEndpoint } from './client.ts';
 import { credentialsFor, webhookSettings, type WebhookSettings } from './settings.ts';
@@ -267,8 +268,20 @@ class HookSource {
   }
 }
 
-/** What failed: a call (failurePolicy applies) or the webhook's refusal. */
-class CallingError extends Error {}
+/** A call that failed (failurePolicy applies), with the status code kube's ErrCallingWebhook carries (metrics). */
+class CallingError extends Error {
+  constructor(
+    message: string,
+    /**
+     * As kube-apiserver v1.32.4 reports them (read from its metrics): 400 for a call that failed
+     * (connection, timeout, an undecodable body), the webhook's HTTP status for a non-2xx answer,
+     * 503 for an answer that is not a valid AdmissionReview response, 500 for a match condition error.
+     */
+    readonly code = 400,
+  ) {
+    super(message);
+  }
+}
 
 /** The shared machinery of both plugins. */
 class WebhookDispatcher {
@@ -280,6 +293,7 @@ class WebhookDispatcher {
     private readonly authorizer: Authorizer,
     private readonly client: WebhookClient,
     settings: WebhookSettings,
+    private readonly metrics: AdmissionMetrics,
   ) {
     const store = catalog.lookup(ADMISSION_GROUP, 'v1', phase === 'mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations')?.store;
     if (!store) throw new Error(`the ${phase} webhook configuration kind is not served`);
@@ -315,6 +329,37 @@ class WebhookDispatcher {
         { allowCreate: false, subresource: '' },
       )
       .catch((err: unknown) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `recording the circuit breaker of webhook ${hookName}: ${(err as Error).message}` })}\n`));
+  }
+
+  /** kube's `type` label: the mutating dispatcher reports `admit`. */
+  private get metricType(): WebhookType {
+    return this.phase === 'mutating' ? 'admit' : 'validating';
+  }
+
+  /** A call the webhook answered with allowed. */
+  observeAllowed(hook: Hook, a: AdmissionAttributes, started: number): void {
+    this.metrics.observeWebhook(hook.name, this.metricType, a.operation, 200, false, (performance.now() - started) / 1000);
+  }
+
+  /** A denial; in audit-only mode it refuses nothing and is recorded as not rejected. */
+  observeDenied(hook: Hook, a: AdmissionAttributes, started: number, code: number): void {
+    const rejected = !hook.auditOnly;
+    if (rejected) this.metrics.observeWebhookRejection(hook.name, this.metricType, a.operation, 'no_error', code);
+    this.metrics.observeWebhook(hook.name, this.metricType, a.operation, code, rejected, (performance.now() - started) / 1000);
+  }
+
+  /** A failed call: a rejection under failurePolicy Fail, a fail-open under Ignore (kube's ErrCallingWebhook). */
+  observeCallFailure(hook: Hook, a: AdmissionAttributes, started: number, err: CallingError): void {
+    const rejected = hook.failurePolicy === 'Fail' && !hook.auditOnly;
+    if (rejected) this.metrics.observeWebhookRejection(hook.name, this.metricType, a.operation, 'calling_webhook_error', err.code);
+    this.metrics.observeWebhook(hook.name, this.metricType, a.operation, err.code, rejected, (performance.now() - started) / 1000);
+    if (hook.failurePolicy === 'Ignore') this.metrics.observeWebhookFailOpen(hook.name, this.metricType);
+  }
+
+  /** A refusal by the gateway itself (dry run unsupported, a patch that does not apply). */
+  observeInternal(hook: Hook, a: AdmissionAttributes, started: number): void {
+    this.metrics.observeWebhookRejection(hook.name, this.metricType, a.operation, 'apiserver_internal_error', 0);
+    this.metrics.observeWebhook(hook.name, this.metricType, a.operation, 0, true, (performance.now() - started) / 1000);
   }
 
   /** The webhooks this request goes to, each with the version it is sent. */
@@ -429,8 +474,7 @@ class WebhookDispatcher {
       object: toCelValue(req.object),
       oldObject: toCelValue(req.oldObject),
       request: toCelValue(req),
-      authorizer: authorizerValue(celAuthorizerFor(this.authorizer, a.userInfo)),
-      authorizer_requestResource: null,
+      authorizer: authorizerValue(celAuthorizerFor(this.authorizer, a.userInfo), requestResourceOf(a)),
     };
     let error: string | undefined;
     for (const mc of hook.matchConditions) {
@@ -444,14 +488,14 @@ class WebhookDispatcher {
       else if (r.value === false) return false;
       else if (r.value !== true) error ??= `expression '${mc.program.expression}' resulted in error: must evaluate to bool`;
     }
-    if (error) throw new CallingError(error);
+    if (error) throw new CallingError(error, 500);
     return true;
   }
 
   /** Calls one webhook; returns its AdmissionResponse. Throws CallingError for anything that is not a well-formed answer. */
   async call(inv: Invocation, req: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { hook } = inv;
-    if (typeof hook.endpoint === 'string') throw new CallingError(hook.endpoint);
+    if (typeof hook.endpoint === 'string') throw new CallingError(hook.endpoint, 400);
     if (!hook.reviewVersion) throw new CallingError(`webhook does not accept known AdmissionReview versions`);
     if (!hook.breaker.tryAcquire()) {
       throw new CallingError(`circuit breaker open after ${hook.breaker.snapshot().consecutiveFailures} consecutive failures (last: ${hook.breaker.snapshot().lastError ?? 'unknown'}); not calling the webhook until the cool-down ends`);
@@ -459,9 +503,11 @@ class WebhookDispatcher {
     const apiVersion = `admission.k8s.io/${hook.reviewVersion}`;
     const body = Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion, request: req }));
     let response: Record<string, unknown>;
+    let code = 400;
     try {
       const res = await this.client.post(hook.endpoint, body, hook.timeoutMs);
       if (res.status < 200 || res.status > 299) {
+        code = res.status;
         throw new CallError(`an error on the server (${JSON.stringify(res.body.toString('utf8').slice(0, 256))}) has prevented the request from succeeding`);
       }
       let review: Record<string, unknown>;
@@ -470,12 +516,13 @@ class WebhookDispatcher {
       } catch (err) {
         throw new CallError(`failed to decode the webhook response: ${(err as Error).message}`);
       }
+      code = 503;
       response = verifyResponse(review, hook.reviewVersion, String(req.uid), this.phase === 'mutating');
       hook.breaker.success();
     } catch (err) {
       const message = err instanceof CallError ? `failed to call webhook: ${err.message}` : (err as Error).message;
       hook.breaker.failure(message);
-      throw new CallingError(message);
+      throw new CallingError(message, code);
     }
     return response;
   }
@@ -574,17 +621,18 @@ function registerBreakerMetrics(registry: MetricsRegistry, type: Phase, source: 
 interface PluginOptions {
   readonly client: WebhookClient;
   readonly settings: WebhookSettings;
+  readonly metrics: AdmissionMetrics;
 }
 
 /** Each plugin has its own pool of connections, closed with the server. */
 function pluginOptions(deps: AdmissionPluginDeps): PluginOptions {
-  return { client: new WebhookClient(), settings: webhookSettings(deps.config, deps.configDir) };
+  return { client: new WebhookClient(), settings: webhookSettings(deps.config, deps.configDir), metrics: deps.metrics ?? new AdmissionMetrics() };
 }
 
 /** ValidatingAdmissionWebhook: every matching webhook is called in parallel; the first refusal (in order) wins. */
 export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): AdmissionPlugin {
-  const { client, settings } = pluginOptions(deps);
-  const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings);
+  const { client, settings, metrics } = pluginOptions(deps);
+  const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings, metrics);
   return {
     name: 'ValidatingAdmissionWebhook',
     registerMetrics: (registry) => registerBreakerMetrics(registry, 'validating', d.source),
@@ -607,20 +655,29 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
           const object = d.convert(a.object, a, inv.convertTo);
           const oldObject = d.convert(a.oldObject, a, inv.convertTo);
           const req = d.request(a, inv, uid, object, oldObject);
+          const started = performance.now();
           try {
             if (!d.conditionsMatch(hook, req, a)) return undefined;
             checkDryRun(a, hook);
             const r = await d.call(inv, req);
             recordResponse(a, hook, r);
-            if (r.allowed === true) return undefined;
+            if (r.allowed === true) {
+              d.observeAllowed(hook, a, started);
+              return undefined;
+            }
             const err = denial(hook.name, r.status as Record<string, unknown> | undefined);
+            d.observeDenied(hook, a, started, err.code);
             if (hook.auditOnly) {
               auditOnly(a, hook, err.message);
               return undefined;
             }
             return err;
           } catch (err) {
-            if (!(err instanceof CallingError)) throw err;
+            if (!(err instanceof CallingError)) {
+              d.observeInternal(hook, a, started);
+              throw err;
+            }
+            d.observeCallFailure(hook, a, started, err);
             try {
               callFailure(a, hook, err);
               return undefined;
@@ -637,46 +694,66 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
 }
 
 /** Per request: the object as each IfNeeded webhook left it, for the reinvocation decision. */
-const reinvocationState = new WeakMap<AdmissionAttributes, Map<string, { inv: Invocation; after: string }>>();
+const reinvocationState = new WeakMap<AdmissionAttributes, Map<string, { inv: Invocation; index: number; after: string }>>();
 
 /** MutatingAdmissionWebhook: webhooks in order, each seeing the last one's patches; IfNeeded ones once more when changed after them. */
 export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): ReinvocablePlugin {
-  const { client, settings } = pluginOptions(deps);
-  const d = new WebhookDispatcher('mutating', deps.catalog, deps.authorizer, client, settings);
+  const { client, settings, metrics } = pluginOptions(deps);
+  const d = new WebhookDispatcher('mutating', deps.catalog, deps.authorizer, client, settings, metrics);
 
-  const invoke = async (a: AdmissionAttributes, inv: Invocation): Promise<void> => {
+  /** kube's mutation audit annotation: which webhook ran in which round and whether it changed the object. */
+  const annotateMutation = (a: AdmissionAttributes, inv: Invocation, round: number, index: number, mutated: boolean) => {
+    a.auditAnnotations[`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`] = JSON.stringify({ configuration: inv.hook.configName, webhook: inv.hook.name, mutated });
+  };
+
+  const invoke = async (a: AdmissionAttributes, inv: Invocation, round: number, index: number): Promise<void> => {
     const hook = inv.hook;
     const uid = randomUUID();
     const object = d.convert(a.object, a, inv.convertTo);
     const oldObject = d.convert(a.oldObject, a, inv.convertTo);
     const req = d.request(a, inv, uid, object, oldObject);
+    const started = performance.now();
     let r: Record<string, unknown>;
     try {
       if (!d.conditionsMatch(hook, req, a)) return;
       checkDryRun(a, hook);
       r = await d.call(inv, req);
     } catch (err) {
-      if (!(err instanceof CallingError)) throw err;
+      if (!(err instanceof CallingError)) {
+        d.observeInternal(hook, a, started);
+        throw err;
+      }
+      d.observeCallFailure(hook, a, started, err);
       callFailure(a, hook, err);
       return;
     }
     recordResponse(a, hook, r);
     if (r.allowed !== true) {
       const err = denial(hook.name, r.status as Record<string, unknown> | undefined);
+      d.observeDenied(hook, a, started, err.code);
       if (hook.auditOnly) auditOnly(a, hook, err.message);
       else throw err;
       return;
     }
-    if (typeof r.patch !== 'string' || r.patch === '' || !object || !a.object) return;
+    if (typeof r.patch !== 'string' || r.patch === '' || !object || !a.object) {
+      d.observeAllowed(hook, a, started);
+      annotateMutation(a, inv, round, index, false);
+      return;
+    }
     // kube: a patch that does not decode or apply is an internal error, whatever the failure policy.
     let patched: unknown;
     try {
       const ops = JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8')) as unknown;
       patched = applyJsonPatch(object, ops);
     } catch (err) {
+      d.observeInternal(hook, a, started);
       throw errors.internal(err instanceof ApiError || err instanceof Error ? err.message : String(err));
     }
-    if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw errors.internal('the patched object is not an object');
+    if (!patched || typeof patched !== 'object' || Array.isArray(patched)) {
+      d.observeInternal(hook, a, started);
+      throw errors.internal('the patched object is not an object');
+    }
+    d.observeAllowed(hook, a, started);
     const back = d.convertBack(patched as KubeObject, a, inv.convertTo);
     // The patched object becomes the kind's type again: fields the type does not have are dropped, as decoding does.
     d.prune(back, a);
@@ -686,6 +763,7 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
       return;
     }
     const target = a.object;
+    annotateMutation(a, inv, round, index, !jsonEqual(back, target));
     for (const k of Object.keys(target)) delete target[k];
     Object.assign(target, cloneObject(back));
   };
@@ -705,10 +783,10 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
     async admit(a) {
       const invocations = await d.matching(a);
       if (invocations.length === 0) return;
-      const state = new Map<string, { inv: Invocation; after: string }>();
-      for (const inv of invocations) {
-        await invoke(a, inv);
-        if (inv.hook.reinvokeIfNeeded) state.set(inv.hook.key, { inv, after: JSON.stringify(a.object) });
+      const state = new Map<string, { inv: Invocation; index: number; after: string }>();
+      for (const [index, inv] of invocations.entries()) {
+        await invoke(a, inv, 0, index);
+        if (inv.hook.reinvokeIfNeeded) state.set(inv.hook.key, { inv, index, after: JSON.stringify(a.object) });
       }
       if (state.size > 0) reinvocationState.set(a, state);
     },
@@ -717,9 +795,9 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
       if (!state) return;
       reinvocationState.delete(a);
       const now = JSON.stringify(a.object);
-      for (const { inv, after } of state.values()) {
+      for (const { inv, index, after } of state.values()) {
         // Reinvoked once, only when something changed the object after this webhook's call.
-        if (after !== now) await invoke(a, inv);
+        if (after !== now) await invoke(a, inv, 1, index);
       }
     },
   };

@@ -26,19 +26,16 @@ function systemContext(): WriteContext {
 /** Creates or reconciles every default object; per-object failures are collected, not fatal to the rest. */
 export async function ensureRbacPolicy(stores: RbacStores): Promise<Error[]> {
   const failures: Error[] = [];
-  const run = async (store: ResourceStore, defaults: readonly KubeObject[]) => {
-    for (const want of defaults) {
-      try {
-        await reconcileOne(store, want);
-      } catch (err) {
-        failures.push(err as Error);
-      }
-    }
-  };
-  await run(stores.clusterRoles, DEFAULT_CLUSTER_ROLES);
-  await run(stores.clusterRoleBindings, DEFAULT_CLUSTER_ROLE_BINDINGS);
-  await run(stores.roles, DEFAULT_ROLES);
-  await run(stores.roleBindings, DEFAULT_ROLE_BINDINGS);
+  // All at once: the objects are independent, and writes issued together are committed together
+  // (one transaction and one fsync for the whole policy at a first start, instead of one each).
+  const run = (store: ResourceStore, defaults: readonly KubeObject[]) =>
+    defaults.map((want) => reconcileOne(store, want).catch((err: unknown) => void failures.push(err as Error)));
+  await Promise.all([
+    ...run(stores.clusterRoles, DEFAULT_CLUSTER_ROLES),
+    ...run(stores.clusterRoleBindings, DEFAULT_CLUSTER_ROLE_BINDINGS),
+    ...run(stores.roles, DEFAULT_ROLES),
+    ...run(stores.roleBindings, DEFAULT_ROLE_BINDINGS),
+  ]);
   return failures;
 }
 

@@ -4,7 +4,7 @@
  * MicroTime as RFC 3339 strings (null for Go's zero time), FieldsV1 as the JSON it holds.
  */
 import protobuf from 'protobufjs/minimal.js';
-import type { FieldDef, MessageDef, ScalarType } from './schema-types.ts';
+import type { FieldDef, MapValue, MessageDef, ScalarType } from './schema-types.ts';
 import { formatMicroTime, formatTime, type Timestamp } from './time-format.ts';
 import { lookupMessage } from './schema.ts';
 
@@ -57,19 +57,31 @@ function readFieldsV1(bytes: Uint8Array, path: string): unknown {
   }
 }
 
-function readMapEntry(bytes: Uint8Array, valueType: 'string' | 'bytes'): [string, string] {
+function readMapEntry(bytes: Uint8Array, valueType: MapValue): [string, string | string[]] {
   const r = Reader.create(bytes);
   let key = '';
-  let value = '';
+  let value: string | string[] = valueType === 'strings' ? [] : '';
   while (r.pos < r.len) {
     const tag = r.uint32();
     const no = tag >>> 3;
     if (no === 1 && (tag & 7) === WIRE_LEN) key = r.string();
     else if (no === 2 && (tag & 7) === WIRE_LEN) {
-      value = valueType === 'string' ? r.string() : Buffer.from(r.bytes()).toString('base64');
+      value = valueType === 'string' ? r.string() : valueType === 'bytes' ? Buffer.from(r.bytes()).toString('base64') : readStrings(r.bytes());
     } else r.skipType(tag & 7);
   }
   return [key, value];
+}
+
+/** An ExtraValue message: its repeated string field 1, as the JSON list Go writes. */
+function readStrings(bytes: Uint8Array): string[] {
+  const r = Reader.create(bytes);
+  const out: string[] = [];
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag >>> 3 === 1 && (tag & 7) === WIRE_LEN) out.push(r.string());
+    else r.skipType(tag & 7);
+  }
+  return out;
 }
 
 function expectedWireType(field: FieldDef): number {
@@ -159,6 +171,8 @@ function jsonOf(field: FieldDef, values: unknown[] | undefined): { readonly set:
     case 'always':
       return { set: true, value: present ? value : zeroOf(type) };
     case 'omitempty':
+    // Scalars are never inline; embedded structs are handled by the caller.
+    case 'inline':
       return present && !isZero(last) ? { set: true, value } : { set: false };
   }
 }
@@ -175,6 +189,12 @@ export function decodeMessageBytes(bytes: Uint8Array, messageName: string, path 
   }
   const out: Record<string, unknown> = {};
   for (const field of def.fields) {
+    if (field.presence === 'inline' && field.type.kind === 'message') {
+      // An embedded struct writes its fields in the parent, zero or not (Go writes a zero embedded struct too).
+      const values = collected.get(field.no);
+      Object.assign(out, values !== undefined && values.length > 0 ? values[values.length - 1] : decodeMessageBytes(new Uint8Array(0), field.type.message, `${path}.${field.name}`));
+      continue;
+    }
     const { set, value } = jsonOf(field, collected.get(field.no));
     if (set) out[field.name] = value;
   }

@@ -10,7 +10,7 @@
  * for error messages are only built when an encoding fails: the failing value is encoded again
  * with paths on, so the fast path allocates no strings.
  */
-import type { FieldDef, ScalarType } from './schema-types.ts';
+import type { FieldDef, MapValue, ScalarType } from './schema-types.ts';
 import { parseRfc3339 } from './time-format.ts';
 import { lookupMessage } from './schema.ts';
 
@@ -209,7 +209,7 @@ function writeScalar(w: ByteWriter, type: ScalarType, v: unknown, path: string |
   }
 }
 
-function writeMap(w: ByteWriter, field: FieldDef, value: unknown, path: string | undefined, valueType: 'string' | 'bytes'): void {
+function writeMap(w: ByteWriter, field: FieldDef, value: unknown, path: string | undefined, valueType: MapValue): void {
   if (!isObject(value)) fail(path, 'expected an object');
   const keys = Object.keys(value).sort();
   for (const key of keys) {
@@ -218,7 +218,17 @@ function writeMap(w: ByteWriter, field: FieldDef, value: unknown, path: string |
     w.tag(1, 2);
     w.string(key);
     w.tag(2, 2);
-    writeScalar(w, valueType, value[key], path === undefined ? undefined : `${path}[${key}]`);
+    const at = path === undefined ? undefined : `${path}[${key}]`;
+    if (valueType === 'strings') {
+      const items = value[key] ?? [];
+      if (!Array.isArray(items)) fail(at, 'expected an array');
+      const inner = w.begin();
+      for (const item of items) {
+        w.tag(1, 2);
+        writeScalar(w, 'string', item, at);
+      }
+      w.end(inner);
+    } else writeScalar(w, valueType, value[key], at);
     w.end(start);
   }
 }
@@ -245,6 +255,11 @@ function fieldsInWireOrder(messageName: string): readonly FieldDef[] {
 
 function writeMessageFields(w: ByteWriter, obj: Record<string, unknown>, messageName: string, path: string | undefined): void {
   for (const field of fieldsInWireOrder(messageName)) {
+    if (field.presence === 'inline') {
+      // An embedded struct: its fields are this object's own.
+      writeOne(w, field, obj, path);
+      continue;
+    }
     const v = obj[field.name];
     const fieldPath = child(path, field.name);
     if (v === undefined || v === null) {

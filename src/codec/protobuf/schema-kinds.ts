@@ -3,6 +3,7 @@
  * the built-in kinds we serve in protobuf, and the table of (apiVersion, kind) to message.
  */
 import { message, type KindDef, type MessageDef } from './schema-types.ts';
+import { ADMISSIONREGISTRATION_KIND_DEFS, ADMISSIONREGISTRATION_LIST_ITEMS, ADMISSIONREGISTRATION_MESSAGES } from './schema-admissionregistration.ts';
 
 const CORE: readonly MessageDef[] = [
   message('Namespace', [
@@ -209,6 +210,7 @@ const AUTHORIZATION: readonly MessageDef[] = [
     ['nonResourceAttributes', 2, 'NonResourceAttributes', 'pointer'],
     ['user', 3, 'string'],
     ['groups', 4, '[]string'],
+    ['extra', 5, 'map<string,ExtraValue>'],
     ['uid', 6, 'string'],
   ]),
   message('SelfSubjectAccessReviewSpec', [
@@ -288,6 +290,8 @@ export const KIND_MESSAGES: readonly MessageDef[] = [
   ...AUTHENTICATION,
   ...AUTHORIZATION,
   ...LIST_ITEMS.map((item) => listOf(item)),
+  ...ADMISSIONREGISTRATION_MESSAGES,
+  ...ADMISSIONREGISTRATION_LIST_ITEMS.map((item) => listOf(item)),
 ];
 
 function kinds(apiVersion: string, pairs: readonly (readonly [kind: string, message: string])[]): KindDef[] {
@@ -323,6 +327,7 @@ export const KINDS: readonly KindDef[] = [
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', message: 'SelfSubjectAccessReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', message: 'SelfSubjectRulesReview' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
+  ...ADMISSIONREGISTRATION_KIND_DEFS,
   // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
   { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },
   { apiVersion: '', kind: 'APIResourceList', message: 'APIResourceList' },

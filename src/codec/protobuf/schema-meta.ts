@@ -50,6 +50,15 @@ export const META_MESSAGES: readonly MessageDef[] = [
     ['matchLabels', 1, 'map<string,string>'],
     ['matchExpressions', 2, '[]LabelSelectorRequirement'],
   ]),
+  // metav1.Condition: every field but observedGeneration without omitempty.
+  message('Condition', [
+    ['type', 1, 'string', 'always'],
+    ['status', 2, 'string', 'always'],
+    ['observedGeneration', 3, 'int64'],
+    ['lastTransitionTime', 4, 'Time'],
+    ['reason', 5, 'string', 'always'],
+    ['message', 6, 'string', 'always'],
+  ]),
   message('LabelSelectorRequirement', [
     ['key', 1, 'string', 'always'],
     ['operator', 2, 'string', 'always'],

@@ -24,14 +24,22 @@ export type ScalarType =
  * - `omitempty`: a value field with `,omitempty`; zero scalars and empty lists/maps are left out.
  * - `always`: a value field without omitempty; zero scalars are written, empty lists are null.
  * - `pointer`: a Go pointer; written exactly when present on the wire, even when zero.
+ * - `inline`: an embedded struct (`json:",inline"`): a nested message on the wire whose fields
+ *   are the parent's own in JSON (the field's name appears in neither).
  * Value structs (and Time) are written whenever they are present on the wire, as Go writes them.
  */
-export type JsonPresence = 'omitempty' | 'always' | 'pointer';
+export type JsonPresence = 'omitempty' | 'always' | 'pointer' | 'inline';
 
 export type FieldType =
   | { readonly kind: 'scalar'; readonly type: ScalarType }
   | { readonly kind: 'message'; readonly message: string }
-  | { readonly kind: 'map'; readonly value: 'string' | 'bytes' };
+  | { readonly kind: 'map'; readonly value: MapValue };
+
+/**
+ * Map values: strings, bytes, or `strings`: a message whose field 1 is `repeated string`, which
+ * Go writes in JSON as a plain list (authentication/authorization ExtraValue).
+ */
+export type MapValue = 'string' | 'bytes' | 'strings';
 
 export interface FieldDef {
   /** The JSON name (also the proto field name). */
@@ -54,7 +62,7 @@ const SCALARS: ReadonlySet<string> = new Set(['string', 'bytes', 'bool', 'int32'
 
 /**
  * Builds a message from compact specs: type is a scalar name, a message name,
- * `[]T` for repeated, or `map<string,string>` / `map<string,bytes>`. Presence defaults to omitempty.
+ * `[]T` for repeated, or `map<string,string>` / `map<string,bytes>` / `map<string,ExtraValue>`. Presence defaults to omitempty.
  */
 export function message(name: string, specs: readonly FieldSpec[]): MessageDef {
   return {
@@ -65,6 +73,7 @@ export function message(name: string, specs: readonly FieldSpec[]): MessageDef {
       let type: FieldType;
       if (base === 'map<string,string>') type = { kind: 'map', value: 'string' };
       else if (base === 'map<string,bytes>') type = { kind: 'map', value: 'bytes' };
+      else if (base === 'map<string,ExtraValue>') type = { kind: 'map', value: 'strings' };
       else if (SCALARS.has(base)) type = { kind: 'scalar', type: base as ScalarType };
       else type = { kind: 'message', message: base };
       return { name: fieldName, no, type, repeated, presence: presence ?? 'omitempty' };

@@ -6,16 +6,15 @@
  * aggregator's `/apis` and `/apis/<group>` and the plain mux paths (health, OpenAPI) take any
  * method; anything else falls through to Go's `404 page not found` in plain text.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { splitPath } from '../request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
-import { aggregatedDiscoveryVersion, type DiscoveryDocuments } from '../../discovery/discovery.ts';
+import { aggregatedDiscoveryVersion, type DiscoverySource } from '../../discovery/discovery.ts';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
-import { maybeGzip } from '../../codec/compress.ts';
+import { GZIP_THRESHOLD_BYTES, acceptsGzip, maybeGzip } from '../../codec/compress.ts';
 import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
@@ -37,7 +36,8 @@ export interface OpenApiDocuments {
 }
 
 export interface NonResourceRoutes {
-  readonly discovery: () => DiscoveryDocuments;
+  /** The discovery documents, merged with remote groups by the aggregation layer. */
+  readonly discovery: () => DiscoverySource;
   readonly openapi: () => OpenApiDocuments;
   readonly version: object;
   /** The /metrics answer (text format, maybe gzipped); absent when the server keeps no metrics. */
@@ -220,19 +220,28 @@ function discoveryFormat(req: FastifyRequest, produces: readonly string[] = disc
   return fmt;
 }
 
+/** Aggregated documents are served many times between changes: each is compressed once. */
+const gzippedDocuments = new WeakMap<Buffer, ReturnType<typeof maybeGzip>>();
+function gzippedDiscovery(body: Buffer, acceptEncoding: string, enabled: boolean): ReturnType<typeof maybeGzip> {
+  if (!enabled || body.length <= GZIP_THRESHOLD_BYTES || !acceptsGzip(acceptEncoding)) return maybeGzip(body, acceptEncoding, false);
+  let gz = gzippedDocuments.get(body);
+  if (!gz) gzippedDocuments.set(body, (gz = maybeGzip(body, acceptEncoding)));
+  return gz;
+}
+
 /** `/api` or `/apis`: aggregated discovery when the Accept header picks it, else the legacy list. */
-function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: DiscoveryDocuments, root: 'api' | 'apis'): void {
+function sendDiscovery(req: FastifyRequest, reply: FastifyReply, docs: DiscoverySource, root: 'api' | 'apis'): void {
   const version = aggregatedDiscoveryVersion(String(req.headers.accept ?? ''));
   if (!version) return sendValue(req, reply, 200, root === 'api' ? docs.apiVersions : docs.apiGroupList, discoveryFormat(req));
   const body = docs.aggregated(root, version);
-  const etag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+  const etag = docs.aggregatedETag(root, version);
   reply.header('vary', 'Accept').header('etag', etag);
   const ifNoneMatch = String(req.headers['if-none-match'] ?? '');
   if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag)) {
     reply.code(304).send();
     return;
   }
-  const gz = maybeGzip(body, String(req.headers['accept-encoding'] ?? ''), req.server.features.enabled('APIResponseCompression'));
+  const gz = gzippedDiscovery(body, String(req.headers['accept-encoding'] ?? ''), req.server.features.enabled('APIResponseCompression'));
   reply.code(200).header('content-type', `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`).header('cache-control', 'public');
   for (const [k, v] of Object.entries(gz.headers)) reply.header(k, v);
   reply.send(req.method === 'HEAD' ? undefined : Buffer.from(gz.body.buffer, gz.body.byteOffset, gz.body.byteLength));

@@ -58,7 +58,8 @@ export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): 
   return {
     dryRun: deleteOpts?.dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
     options: deleteOpts ? admissionDeleteOptions(deleteOpts) : admissionWriteOptions(c.query),
-    auditAnnotations: {},
+    // The request's audit record collects what admission annotates (src/audit).
+    auditAnnotations: c.req.audit?.annotations ?? {},
     warnings: [],
     now: new Date(),
     manager: managerFor(c),

@@ -128,7 +128,10 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   }
   // Listing and subscribing happen in the same tick, so no event falls between them.
   if (sendInitial) {
-    const listed = cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => filter.matches(store.served(e.value)) });
+    // A kind converted by webhook converts the initial objects first (its events wait their turn below).
+    const listed = rt.asyncConversion
+      ? await store.listCacheConverted(keyPrefix, filter)
+      : cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => filter.matches(store.served(e.value)) });
     initial = listed.entries;
     startRevision = listed.revision;
   } else {
@@ -175,6 +178,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     const last = ev.type === 'DELETED' || !ev.prev ? ev.entry : ev.prev;
     if (last.value.metadata?.resourceVersion === String(ev.revision)) return last;
     const value = { ...last.value, metadata: { ...last.value.metadata, resourceVersion: String(ev.revision) } };
+    store.derive(value, last.value);
     const memo = ev.type === 'DELETED' ? 'deleted' : 'left-selector';
     return { ...last, value, encode: (format, encoder) => ev.encode(`${format}:${memo}`, () => encoder(value)) };
   };
@@ -311,10 +315,27 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     const bytes = firstFrame(type, entry) ?? (type === ev.type ? ev.encode(`${formatKey}:frame`, () => frame(type!, entry)) : frame(type, entry));
     write(bytes);
   };
+  // A kind converted by webhook converts each event's objects before it is sent, in order; a
+  // conversion that fails ends the watch with its error.
+  let converting = Promise.resolve();
+  const convertThenSend = (ev: CacheEvent<KubeObject>): void => {
+    converting = converting
+      .then(async () => {
+        if (ended) return;
+        const p = store.prepare([ev.entry.value, ev.prev?.value]);
+        if (p) await p;
+        if (!ended) onEvent(ev);
+      })
+      .catch((err: unknown) => {
+        const status = watchError(err).toStatus();
+        write(eventBytes('ERROR', Buffer.from(JSON.stringify(status))));
+        end();
+      });
+  };
   handle = cache.watch(
     { fromRevision: startRevision, keyPrefix },
     {
-      onEvent,
+      onEvent: rt.asyncConversion ? convertThenSend : onEvent,
       // A custom resource's CRD went away: the watch ends as kube's does, without an error event.
       onClose: () => end(),
       onError: (err: StorageError) => {
@@ -325,7 +346,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     },
   );
 
-  writeInitialEvents().catch(() => abort());
+  // API Priority and Fairness counts a watch's seat until its initial events are out (src/flowcontrol/filter.ts).
+  writeInitialEvents().then(() => c.req.watchInitialized?.(), () => abort());
 
   // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
   const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);

@@ -163,6 +163,15 @@ each('optional', [
   'x.?a.optFlatMap(v, optional.of(v * 2)).value()', 'optional.of(1).value() + 1', 'type(optional.of(1))', 'optional.of(optional.none()).value().hasValue()', 'optional.none().or(optional.none()).hasValue()', 'optional.of(1).or(optional.of(2)).value()',
   'x.?a.or(x.?b).value()', 'optional.unwrap([optional.of(1), optional.none()])', '[optional.of(1), optional.none()].unwrapOpt()', 'optional.none().orValue(optional.of(1)).value()', 'optional.of(dyn(1)).value() == 1',
 ], { vars: { x: 'map(string, int)' }, bindings: { x: T.map([T.str('a'), T.int(1)], [T.str('b'), T.int(2)]) } });
+// optional_type as a value and an identifier; selection on optionals whose element type is free
+// (optional.none()) or whose value is absent, and what cel-go charges when the operand of a
+// relative attribute fails.
+each('optional', [
+  'type(optional.of(1)) == optional_type', 'type(dyn(optional.of(1)))', 'type(optional.of(1)) == type(optional.none())', 'type(type(optional.of(1)))', 'optional.none().?a.b', 'optional.none().?a',
+  "optional.none()[?'a']", 'optional.none().a', "optional.of({'a': 1}).a", "optional.of({'a': 1}).a.b", 'optional.none().a.b', "optional.of({'a': 1})['a']", "optional.none()['a']", 'optional.none().a.orValue(5)',
+  '[].a', '{}.a', 'optional.none().orValue(1) + 1', 'optional.none().value().a', "optional.of({'a': {'b': 1}}).a.b", "optional.of({'a': {'b': 1}}).?a.b", 'dyn(optional.none()).a', "optional.ofNonZeroValue({'a':1}).a",
+  '[optional.none().?a.orValue(1)]', 'optional.none().?a.orValue(1) + 1', "{'a': 1}.b", "[1, 2][5]", "int('x').a", "[[1]][0][1]",
+]);
 
 // ---- timestamps and durations ----------------------------------------------------------------
 const tsStrs = ['2023-01-01T00:00:00Z', '2023-01-01T00:00:00.123456789Z', '2023-02-30T00:00:00Z', '2023-13-01T00:00:00Z', '2023-01-01T24:00:00Z', '2023-01-01T00:00:60Z', '2023-01-01T10:00:00+02:00',
@@ -222,6 +231,19 @@ for (const q of quantities) {
 }
 each('quantity', ["quantity('1k') == quantity('1000')", "quantity('1Ki') == quantity('1024')", "quantity('1.0') == quantity('1')", "quantity('100m') == quantity('0.1')", "quantity('1') == 1", "string(quantity('1k'))", "type(quantity('1'))",
   "quantity('9223372036854775807').add(1).asInteger()", "quantity('1').add(9223372036854775807).isInteger()", "quantity('1.5').asInteger()", "quantity(1)", "quantity('1') < quantity('2')"]);
+// resource.Quantity's observable internals: the parsed text kept when canonical, the inf.Dec form
+// (parse past int64 or below nano, BinarySI fractions), suffixes that do not exist for an exponent,
+// the shared inf.Dec of `copy := *q`, Cmp converting its receiver, and the three parse errors.
+for (const q of ['+1', '01', '1E3', '1e3', '1e+3', '3Ki', '8Ki', '1024Ki', '+3Ki', '1000E', '1e99', '1e-99', '1e2147483647', '0.5Ki', '0.0001Ki', '.e-10', '+', '-', '.', '+.Ki', '1Ki5', '1.2.3', '1KiB',
+  '1.5Gi', '7Ei', '8Ei', '-8Ei', '0.0', '00', '1.000', '1000m', '0.1n', '-0.0000000001', '123456789012345678901234567890', '1234567890123456789e-5', '12e20', '1.5e-7']) {
+  add('quantity', `quantity('${q}')`);
+}
+each('quantity', ["[quantity('1.5Gi')].map(q, [q.add(1), q])", "[quantity('1.5Gi')].map(q, [q.sub(quantity('1Gi')), q])", "[quantity('1')].map(q, [q.isLessThan(quantity('1.5Gi')), q.isInteger()])",
+  "[quantity('1')].map(q, [q.compareTo(quantity('1.5Gi')), q.asInteger()])", "[quantity('1')].map(q, [q == quantity('1.5Gi'), q.isInteger()])", "[quantity('2')].map(q, [quantity('1.5Gi').isLessThan(q), q.isInteger()])",
+  "quantity('1').sub(-9223372036854775808)", "quantity('1').add(-9223372036854775808)", "quantity('1000E').add(1)", "quantity('7Ei').add(quantity('7Ei'))", "quantity('1Ei').add(quantity('1023Ei'))",
+  "quantity('1e2147483647').asApproximateFloat()", "quantity('1e-300').asApproximateFloat()", "quantity('1.5Gi').asApproximateFloat()",
+  "quantity('0').add(quantity('1Ki'))", "quantity('0').sub(quantity('1Ki'))", "quantity('0.5').add(quantity('0.5'))", "quantity('1Ki').sub(quantity('1Ki'))", "quantity('1Mi').add(quantity('1'))", "quantity('-1Ki').sub(1)",
+  "quantity('1Ki').add(quantity('0.5'))", "quantity('100m').add(quantity('900m'))", "quantity('1e3').add(1)", "quantity('1.5Gi').isInteger()", "quantity('1.5Gi').sub(quantity('0.5Gi')).isInteger()"]);
 
 // ---- IP and CIDR --------------------------------------------------------------------------------
 const ips = ['192.168.0.1', '127.0.0.1', '0.0.0.0', '255.255.255.255', '::1', '::', '2001:db8::1', 'fe80::1', 'ff02::1', '224.0.0.1', '169.254.1.1', '::ffff:1.2.3.4', '192.168.0.01', '1.2.3', '1.2.3.4.5', '2001:DB8::1', 'fe80::1%eth0', '', 'abc', '10.0.0.1/8', '::ffff:192.168.0.1', '2001:db8:0:0:0:0:0:1'];

@@ -3,8 +3,6 @@
 import type { Aspect, CorpusEntry, Outcome } from './harness.ts';
 
 const RULES: ReadonlyArray<readonly [(e: CorpusEntry, exp: Outcome, ours: Outcome, a: readonly Aspect[]) => boolean, string]> = [
-  [(e) => /\b(url|isURL)\(|format\.uri/.test(e.expr), "URL parsing is not yet Go's net/url.ParseRequestURI (opaque URIs, spaces, percent-escape validation, zones in hosts, its error texts)"],
-  [(e) => /quantity\(|isQuantity/.test(e.expr), "resource.Quantity's two representations (int64Amount and inf.Dec) are not reproduced: isInteger/asInteger of quantities parsed as inf.Dec, arithmetic and canonical rendering at and past int64, sub-nano results"],
   [(e) => /type\(/.test(e.expr), "type values of optionals and type denotations differ from cel-go's type() results or estimates"],
 ];
 

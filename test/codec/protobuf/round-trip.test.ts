@@ -123,6 +123,20 @@ describe('Go JSON rules on decode', () => {
     expect(object.data).toEqual({ a: '2', z: '3' });
   });
 
+  it('SubjectAccessReviewSpec.extra: map<string, ExtraValue> (field 5; ExtraValue is repeated string items = 1) as JSON lists', () => {
+    // Bytes laid out from k8s.io/api authorization/v1 generated.proto, as Go's marshaler writes them.
+    const extraEntry = (k: string, items: string[]) => pb.len(5, [...pb.str(1, k), ...pb.len(2, items.flatMap((i) => pb.str(1, i)))]);
+    const spec = [...pb.len(2, [...pb.str(1, '/healthz'), ...pb.str(2, 'get')]), ...pb.str(3, 'alice'), ...extraEntry('scopes', ['a', 'b']), ...extraEntry('empty', []), ...pb.str(6, 'u-1')];
+    const raw = [...pb.len(1, []), ...pb.len(2, spec), ...pb.len(3, [...pb.int(1, 0)])];
+    const { object } = decodeProtobufObject(pb.envelope('authorization.k8s.io/v1', 'SubjectAccessReview', raw));
+    expect((object as { spec: unknown }).spec).toEqual({ nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'alice', extra: { empty: [], scopes: ['a', 'b'] }, uid: 'u-1' });
+    // And back: keys sorted, each list an ExtraValue message.
+    const bytes = encodeProtobufObject(object);
+    const again = decodeProtobufObject(bytes).object as { spec: { extra: unknown } };
+    expect(again.spec.extra).toEqual({ empty: [], scopes: ['a', 'b'] });
+    expect(Buffer.from(bytes).includes(Buffer.from([...extraEntry('scopes', ['a', 'b'])]))).toBe(true);
+  });
+
   it('decodes ManagedFieldsEntry.fieldsV1 into the JSON object it holds', () => {
     const fields = '{"f:data":{"f:a":{}},"f:metadata":{"f:labels":{".":{}}}}';
     const mf = [...pb.str(1, 'kubectl'), ...pb.str(2, 'Apply'), ...pb.str(3, 'v1'), ...pb.str(6, 'FieldsV1'), ...pb.len(7, pb.str(1, fields))];

@@ -1,0 +1,148 @@
+/**
+ * API Priority and Fairness benchmark (issue 18 item 3), each figure on a fresh server in its own
+ * process (memory store):
+ *
+ * 1. creates/s at 32 clients by a token user (classified into global-default, queued like any
+ *    tenant) with APF on and off (the plain in-flight limits), alternating over --rounds rounds
+ *    (default 3) and reporting medians;
+ * 2. a flood: tenant-a keeps 10x the server's concurrency limit of GETs in flight
+ *    (--max-requests-inflight=10, --max-mutating-requests-inflight=5: 15 seats), while tenant-b
+ *    and an exempt client (system:masters) each send GETs one after another: their p50/p99 and how
+ *    many were refused, with APF on and off, beside the same clients without the flood.
+ *
+ * Prints figures; asserts nothing.
+ */
+import { fork } from 'node:child_process';
+import https from 'node:https';
+import { fileURLToPath } from 'node:url';
+
+interface Ready { url: string; ca: string; cert: string; key: string }
+
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
+
+async function withServer<T>(env: Record<string, string>, fn: (s: Ready) => Promise<T>): Promise<T> {
+  const child = fork(fileURLToPath(new URL('./apf-server-child.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const kill = () => child.kill();
+  process.on('exit', kill);
+  try {
+    const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
+    return await fn(ready);
+  } finally {
+    child.send({ type: 'stop' });
+    await new Promise((r) => child.once('exit', r));
+    process.off('exit', kill);
+  }
+}
+
+function client(s: Ready, token: string | undefined, maxSockets: number) {
+  const agent = new https.Agent({ ca: s.ca, ...(token ? {} : { cert: s.cert, key: s.key }), keepAlive: true, maxSockets });
+  const request = (method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const headers: Record<string, string | number> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) };
+      const req = https.request(`${s.url}${path}`, { method, agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+  return { request, close: () => agent.destroy() };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const median = (xs: number[]) => pct(xs, 50);
+
+async function createRate(s: Ready, total: number, clients: number): Promise<number> {
+  const admin = client(s, undefined, 4);
+  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+  admin.close();
+  const c = client(s, 'token-b', clients);
+  // Warm-up: connections, caches, the JIT.
+  for (let i = 0; i < 200; i++) await c.request('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `warm-${i}` } });
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const r = await c.request('POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `cm-${i}` }, data: { k: `v-${i}` } });
+        if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+      }
+    }),
+  );
+  const rate = total / ((performance.now() - t0) / 1000);
+  c.close();
+  return rate;
+}
+
+/** One client's sequential GETs while `during` runs: latencies (ms) of answered ones and the refused count. */
+async function probe(c: ReturnType<typeof client>, n: number): Promise<{ lat: number[]; refused: number }> {
+  const lat: number[] = [];
+  let refused = 0;
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const r = await c.request('GET', '/api/v1/namespaces/default/configmaps');
+    if (r.status === 200) lat.push(performance.now() - t);
+    else if (r.status === 429) refused++;
+    else throw new Error(`probe: ${r.status} ${r.text}`);
+  }
+  return { lat, refused };
+}
+
+async function floodRun(apf: boolean, flood: boolean): Promise<void> {
+  await withServer({ BENCH_APF: apf ? 'on' : 'off', BENCH_MAX_INFLIGHT: '10', BENCH_MAX_MUTATING: '5' }, async (s) => {
+    const floodClients = 150; // 10x the 15 seats
+    const a = client(s, 'token-a', floodClients);
+    const b = client(s, 'token-b', 1);
+    const x = client(s, undefined, 1);
+    let stop = false;
+    let floodOk = 0;
+    let flood429 = 0;
+    const flooders = flood
+      ? Array.from({ length: floodClients }, async () => {
+          while (!stop) {
+            const r = await a.request('GET', '/api/v1/namespaces/default/configmaps');
+            if (r.status === 200) floodOk++;
+            else flood429++;
+          }
+        })
+      : [];
+    // Let the flood build up before measuring.
+    if (flood) await new Promise((r) => setTimeout(r, 1000));
+    const [pb, px] = await Promise.all([probe(b, 300), probe(x, 300)]);
+    stop = true;
+    await Promise.all(flooders);
+    const line = (who: string, p: { lat: number[]; refused: number }) =>
+      `${who} p50 ${pct(p.lat, 50).toFixed(1)} ms p99 ${pct(p.lat, 99).toFixed(1)} ms refused ${p.refused}/300`;
+    console.log(
+      `apf ${apf ? 'on ' : 'off'} ${flood ? 'flood (150 in flight)' : 'no flood            '}  ${line('tenant-b', pb)}  |  ${line('exempt', px)}${flood ? `  |  flood answered ${floodOk}, 429 ${flood429}` : ''}`,
+    );
+    a.close();
+    b.close();
+    x.close();
+  });
+}
+
+const on: number[] = [];
+const off: number[] = [];
+for (let r = 0; r < rounds; r++) {
+  for (const apf of r % 2 === 0 ? [true, false] : [false, true]) {
+    const rate = await withServer({ BENCH_APF: apf ? 'on' : 'off' }, (s) => createRate(s, 3000, 32));
+    (apf ? on : off).push(rate);
+    console.log(`round ${r + 1} creates at 32 clients (token user, global-default) APF ${apf ? 'on ' : 'off'}: ${rate.toFixed(0)}/s`);
+  }
+}
+console.log(`creates/s at 32 clients, median of ${rounds}: APF on ${median(on).toFixed(0)}, off ${median(off).toFixed(0)} (on/off ${(median(on) / median(off)).toFixed(3)})`);
+for (const flood of [false, true]) for (const apf of [true, false]) await floodRun(apf, flood);
+process.exit(0);

@@ -1,0 +1,55 @@
+/**
+ * The aggregation layer's flags, spliced into src/server/config.ts: kube-apiserver's front-proxy
+ * client certificate, the static service addresses (until Services are served), and the
+ * defaults of the per-APIService traffic contract (overridden per APIService by annotations).
+ */
+import { DEFAULT_TRAFFIC, type TrafficContract } from './traffic.ts';
+
+type Kind = 'string' | 'int' | 'duration' | 'stringArray';
+
+export const AGGREGATOR_FLAGS: readonly { readonly name: string; readonly kind: Kind; readonly defaultText?: string; readonly help: string }[] = [
+  { name: 'aggregator-max-body-bytes', kind: 'int', defaultText: '3145728', help: 'Default largest request body proxied to an extension API server (annotation gateway.kube-gateway.io/max-body-bytes overrides it per APIService).' },
+  { name: 'aggregator-max-inflight', kind: 'int', defaultText: '400', help: 'Default number of concurrent (non-watch) requests proxied to one extension API server; beyond it requests get 429 without reaching it. 0: no limit (annotation gateway.kube-gateway.io/max-inflight).' },
+  { name: 'aggregator-proxy-timeout', kind: 'duration', defaultText: '1m0s', help: 'Default time to wait for an extension API server\'s response headers (not for watches); 0: no limit (annotation gateway.kube-gateway.io/proxy-timeout).' },
+  { name: 'aggregator-service-address', kind: 'stringArray', help: 'NAMESPACE/NAME=HOST[:PORT]: where the service an APIService names is reached (repeatable); without a port, the APIService\'s port.' },
+  { name: 'proxy-client-cert-file', kind: 'string', help: 'Client certificate the gateway presents to extension API servers when it proxies a request (signed by their --requestheader-client-ca-file).' },
+  { name: 'proxy-client-key-file', kind: 'string', help: 'Private key of --proxy-client-cert-file.' },
+];
+
+export interface AggregatorFlags {
+  readonly proxyClientCertFile?: string;
+  readonly proxyClientKeyFile?: string;
+  readonly serviceAddresses: readonly string[];
+  readonly traffic: TrafficContract;
+}
+
+export function aggregatorFlagsOf(raw: ReadonlyMap<string, unknown>, FlagErrorClass: new (message: string) => Error): { aggregator?: AggregatorFlags } {
+  if (!AGGREGATOR_FLAGS.some((f) => raw.has(f.name))) return {};
+  const str = (name: string): string | undefined => {
+    const v = raw.get(name);
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const nonNegative = (name: string, fallback: number): number => {
+    const v = (raw.get(name) as number | undefined) ?? fallback;
+    if (v < 0) throw new FlagErrorClass(`--${name}=${v} must be 0 or greater`);
+    return v;
+  };
+  const cert = str('proxy-client-cert-file');
+  const key = str('proxy-client-key-file');
+  if ((cert === undefined) !== (key === undefined)) throw new FlagErrorClass('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  const serviceAddresses = ((raw.get('aggregator-service-address') as string[] | undefined) ?? []).filter((v) => v !== '');
+  for (const a of serviceAddresses) {
+    if (!/^[^/=]+\/[^/=]+=.+$/.test(a)) throw new FlagErrorClass(`invalid --aggregator-service-address ${JSON.stringify(a)}: expected NAMESPACE/NAME=HOST[:PORT]`);
+  }
+  return {
+    aggregator: {
+      ...(cert !== undefined ? { proxyClientCertFile: cert, proxyClientKeyFile: key } : {}),
+      serviceAddresses: Object.freeze(serviceAddresses),
+      traffic: {
+        timeoutMs: nonNegative('aggregator-proxy-timeout', DEFAULT_TRAFFIC.timeoutMs),
+        maxInflight: nonNegative('aggregator-max-inflight', DEFAULT_TRAFFIC.maxInflight),
+        maxBodyBytes: nonNegative('aggregator-max-body-bytes', DEFAULT_TRAFFIC.maxBodyBytes),
+      },
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The aggregation layer as the server assembles it: the Aggregator (APIServices, backends,
+ * availability, remote discovery) over the apiservices store, the proxy settings from the flags,
+ * and the two things the front door asks of it: which backend serves a path, and discovery
+ * merged with the local documents.
+ */
+import { readFile } from 'node:fs/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ServerConfig } from '../server/config.ts';
+import type { DiscoveryDocuments } from '../discovery/discovery.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
+import { StartupError } from '../server/startup-error.ts';
+import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
+import { APIREGISTRATION_GROUP } from './apiservice.ts';
+import { MergedDiscovery, type DiscoverySource } from './discovery-view.ts';
+import { AggregatorMetrics } from './metrics.ts';
+import { StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
+import { DEFAULT_TRAFFIC } from './traffic.ts';
+
+export { Aggregator } from './aggregator.ts';
+export type { DiscoverySource } from './discovery-view.ts';
+export { StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
+
+export interface AggregationOptions {
+  readonly config: ServerConfig;
+  readonly catalog: ResourceCatalog;
+  /** Group/versions served in process outside the catalog (TokenReview, the access reviews). */
+  readonly extraLocalGroupVersions: readonly { group: string; version: string }[];
+  readonly registry: MetricsRegistry;
+  /** Default: the static resolver of --aggregator-service-address. */
+  readonly resolver?: ServiceResolver;
+  readonly probeIntervalMs?: number;
+  readonly probeTimeoutMs?: number;
+  readonly warn: (msg: string) => void;
+}
+
+export interface Aggregation {
+  readonly aggregator: Aggregator;
+  readonly resolver: ServiceResolver;
+  /** The handler of a request to a remote group/version, or undefined. */
+  proxyFor(path: string): ((req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>) | undefined;
+  /** The local documents merged with the remote groups; rebuilt only when either changed. */
+  discovery(local: DiscoveryDocuments): DiscoverySource;
+  stop(): void;
+}
+
+async function readPem(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new StartupError(`cannot read --${flag} ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export async function startAggregation(opts: AggregationOptions): Promise<Aggregation> {
+  const { config, catalog } = opts;
+  const flags = config.aggregator;
+  const clientCert =
+    flags?.proxyClientCertFile && flags.proxyClientKeyFile
+      ? { cert: await readPem(flags.proxyClientCertFile, 'proxy-client-cert-file'), key: await readPem(flags.proxyClientKeyFile, 'proxy-client-key-file') }
+      : undefined;
+  let resolver = opts.resolver;
+  if (!resolver) {
+    try {
+      resolver = new StaticServiceResolver(flags?.serviceAddresses ?? []);
+    } catch (err) {
+      throw new StartupError((err as Error).message, { cause: err });
+    }
+  }
+  const lower = (xs: readonly string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase());
+  const usernames = lower(config.requestheaderUsernameHeaders);
+  const groups = lower(config.requestheaderGroupHeaders);
+  const extras = lower(config.requestheaderExtraHeadersPrefix);
+  const metrics = new AggregatorMetrics(opts.registry);
+  const apiServices = catalog.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices')?.store;
+  if (!apiServices) throw new Error('the apiservices resource type is missing');
+  const localGroupVersions = (): LocalGroupVersion[] => {
+    const seen = new Map<string, LocalGroupVersion>();
+    for (const s of catalog.all()) {
+      const key = `${s.rt.group}/${s.rt.version}`;
+      if (!seen.has(key)) seen.set(key, { group: s.rt.group, version: s.rt.version, custom: s.rt.unstructured === true });
+    }
+    for (const gv of opts.extraLocalGroupVersions) {
+      const key = `${gv.group}/${gv.version}`;
+      if (!seen.has(key)) seen.set(key, { ...gv, custom: false });
+    }
+    return [...seen.values()];
+  };
+  const aggregator = new Aggregator({
+    apiServices,
+    localGroupVersions,
+    proxy: {
+      ...(clientCert ? { clientCert } : {}),
+      // Asserted in the first configured name of each kind (kube's defaults otherwise).
+      identity: { username: usernames[0] ?? 'x-remote-user', group: groups[0] ?? 'x-remote-group', extraPrefix: extras[0] ?? 'x-remote-extra-' },
+      strippedNames: new Set([...usernames, ...groups, 'x-remote-user', 'x-remote-group']),
+      strippedPrefixes: [...extras, 'x-remote-extra-'],
+      resolver,
+      metrics,
+    },
+    trafficDefaults: flags?.traffic ?? DEFAULT_TRAFFIC,
+    ...(opts.probeIntervalMs !== undefined ? { probeIntervalMs: opts.probeIntervalMs } : {}),
+    ...(opts.probeTimeoutMs !== undefined ? { probeTimeoutMs: opts.probeTimeoutMs } : {}),
+    warn: opts.warn,
+  });
+  await aggregator.start();
+  // CRDs come and go: their automanaged APIServices follow.
+  catalog.onChange(() => aggregator.requestSync());
+  let view: { local: DiscoveryDocuments; generation: number; merged: MergedDiscovery } | undefined;
+  return {
+    aggregator,
+    resolver,
+    proxyFor(path) {
+      const backend = aggregator.backendFor(path);
+      return backend ? (req, reply, longRunning) => backend.proxy(req, reply, longRunning) : undefined;
+    },
+    discovery(local) {
+      if (!view || view.local !== local || view.generation !== aggregator.generation) {
+        view = { local, generation: aggregator.generation, merged: new MergedDiscovery(local, aggregator.discovery) };
+      }
+      return view.merged;
+    },
+    stop: () => aggregator.stop(),
+  };
+}

@@ -1,0 +1,398 @@
+/**
+ * Audit (kube-apiserver's k8s.io/apiserver/pkg/audit and its filters): every request gets an
+ * audit ID (the client's `Audit-ID` header, or a new UUID) answered in the `Audit-Id` response
+ * header, audit policy or not. With `--audit-policy-file`, each request gets one audit record:
+ * its level from the policy, filled by the pipeline as it goes (the authorization decision, the
+ * admission plugins' annotations through WriteContext.auditAnnotations, deprecation), and emitted
+ * as audit.k8s.io/v1 Events at the stages the policy keeps:
+ *
+ * - RequestReceived once the user is known (after authentication);
+ * - ResponseStarted when a long-running request (watch) writes its headers, and for a request
+ *   refused by authentication (as kube's failed-authentication filter does);
+ * - ResponseComplete when the response is done, or Panic when a handler threw something that is
+ *   not an API error.
+ *
+ * Events go to the configured sinks (log file, webhook), each behind a bounded buffer (sinks.ts),
+ * so a slow or dead backend costs requests nothing; dropped events are counted in kube's
+ * apiserver_audit_error_total. The JSON is kube's: field order of audit.k8s.io/v1 Event, Go's
+ * MicroTime timestamps, Go's HTML-safe escaping, annotation keys sorted.
+ */
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parse as parseYaml } from 'yaml';
+import type { RequestUser } from '../server/user.ts';
+import { isApiError } from '../api/status-errors.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
+import { decodeProtobufObject } from '../codec/protobuf/index.ts';
+import { AuditPolicy, type AuditAttributes, type AuditLevel, type AuditStage, type RequestAuditConfig } from './policy.ts';
+import type { AuditSink } from './sinks.ts';
+
+export { AuditPolicy, AuditPolicyError } from './policy.ts';
+export { LogSink, WebhookSink, type AuditSink, type SinkObserver } from './sinks.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's audit record; absent when the policy says None (or there is no policy). */
+    audit?: AuditRecord;
+    auditID?: string;
+    auditReceived?: number;
+  }
+}
+
+/** What the auditor needs to know about a resource: whether its version is deprecated. */
+export interface DeprecationFacts {
+  (group: string, version: string, resource: string): { readonly deprecated: boolean; readonly removedRelease?: string } | undefined;
+}
+
+const LEVEL_ORDER: Record<AuditLevel, number> = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 };
+
+/** One request's audit state. */
+export class AuditRecord {
+  /** Audit annotations; admission plugins write here through WriteContext.auditAnnotations. */
+  readonly annotations: Record<string, string> = {};
+  impersonatedUser: RequestUser | undefined;
+  panic: unknown;
+  responsePayload: unknown;
+  responseType = '';
+  started = false;
+
+  constructor(
+    readonly id: string,
+    readonly config: RequestAuditConfig,
+    readonly user: RequestUser | undefined,
+    readonly received: number,
+  ) {}
+
+  atLeast(level: AuditLevel): boolean {
+    return LEVEL_ORDER[this.config.level] >= LEVEL_ORDER[level];
+  }
+}
+
+/** Go's MicroTime in RFC 3339 with microseconds, from epoch milliseconds with a fraction. */
+function microTime(ms: number): string {
+  const whole = Math.floor(ms);
+  const micros = Math.floor((ms - whole) * 1000);
+  const iso = new Date(whole).toISOString();
+  return `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+}
+
+/** The wall clock with sub-millisecond precision. */
+const nowMs = () => performance.timeOrigin + performance.now();
+
+/** Go's encoding/json escapes these in strings (HTML-safe output); kube's audit log shows them so. */
+function goEscape(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function userInfo(u: RequestUser | undefined): Record<string, unknown> {
+  if (u === undefined) return {};
+  return {
+    ...(u.username ? { username: u.username } : {}),
+    ...(u.uid ? { uid: u.uid } : {}),
+    ...(u.groups.length > 0 ? { groups: [...u.groups] } : {}),
+    ...(Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}),
+  };
+}
+
+/** kube's SourceIPs: X-Forwarded-For entries, then X-Real-Ip, then the connection's address, without repeats. */
+function sourceIPs(req: FastifyRequest): string[] {
+  const out: string[] = [];
+  const add = (ip: string) => {
+    const clean = ip.trim().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    if (clean !== '' && !out.includes(clean)) out.push(clean);
+  };
+  const xff = req.headers['x-forwarded-for'];
+  if (typeof xff === 'string') for (const ip of xff.split(',')) add(ip);
+  const real = req.headers['x-real-ip'];
+  if (typeof real === 'string') add(real);
+  const raw = req.raw as unknown as { socket?: { remoteAddress?: string }; stream?: { session?: { socket?: { remoteAddress?: string } } } };
+  add(raw.stream?.session?.socket?.remoteAddress ?? raw.socket?.remoteAddress ?? '');
+  return out;
+}
+
+function stripManagedFields(obj: unknown): unknown {
+  if (!obj || typeof obj !== 'object') return obj;
+  const o = obj as Record<string, unknown>;
+  const meta = o.metadata as Record<string, unknown> | undefined;
+  let out = o;
+  if (meta && 'managedFields' in meta) {
+    const { managedFields: _drop, ...rest } = meta;
+    out = { ...o, metadata: rest };
+  }
+  if (Array.isArray(o.items)) out = { ...out, items: o.items.map(stripManagedFields) };
+  return out;
+}
+
+/** The JSON (or YAML, or protobuf) body as an object; undefined when it is none of those. */
+function decodedBody(body: unknown, contentType: string): unknown {
+  if (!Buffer.isBuffer(body) || body.length === 0) return undefined;
+  try {
+    if (contentType.includes('protobuf')) return decodeProtobufObject(body).object;
+    if (contentType.includes('yaml')) return parseYaml(body.toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const STATUS_PREFIX = /^\s*\{\s*"kind"\s*:\s*"Status"/;
+
+/** The response body as an object: JSON text, or a protobuf buffer. */
+function decodedPayload(payload: unknown, contentType: string): unknown {
+  try {
+    if (typeof payload === 'string') return JSON.parse(payload);
+    if (Buffer.isBuffer(payload)) {
+      if (contentType.includes('protobuf')) return decodeProtobufObject(payload).object;
+      if (contentType.includes('json')) return JSON.parse(payload.toString('utf8'));
+    }
+  } catch {
+    // Not an object kube would log.
+  }
+  return undefined;
+}
+
+export interface AuditorOptions {
+  /** Without a policy only audit IDs are handed out. */
+  readonly policy?: AuditPolicy;
+  readonly sinks: readonly AuditSink[];
+  readonly deprecation?: DeprecationFacts;
+}
+
+export class Auditor {
+  private readonly policy: AuditPolicy | undefined;
+  private readonly sinks: readonly AuditSink[];
+  private events: { inc(by?: number): void } | undefined;
+  private levels: { labels(...v: string[]): { inc(by?: number): void } } | undefined;
+  private errors: { labels(...v: string[]): { inc(by?: number): void } } | undefined;
+
+  constructor(private readonly opts: AuditorOptions) {
+    this.policy = opts.sinks.length > 0 ? opts.policy : undefined;
+    this.sinks = opts.sinks;
+  }
+
+  get enabled(): boolean {
+    return this.policy !== undefined;
+  }
+
+  /** kube's audit metrics (apiserver_audit_*). */
+  registerMetrics(registry: MetricsRegistry): void {
+    this.events = registry.counter({ name: 'apiserver_audit_event_total', help: 'Counter of audit events generated and sent to the audit backend.' }).labels();
+    this.levels = registry.counter({ name: 'apiserver_audit_level_total', help: 'Counter of policy levels for audit events (1 per request).', labels: ['level'] });
+    this.errors = registry.counter({ name: 'apiserver_audit_error_total', help: 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.', labels: ['plugin'] });
+    registry.counter({ name: 'apiserver_audit_requests_rejected_total', help: 'Counter of apiserver requests rejected due to an error in audit logging backend.' }).labels();
+  }
+
+  /** For the sinks: events they could not take or deliver. */
+  readonly observer = {
+    error: (plugin: string, count: number, reason: string): void => {
+      if (count > 0) this.errors?.labels(plugin).inc(count);
+      this.lastError = reason;
+    },
+  };
+  lastError: string | undefined;
+
+  /** First of all: the audit ID, answered on every response (kube's WithAuditInit). */
+  begin(req: FastifyRequest, reply: FastifyReply): void {
+    const given = req.headers['audit-id'];
+    const id = typeof given === 'string' && given !== '' ? given : randomUUID();
+    req.auditID = id;
+    // On the raw response, so that hijacked replies (watches) carry it too.
+    reply.raw.setHeader('Audit-Id', id);
+    if (this.policy) req.auditReceived = nowMs();
+  }
+
+  private attributes(req: FastifyRequest, user: RequestUser | undefined): AuditAttributes {
+    const info = req.requestInfo;
+    if (info?.isResourceRequest) {
+      return { user, verb: info.verb, isResourceRequest: true, path: info.path, apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name };
+    }
+    return { user, verb: info?.verb ?? req.method.toLowerCase(), isResourceRequest: false, path: info?.path ?? req.url, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' };
+  }
+
+  /** After authentication: the policy decides the level; RequestReceived is emitted (kube's WithAudit). */
+  authenticated(req: FastifyRequest): void {
+    if (!this.policy) return;
+    const config = this.policy.evaluate(this.attributes(req, req.user));
+    this.levels?.labels(config.level).inc();
+    if (config.level === 'None') return;
+    const record = new AuditRecord(req.auditID ?? randomUUID(), config, req.user, req.auditReceived ?? nowMs());
+    req.audit = record;
+    const info = req.requestInfo;
+    if (info?.isResourceRequest) {
+      const facts = this.opts.deprecation?.(info.apiGroup, info.apiVersion, info.resource);
+      if (facts?.deprecated) {
+        record.annotations['k8s.io/deprecated'] = 'true';
+        if (facts.removedRelease) record.annotations['k8s.io/removed-release'] = facts.removedRelease;
+      }
+    }
+    this.emit(req, record, 'RequestReceived');
+  }
+
+  /** The authorization filter's annotations (decision allow or forbid, and the reason). */
+  authorized(req: FastifyRequest, decision: { readonly decision: string; readonly reason: string }): void {
+    const record = req.audit;
+    if (!record) return;
+    // Impersonation ran between authentication and authorization.
+    if (req.user !== record.user) record.impersonatedUser = req.user;
+    record.annotations['authorization.k8s.io/decision'] = decision.decision === 'allow' ? 'allow' : 'forbid';
+    record.annotations['authorization.k8s.io/reason'] = decision.reason;
+  }
+
+  /** Where the write path puts admission's audit annotations for this request. */
+  annotationsOf(req: FastifyRequest): Record<string, string> {
+    return req.audit?.annotations ?? {};
+  }
+
+  /** The response hooks: capture the body when the level needs it, emit the last stage. */
+  install(app: FastifyInstance): void {
+    if (!this.policy) return;
+    app.addHook('preHandler', async (req, reply) => {
+      const record = req.audit;
+      if (!record || req.requestInfo?.verb !== 'watch') return;
+      // A watch writes its headers itself (hijacked): ResponseStarted goes out as it does.
+      const res = reply.raw as unknown as { writeHead: (...args: unknown[]) => unknown };
+      const writeHead = res.writeHead;
+      res.writeHead = (...args: unknown[]) => {
+        res.writeHead = writeHead;
+        const out = writeHead.apply(reply.raw, args);
+        record.started = true;
+        this.emit(req, record, 'ResponseStarted', { code: typeof args[0] === 'number' ? args[0] : reply.raw.statusCode });
+        return out;
+      };
+    });
+    app.addHook('onSend', async (req, reply, payload) => {
+      const record = req.audit;
+      const head = typeof payload === 'string' ? payload.slice(0, 40) : Buffer.isBuffer(payload) ? payload.subarray(0, 40).toString('latin1') : '';
+      if (record && (record.atLeast('RequestResponse') || reply.statusCode >= 400 || STATUS_PREFIX.test(head))) {
+        record.responsePayload = reply.getHeader('content-encoding') === 'gzip' && Buffer.isBuffer(payload) ? gunzipSync(payload) : payload;
+        record.responseType = String(reply.getHeader('content-type') ?? '');
+      } else if (!record && reply.statusCode === 401 && this.policy) {
+        // kube's failed-authentication filter: one ResponseStarted event, no user.
+        const config = this.policy.evaluate(this.attributes(req, undefined));
+        this.levels?.labels(config.level).inc();
+        if (config.level !== 'None') {
+          const r = new AuditRecord(req.auditID ?? randomUUID(), config, undefined, req.auditReceived ?? nowMs());
+          r.responsePayload = payload;
+          r.responseType = String(reply.getHeader('content-type') ?? '');
+          this.emit(req, r, 'ResponseStarted', { code: 401, failedAuthentication: true });
+        }
+      }
+      return payload;
+    });
+    app.addHook('onError', async (req, _reply, error) => {
+      const record = req.audit;
+      // An error that is not an API error is a defect: kube's Panic stage.
+      if (record && !isApiError(error)) record.panic = error;
+    });
+    app.addHook('onResponse', async (req, reply) => {
+      const record = req.audit;
+      if (!record) return;
+      if (record.panic !== undefined) {
+        const message = record.panic instanceof Error ? record.panic.message : String(record.panic);
+        this.emit(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
+        return;
+      }
+      this.emit(req, record, 'ResponseComplete', { code: reply.statusCode });
+    });
+  }
+
+  /** Builds and sends one event, unless the policy omits its stage. */
+  private emit(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response?: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean }): void {
+    if (record.config.omitStages.has(stage)) return;
+    const info = req.requestInfo;
+    const final = stage === 'ResponseComplete' || stage === 'Panic';
+    let requestObject: unknown;
+    let objectRef: Record<string, unknown> | undefined;
+    if (info?.isResourceRequest) {
+      const ref: { resource: string; namespace?: string; name?: string; uid?: string; apiGroup?: string; apiVersion?: string; resourceVersion?: string; subresource?: string } = { resource: info.resource };
+      if (info.namespace) ref.namespace = info.namespace;
+      if (info.name) ref.name = info.name;
+      // kube's LogRequestObject completes the reference from the request's object (a create's name).
+      if (final && !response?.failedAuthentication) {
+        const isWrite = info.verb === 'create' || info.verb === 'update' || info.verb === 'patch' || info.verb === 'delete' || info.verb === 'deletecollection';
+        const body = isWrite ? decodedBody(req.body, String(req.headers['content-type'] ?? '')) : undefined;
+        const meta = info.verb !== 'patch' && body && typeof body === 'object' ? ((body as { metadata?: Record<string, unknown> }).metadata ?? undefined) : undefined;
+        if (meta) {
+          if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
+          if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
+          if (typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;
+          if (typeof meta.resourceVersion === 'string' && meta.resourceVersion) ref.resourceVersion = meta.resourceVersion;
+        }
+        if (record.atLeast('Request') && body !== undefined) {
+          requestObject = body;
+          // The typed object's encoding writes a zero creationTimestamp as null.
+          if (meta && info.verb !== 'delete' && info.verb !== 'deletecollection' && !('creationTimestamp' in meta)) {
+            requestObject = reorderMetadata({ ...(body as object), metadata: { ...meta, creationTimestamp: null } });
+          }
+          if (record.config.omitManagedFields) requestObject = stripManagedFields(requestObject);
+        }
+      }
+      if (info.apiGroup) ref.apiGroup = info.apiGroup;
+      ref.apiVersion = info.apiVersion;
+      if (info.subresource) ref.subresource = info.subresource;
+      objectRef = ref;
+    }
+    let responseStatus: Record<string, unknown> | undefined;
+    let responseObject: unknown;
+    if (response) {
+      responseStatus = { metadata: {}, ...(response.status ?? {}), code: response.code };
+      if (!response.status && record.responsePayload !== undefined) {
+        const decoded = decodedPayload(record.responsePayload, record.responseType) as Record<string, unknown> | undefined;
+        if (decoded && decoded.kind === 'Status') {
+          const { kind: _k, apiVersion: _a, metadata: _m, ...status } = decoded;
+          responseStatus = { metadata: {}, ...status, code: response.code };
+        }
+        if (final && record.atLeast('RequestResponse') && decoded !== undefined) {
+          responseObject = record.config.omitManagedFields ? stripManagedFields(decoded) : decoded;
+        }
+      }
+    }
+    const annotations = response?.failedAuthentication ? {} : record.annotations;
+    const keys = Object.keys(annotations).sort();
+    const event: Record<string, unknown> = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: record.config.level,
+      auditID: record.id,
+      stage,
+      requestURI: req.url,
+      verb: info?.verb ?? req.method.toLowerCase(),
+      user: userInfo(record.user),
+      ...(record.impersonatedUser ? { impersonatedUser: userInfo(record.impersonatedUser) } : {}),
+      sourceIPs: sourceIPs(req),
+      ...(req.headers['user-agent'] ? { userAgent: String(req.headers['user-agent']) } : {}),
+      ...(objectRef ? { objectRef } : {}),
+      ...(responseStatus ? { responseStatus } : {}),
+      ...(requestObject !== undefined ? { requestObject } : {}),
+      ...(responseObject !== undefined ? { responseObject } : {}),
+      requestReceivedTimestamp: microTime(record.received),
+      stageTimestamp: microTime(stage === 'RequestReceived' ? record.received : nowMs()),
+      ...(keys.length > 0 ? { annotations: Object.fromEntries(keys.map((k) => [k, annotations[k]])) } : {}),
+    };
+    const line = goEscape(JSON.stringify(event));
+    this.events?.inc();
+    for (const s of this.sinks) s.push(line);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.sinks.map((s) => s.close()));
+  }
+}
+
+/** ObjectMeta in Go field order (what the typed encoding writes), so creationTimestamp lands where kube writes it. */
+const META_ORDER = ['name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'];
+
+/**
+ * The request's object as kube's typed encoding writes it: kind, apiVersion and metadata first
+ * (TypeMeta and ObjectMeta lead every Go kind), metadata in Go field order. The other fields keep
+ * the client's order (kube would write the kind's Go order; see the README's audit notes).
+ */
+function reorderMetadata(obj: Record<string, unknown>): Record<string, unknown> {
+  const meta = obj.metadata as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const k of META_ORDER) if (k in meta) ordered[k] = meta[k];
+  for (const [k, v] of Object.entries(meta)) if (!(k in ordered)) ordered[k] = v;
+  const { kind, apiVersion, metadata: _m, ...rest } = obj;
+  return { ...(kind !== undefined ? { kind } : {}), ...(apiVersion !== undefined ? { apiVersion } : {}), metadata: ordered, ...rest };
+}

@@ -1,0 +1,322 @@
+/**
+ * Where audit events go, behind one bounded buffer each, so that a slow or dead backend never
+ * holds a request: events are queued (up to `bufferSize`), written or sent in batches by a
+ * background loop, and dropped (counted) when the queue is full, as kube's buffered backend does.
+ *
+ * - LogSink: one JSON event per line to a file (or stdout for `-`), rotated by size
+ *   (`maxSizeMB`), old files pruned by count (`maxBackups`) and age (`maxAgeDays`), with
+ *   lumberjack's backup names (`audit-2024-01-02T03-04-05.678.log`) as kube-apiserver writes them.
+ * - WebhookSink: an audit.k8s.io/v1 EventList per batch POSTed to the server of a kubeconfig,
+ *   batches of up to `maxBatchSize` sent every `maxBatchWait` or when full, at most
+ *   `throttleQps` batches a second (burst `throttleBurst`), failed batches retried with backoff
+ *   until `initialBackoffMs` doubles past a minute, then dropped (counted).
+ */
+import { createWriteStream, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import https from 'node:https';
+import http from 'node:http';
+
+/** Counts what happened to events, for kube's apiserver_audit_* metrics. */
+export interface SinkObserver {
+  /** Events a backend could not take or deliver (kube's apiserver_audit_error_total{plugin}). */
+  error(plugin: string, count: number, reason: string): void;
+}
+
+export interface AuditSink {
+  /** Queues one encoded event (a JSON line without its newline); never blocks, never throws. */
+  push(line: string): void;
+  /** Sends what is queued and stops. */
+  close(): Promise<void>;
+}
+
+/** A queue of at most `capacity` items; pushing into a full queue drops the item (counted by the caller). */
+class BoundedQueue {
+  private items: string[] = [];
+  constructor(readonly capacity: number) {}
+  push(item: string): boolean {
+    if (this.items.length >= this.capacity) return false;
+    this.items.push(item);
+    return true;
+  }
+  take(max: number): string[] {
+    const out = this.items.length <= max ? this.items : this.items.slice(0, max);
+    this.items = this.items.length <= max ? [] : this.items.slice(max);
+    return out;
+  }
+  get length(): number {
+    return this.items.length;
+  }
+}
+
+export interface LogSinkOptions {
+  /** A file path, or `-` for stdout. */
+  readonly path: string;
+  readonly maxSizeMB: number;
+  readonly maxBackups: number;
+  readonly maxAgeDays: number;
+  readonly bufferSize: number;
+}
+
+/** Lumberjack's backup timestamp: the file name with `-2006-01-02T15-04-05.000` before the extension, UTC. */
+function backupName(path: string, now: Date): string {
+  const ext = extname(path);
+  const stem = basename(path, ext);
+  const stamp = now.toISOString().replace(/:/g, '-').replace(/Z$/, '');
+  return join(dirname(path), `${stem}-${stamp}${ext}`);
+}
+
+export class LogSink implements AuditSink {
+  private readonly queue: BoundedQueue;
+  private stream: WriteStream | NodeJS.WriteStream | undefined;
+  private size = 0;
+  private writing = false;
+  private closed = false;
+  private drained: (() => void) | undefined;
+
+  constructor(
+    private readonly opts: LogSinkOptions,
+    private readonly observer: SinkObserver,
+  ) {
+    this.queue = new BoundedQueue(opts.bufferSize);
+    if (opts.path === '-') this.stream = process.stdout;
+    else this.open();
+  }
+
+  private open(): void {
+    mkdirSync(dirname(this.opts.path), { recursive: true });
+    try {
+      this.size = statSync(this.opts.path).size;
+    } catch {
+      this.size = 0;
+    }
+    this.stream = createWriteStream(this.opts.path, { flags: 'a', mode: 0o600 });
+    this.stream.on('error', (err) => this.observer.error('log', 1, err.message));
+  }
+
+  push(line: string): void {
+    if (this.closed || !this.queue.push(line)) {
+      this.observer.error('buffered', 1, 'audit buffer queue blocked');
+      return;
+    }
+    if (!this.writing) {
+      this.writing = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes everything queued, batch by batch, waiting for the stream when it pushes back. */
+  private flush(): void {
+    const batch = this.queue.take(1000);
+    if (batch.length === 0) {
+      this.writing = false;
+      this.drained?.();
+      return;
+    }
+    const text = `${batch.join('\n')}\n`;
+    const bytes = Buffer.byteLength(text);
+    if (this.opts.path !== '-' && this.opts.maxSizeMB > 0 && this.size > 0 && this.size + bytes > this.opts.maxSizeMB * 1024 * 1024) this.rotate();
+    this.size += bytes;
+    const stream = this.stream!;
+    const ok = stream.write(text);
+    if (ok) setImmediate(() => this.flush());
+    else stream.once('drain', () => this.flush());
+  }
+
+  /** Renames the current file to its backup name, opens a new one, prunes old backups. */
+  private rotate(): void {
+    const old = this.stream as WriteStream;
+    old.end();
+    try {
+      renameSync(this.opts.path, backupName(this.opts.path, new Date()));
+    } catch (err) {
+      this.observer.error('log', 0, `rotating ${this.opts.path}: ${(err as Error).message}`);
+    }
+    this.open();
+    this.prune();
+  }
+
+  private prune(): void {
+    const dir = dirname(this.opts.path);
+    const ext = extname(this.opts.path);
+    const stem = basename(this.opts.path, ext);
+    const pattern = new RegExp(`^${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3})${ext.replace(/\./g, '\\.')}$`);
+    let backups: { name: string; time: number }[];
+    try {
+      backups = readdirSync(dir)
+        .map((name) => ({ name, m: pattern.exec(name) }))
+        .filter((x) => x.m !== null)
+        .map(({ name, m }) => ({ name, time: Date.parse(`${m![1]!.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3')}Z`) }))
+        .sort((a, b) => b.time - a.time);
+    } catch {
+      return;
+    }
+    const cutoff = this.opts.maxAgeDays > 0 ? Date.now() - this.opts.maxAgeDays * 86_400_000 : -Infinity;
+    backups.forEach((b, i) => {
+      if ((this.opts.maxBackups > 0 && i >= this.opts.maxBackups) || b.time < cutoff) {
+        try {
+          unlinkSync(join(dir, b.name));
+        } catch {
+          // Already gone.
+        }
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.writing || this.queue.length > 0) {
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+        if (!this.writing) {
+          this.writing = true;
+          this.flush();
+        }
+      });
+    }
+    if (this.stream && this.stream !== process.stdout) await new Promise<void>((resolve) => (this.stream as WriteStream).end(resolve));
+  }
+}
+
+export interface WebhookSinkOptions {
+  readonly url: string;
+  readonly ca?: string;
+  readonly clientCert?: { readonly cert: string; readonly key: string };
+  readonly bearerToken?: string;
+  readonly bufferSize: number;
+  readonly maxBatchSize: number;
+  readonly maxBatchWaitMs: number;
+  readonly throttleQps: number;
+  readonly throttleBurst: number;
+  readonly initialBackoffMs: number;
+  /** Per send; kube's webhook client timeout. */
+  readonly timeoutMs?: number;
+}
+
+export class WebhookSink implements AuditSink {
+  private readonly queue: BoundedQueue;
+  private timer: NodeJS.Timeout | undefined;
+  private sending = false;
+  private closed = false;
+  private tokens: number;
+  private lastRefill = Date.now();
+  private readonly agent: https.Agent | http.Agent;
+
+  constructor(
+    private readonly opts: WebhookSinkOptions,
+    private readonly observer: SinkObserver,
+  ) {
+    this.queue = new BoundedQueue(opts.bufferSize);
+    this.tokens = opts.throttleBurst;
+    const tls = opts.url.startsWith('https:');
+    this.agent = tls
+      ? new https.Agent({ keepAlive: true, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.clientCert ? { cert: opts.clientCert.cert, key: opts.clientCert.key } : {}) })
+      : new http.Agent({ keepAlive: true });
+  }
+
+  push(line: string): void {
+    if (this.closed || !this.queue.push(line)) {
+      this.observer.error('buffered', 1, 'audit buffer queue blocked');
+      return;
+    }
+    if (this.queue.length >= this.opts.maxBatchSize) this.kick();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.kick(), this.opts.maxBatchWaitMs);
+      this.timer.unref();
+    }
+  }
+
+  private kick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.sending) void this.sendLoop();
+  }
+
+  /** Sends batches while there are full ones (or anything, once the wait passed), throttled. */
+  private async sendLoop(): Promise<void> {
+    this.sending = true;
+    try {
+      while (this.queue.length > 0) {
+        await this.throttle();
+        const batch = this.queue.take(this.opts.maxBatchSize);
+        await this.sendWithRetry(batch);
+        if (!this.closed && this.queue.length < this.opts.maxBatchSize) break;
+      }
+    } finally {
+      this.sending = false;
+      if (this.queue.length > 0 && !this.timer) {
+        this.timer = setTimeout(() => this.kick(), this.closed ? 0 : this.opts.maxBatchWaitMs);
+        this.timer.unref();
+      }
+    }
+  }
+
+  private async throttle(): Promise<void> {
+    if (this.opts.throttleQps <= 0) return;
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(this.opts.throttleBurst, this.tokens + ((now - this.lastRefill) / 1000) * this.opts.throttleQps);
+      this.lastRefill = now;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, Math.ceil(((1 - this.tokens) / this.opts.throttleQps) * 1000)).unref());
+    }
+  }
+
+  /** kube's webhook backend retries a failed batch with exponential backoff, then gives it up. */
+  private async sendWithRetry(batch: string[]): Promise<void> {
+    const body = `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[${batch.join(',')}]}`;
+    let backoff = this.opts.initialBackoffMs;
+    for (;;) {
+      const err = await this.send(body);
+      if (err === undefined) return;
+      if (this.closed || backoff > 60_000) {
+        this.observer.error('webhook', batch.length, err);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, backoff).unref());
+      backoff *= 2;
+    }
+  }
+
+  private send(body: string): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const mod = this.opts.url.startsWith('https:') ? https : http;
+      const req = mod.request(
+        this.opts.url,
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            ...(this.opts.bearerToken ? { authorization: `Bearer ${this.opts.bearerToken}` } : {}),
+          },
+          timeout: this.opts.timeoutMs ?? 30_000,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300 ? undefined : `the audit webhook answered ${res.statusCode}`));
+          res.on('error', (e) => resolve(e.message));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', (e) => resolve(e.message));
+      req.end(body);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    // One last attempt for what is queued, without retries.
+    while (this.queue.length > 0) {
+      const batch = this.queue.take(this.opts.maxBatchSize);
+      const err = await this.send(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[${batch.join(',')}]}`);
+      if (err !== undefined) this.observer.error('webhook', batch.length, err);
+    }
+    this.agent.destroy();
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * The API Priority and Fairness filter of the front door (kube's WithPriorityAndFairness), after
+ * authentication and impersonation, before authorization:
+ *
+ * - every request is classified and answered with the `X-Kubernetes-PF-FlowSchema-UID` and
+ *   `X-Kubernetes-PF-PriorityLevel-UID` headers (set on the raw response, so hijacked watch
+ *   responses carry them too);
+ * - exempt levels run at once; Limited levels run when a seat is free, or wait in their queues;
+ *   a request that cannot wait gets kube's plain-text 429 with Retry-After (adapted per level by
+ *   how many were dropped lately, kube's droppedRequestsTracker);
+ * - a watch holds its seat only until its initial events are written (its "initialization").
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MetricsRegistry } from '../metrics/registry.ts';
+import { flowDistinguisher } from './classify.ts';
+import type { FlowControl, Level } from './controller.ts';
+import type { Execution, RejectReason } from './queueset.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the APF filter on a watch: the watch handler calls it once its initial events are written. */
+    watchInitialized?: () => void;
+  }
+}
+
+const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+const QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
+const MAX_RETRY_AFTER = 32;
+
+/** kube's droppedRequestsStats: Retry-After per level, doubled under sustained drops and eased back after. */
+export class DroppedRequests {
+  private readonly levels = new Map<string, { history: { unix: number; n: number }[]; currentUnix: number; count: number; retryAfter: number; updatedUnix: number }>();
+  constructor(private readonly nowUnix: () => number = () => Math.floor(Date.now() / 1000)) {}
+
+  record(level: string): void {
+    const unix = this.nowUnix();
+    let s = this.levels.get(level);
+    if (!s) this.levels.set(level, (s = { history: [], currentUnix: 0, count: 0, retryAfter: 1, updatedUnix: 0 }));
+    if (s.currentUnix === unix) {
+      s.count++;
+      return;
+    }
+    s.history.push({ unix: s.currentUnix, n: s.count });
+    s.history = s.history.filter((h) => s!.currentUnix - h.unix <= MAX_RETRY_AFTER);
+    s.currentUnix = unix;
+    s.count = 1;
+    let dropped = 0;
+    for (let i = s.history.length - 1; i >= 0; i--) {
+      const h = s.history[i]!;
+      if (unix - h.unix > s.retryAfter) break;
+      if (h.unix < unix) dropped += h.n;
+    }
+    if (unix - s.updatedUnix >= s.retryAfter && dropped >= 3 * s.retryAfter) {
+      s.retryAfter = Math.min(s.retryAfter * 2, MAX_RETRY_AFTER);
+      s.updatedUnix = unix;
+    } else if (dropped < s.retryAfter && s.retryAfter > 1) s.retryAfter--;
+  }
+
+  retryAfter(level: string): number {
+    return this.levels.get(level)?.retryAfter ?? 1;
+  }
+}
+
+interface FlowMetrics {
+  dispatched(fs: string, pl: string): void;
+  rejected(fs: string, pl: string, reason: RejectReason): void;
+  waited(fs: string, pl: string, executed: boolean, seconds: number): void;
+  enqueued(fs: string, pl: string, queueLength: number): void;
+  inqueue(fs: string, pl: string, delta: number): void;
+  executing(fs: string, pl: string, seats: number, delta: number): void;
+}
+
+function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetrics {
+  const fsPl = ['flow_schema', 'priority_level'];
+  const dispatched = registry.counter({ name: 'apiserver_flowcontrol_dispatched_requests_total', help: 'Number of requests executed by API Priority and Fairness subsystem', labels: fsPl, stability: 'BETA' });
+  const rejected = registry.counter({ name: 'apiserver_flowcontrol_rejected_requests_total', help: 'Number of requests rejected by API Priority and Fairness subsystem', labels: [...fsPl, 'reason'], stability: 'BETA' });
+  const wait = registry.histogram({ name: 'apiserver_flowcontrol_request_wait_duration_seconds', help: 'Length of time a request spent waiting in its queue', labels: ['execute', ...fsPl], buckets: WAIT_BUCKETS, stability: 'BETA' });
+  const queueLength = registry.histogram({
+    name: 'apiserver_flowcontrol_request_queue_length_after_enqueue',
+    help: 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued',
+    labels: fsPl,
+    buckets: QUEUE_LENGTH_BUCKETS,
+  });
+  const inqueue = registry.gauge({ name: 'apiserver_flowcontrol_current_inqueue_requests', help: 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', labels: fsPl, stability: 'BETA' });
+  const executingRequests = registry.gauge({
+    name: 'apiserver_flowcontrol_current_executing_requests',
+    help: 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem',
+    labels: fsPl,
+    stability: 'BETA',
+  });
+  const executingSeats = registry.gauge({
+    name: 'apiserver_flowcontrol_current_executing_seats',
+    help: 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem',
+    labels: fsPl,
+    stability: 'BETA',
+  });
+  const perLevel = (name: string, help: string, value: (l: Level) => number, stability: 'ALPHA' | 'BETA' = 'ALPHA') =>
+    registry.collector({ name, help, type: 'gauge', stability, collect: () => fc.priorityLevels.map((l) => ({ labels: { priority_level: l.name }, value: value(l) })) });
+  perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => l.limits.nominalCL, 'BETA');
+  perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.exempt ? l.exemptExecuting : l.currentCL));
+  perLevel('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', (l) => l.limits.minCL);
+  perLevel('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', (l) => l.limits.maxCL);
+  perLevel('apiserver_flowcontrol_target_seats', 'Seat allocation targets', (l) => l.target);
+  perLevel('apiserver_flowcontrol_demand_seats_smoothed', 'Smoothed seat demands', (l) => l.demand.smoothed);
+  perLevel('apiserver_flowcontrol_current_r', 'R(time of last change)', (l) => l.queueSet.virtualTime);
+  registry.collector({ name: 'apiserver_flowcontrol_seat_fair_frac', help: "Fair fraction of server's concurrency to allocate to each priority level that can use it", type: 'gauge', collect: () => [{ value: fc.fairFrac }] });
+  return {
+    dispatched: (fs, pl) => dispatched.labels(fs, pl).inc(),
+    rejected: (fs, pl, reason) => rejected.labels(fs, pl, reason).inc(),
+    waited: (fs, pl, executed, s) => wait.labels(String(executed), fs, pl).observe(s),
+    enqueued: (fs, pl, n) => queueLength.labels(fs, pl).observe(n),
+    inqueue: (fs, pl, d) => inqueue.labels(fs, pl).inc(d),
+    executing: (fs, pl, seats, d) => {
+      executingRequests.labels(fs, pl).inc(d);
+      executingSeats.labels(fs, pl).inc(d * seats);
+    },
+  };
+}
+
+const noMetrics: FlowMetrics = { dispatched() {}, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, executing() {} };
+
+/** Runs `fn` once when the response is finished or the connection goes away. */
+function onResponseEnd(reply: FastifyReply, fn: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  reply.raw.once('finish', once);
+  reply.raw.once('close', once);
+}
+
+/** kube's tooManyRequests: http.Error's plain text, with Retry-After. */
+function sendTooManyRequests(reply: FastifyReply, retryAfter: number): FastifyReply {
+  return reply
+    .code(429)
+    .header('retry-after', String(retryAfter))
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .send('Too many requests, please try again later.\n');
+}
+
+export interface ApfFilterOptions {
+  /** Counts the request in kube's in-flight gauges (apiserver_current_inflight_requests), which APF keeps too. */
+  readonly countInflight?: (mutating: boolean, reply: FastifyReply) => void;
+  readonly metrics?: MetricsRegistry;
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class ApfFilter {
+  readonly dropped = new DroppedRequests();
+  private readonly metrics: FlowMetrics;
+
+  constructor(
+    readonly flowControl: FlowControl,
+    private readonly opts: ApfFilterOptions = {},
+  ) {
+    this.metrics = opts.metrics ? registerMetrics(opts.metrics, flowControl) : noMetrics;
+  }
+
+  /** The filter: resolves when the request may run (having set its headers), or answers 429 itself. */
+  async admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const info = req.requestInfo;
+    const { schema, level } = this.flowControl.classify(req.user, info);
+    // On the raw response: Fastify's send merges them, and hijacked (watch) responses keep them.
+    reply.raw.setHeader('X-Kubernetes-PF-FlowSchema-UID', schema.uid);
+    reply.raw.setHeader('X-Kubernetes-PF-PriorityLevel-UID', level.uid);
+    const fs = schema.name;
+    const pl = level.name;
+    const isWatch = info.isResourceRequest && info.verb === 'watch';
+    this.opts.countInflight?.(MUTATING.has(req.method), reply);
+    if (level.exempt) {
+      level.exemptExecuting++;
+      level.exemptDispatched++;
+      this.metrics.dispatched(fs, pl);
+      this.metrics.executing(fs, pl, 1, 1);
+      this.hold(req, reply, isWatch, () => {
+        level.exemptExecuting--;
+        this.metrics.executing(fs, pl, 1, -1);
+      });
+      return undefined;
+    }
+    const outcome = level.queueSet.start(fs, flowDistinguisher(schema.distinguisherMethod, req.user, info), 1);
+    let execution: Execution;
+    if (outcome.kind === 'reject') return this.reject(reply, fs, pl, outcome.reason);
+    if (outcome.kind === 'wait') {
+      this.metrics.enqueued(fs, pl, outcome.queueLength);
+      this.metrics.inqueue(fs, pl, 1);
+      // A client that goes away while waiting leaves the queue.
+      const onClose = () => outcome.cancel();
+      req.raw.once('close', onClose);
+      const granted = await outcome.granted;
+      req.raw.off('close', onClose);
+      this.metrics.inqueue(fs, pl, -1);
+      if (typeof granted === 'string') {
+        this.metrics.waited(fs, pl, false, 0);
+        return this.reject(reply, fs, pl, granted);
+      }
+      execution = granted;
+      // The client may have gone between the grant and now.
+      if (req.raw.destroyed) {
+        execution.finish();
+        return reply;
+      }
+    } else execution = outcome.execution;
+    this.metrics.waited(fs, pl, true, execution.waitedSeconds);
+    this.metrics.dispatched(fs, pl);
+    this.metrics.executing(fs, pl, execution.seats, 1);
+    this.hold(req, reply, isWatch, () => {
+      execution.finish();
+      this.metrics.executing(fs, pl, execution.seats, -1);
+    });
+    return undefined;
+  }
+
+  /** Keeps the seat until the response ends, or for a watch until its initial events are out. */
+  private hold(req: FastifyRequest, reply: FastifyReply, isWatch: boolean, release: () => void): void {
+    let released = false;
+    const once = () => {
+      if (released) return;
+      released = true;
+      release();
+    };
+    if (isWatch) req.watchInitialized = once;
+    onResponseEnd(reply, once);
+  }
+
+  private reject(reply: FastifyReply, fs: string, pl: string, reason: RejectReason): FastifyReply {
+    this.metrics.rejected(fs, pl, reason);
+    // A client that went away was not dropped by us (its answer goes nowhere).
+    if (reason !== 'cancelled') this.dropped.record(pl);
+    return sendTooManyRequests(reply, this.dropped.retryAfter(pl));
+  }
+}

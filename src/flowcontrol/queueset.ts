@@ -1,0 +1,342 @@
+/**
+ * One priority level's queues and seats: kube's queueset (k8s.io/apiserver/pkg/util/flowcontrol/
+ * fairqueuing/queueset), the fair queuing for server requests of API Priority and Fairness.
+ *
+ * - A flow (flow schema name + distinguisher) is hashed and shuffle-sharded: `handSize` queues
+ *   are dealt from the `queues`, and the request joins the one of them with the least waiting
+ *   work. A full queue (`queueLengthLimit`) rejects.
+ * - Seats: the level may run requests while their seats fit its current concurrency limit (a
+ *   request alone may always run, however wide).
+ * - Dispatch order is fair queuing in virtual time: R advances at
+ *   min(seats wanted, limit) / active queues per second; each queue's next request may start at
+ *   its queue's `nextDispatchR`, which grows by the request's work (seats x G, G = 3 ms estimated
+ *   service time) when it starts and is corrected by the actual service time when it ends. The
+ *   queue with the smallest `nextDispatchR` goes first, so a flow that sends much does not delay
+ *   the others beyond its share.
+ * - A level without queuing (limitResponse Reject) runs what fits and rejects the rest.
+ * - A waiting request gives up after the wait limit (`time-out`) or when its client goes away
+ *   (`cancelled`).
+ */
+import { createHash } from 'node:crypto';
+
+/** kube's estimated service duration G of a request not yet finished. */
+export const ESTIMATED_SERVICE_SECONDS = 0.003;
+
+export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
+
+export interface QueuingConfig {
+  readonly queues: number;
+  readonly handSize: number;
+  readonly queueLengthLimit: number;
+}
+
+/** A request that holds seats: `finish()` exactly once when it is done (idempotent). */
+export interface Execution {
+  readonly seats: number;
+  /** How long it waited in a queue, in seconds (0 when dispatched at once). */
+  readonly waitedSeconds: number;
+  finish(): void;
+}
+
+export type StartOutcome =
+  | { readonly kind: 'execute'; readonly execution: Execution }
+  | { readonly kind: 'wait'; readonly queueIndex: number; readonly queueLength: number; readonly granted: Promise<Execution | RejectReason>; cancel(): void }
+  | { readonly kind: 'reject'; readonly reason: RejectReason };
+
+interface Waiting {
+  readonly seats: number;
+  readonly arrivedMs: number;
+  readonly flowSchema: string;
+  readonly distinguisher: string;
+  readonly queue: Queue;
+  /** Set when dispatched. */
+  execution?: Execution;
+  settle(outcome: Execution | RejectReason): void;
+  timer?: NodeJS.Timeout;
+}
+
+class Queue {
+  readonly waiting: Waiting[] = [];
+  nextDispatchR = 0;
+  seatsInUse = 0;
+  executing = 0;
+  /** Seats of the waiting requests, kept as they come and go. */
+  waitingSeats = 0;
+  constructor(readonly index: number) {}
+}
+
+/** kube's hashFlowID: the first 8 bytes, little-endian, of SHA-256(flowSchema NUL distinguisher). */
+export function hashFlowId(flowSchema: string, distinguisher: string): bigint {
+  const sum = createHash('sha256').update(flowSchema).update(Buffer.from([0])).update(distinguisher).digest();
+  return sum.readBigUInt64LE(0);
+}
+
+/** kube's shufflesharding.Dealer.Deal: `handSize` distinct queue indices from `deckSize`, by the hash's mixed-radix digits. */
+export function dealHand(hash: bigint, deckSize: number, handSize: number): number[] {
+  const remainders: number[] = [];
+  let h = hash;
+  for (let i = 0; i < handSize; i++) {
+    const radix = BigInt(deckSize - i);
+    remainders.push(Number(h % radix));
+    h /= radix;
+  }
+  const hand: number[] = [];
+  for (let i = 0; i < handSize; i++) {
+    let card = remainders[i]!;
+    for (let j = i; j > 0; j--) if (card >= remainders[j - 1]!) card++;
+    hand.push(card);
+  }
+  return hand;
+}
+
+export interface QueueSetCounters {
+  dispatched: number;
+  rejected: number;
+  timedOut: number;
+  cancelled: number;
+}
+
+export class QueueSet {
+  private queues: Queue[] = [];
+  private limit: number;
+  private queuing: QueuingConfig | undefined;
+  private seatsInUseTotal = 0;
+  private executingTotal = 0;
+  private waitingTotal = 0;
+  private currentR = 0;
+  private lastRealMs: number;
+  /** Hands by flow: hashing and dealing cost BigInt arithmetic, and a flow sends many requests. */
+  private readonly hands = new Map<string, number[]>();
+  readonly counters: QueueSetCounters = { dispatched: 0, rejected: 0, timedOut: 0, cancelled: 0 };
+  /** Called whenever seats in use or waiting change (demand tracking). */
+  onChange: (() => void) | undefined;
+
+  constructor(
+    limit: number,
+    queuing: QueuingConfig | undefined,
+    private readonly waitLimitMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.limit = limit;
+    this.lastRealMs = now();
+    this.configure(limit, queuing);
+  }
+
+  /** A new limit or queuing configuration; queued requests stay (queues dropped by a shrink keep theirs until they drain). */
+  configure(limit: number, queuing: QueuingConfig | undefined): void {
+    this.syncTime();
+    this.limit = limit;
+    const sameShape = this.queuing && queuing && this.queuing.queues === queuing.queues && this.queuing.handSize === queuing.handSize;
+    this.queuing = queuing;
+    if (!sameShape) {
+      this.hands.clear();
+      // Old queues with work stay in `active` and drain under their old index (kube lets them quiesce).
+      this.queues = Array.from({ length: queuing?.queues ?? 0 }, (_, i) => new Queue(i));
+    }
+    this.dispatch();
+  }
+
+  /**
+   * Queues with waiting or executing requests (old ones of a replaced configuration included):
+   * the only ones virtual time and dispatch look at, so a request costs the same with 128 queues
+   * as with 1.
+   */
+  private readonly active = new Set<Queue>();
+  private waitingSeatsTotal = 0;
+
+  get concurrencyLimit(): number {
+    return this.limit;
+  }
+  get seatsInUse(): number {
+    return this.seatsInUseTotal;
+  }
+  get executing(): number {
+    return this.executingTotal;
+  }
+  get waiting(): number {
+    return this.waitingTotal;
+  }
+  get waitingSeats(): number {
+    return this.waitingSeatsTotal;
+  }
+  get virtualTime(): number {
+    return this.currentR;
+  }
+
+  /** Every queue: the configured ones, then old ones still draining. */
+  private *allQueues(): Iterable<Queue> {
+    yield* this.queues;
+    for (const q of this.active) if (this.queues[q.index] !== q) yield q;
+  }
+
+  /** Asks for `seats` for one request of the flow. */
+  start(flowSchema: string, distinguisher: string, seats: number): StartOutcome {
+    this.syncTime();
+    const queuing = this.queuing;
+    if (!queuing) {
+      if (this.fits(seats)) return { kind: 'execute', execution: this.begin(seats, undefined, 0) };
+      this.counters.rejected++;
+      return { kind: 'reject', reason: 'concurrency-limit' };
+    }
+    const queue = this.chooseQueue(flowSchema, distinguisher, queuing);
+    if (queue.waiting.length >= queuing.queueLengthLimit) {
+      this.counters.rejected++;
+      return { kind: 'reject', reason: 'queue-full' };
+    }
+    // An idle queue starts at the present virtual time: no credit for having been quiet.
+    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    let settle!: (o: Execution | RejectReason) => void;
+    const granted = new Promise<Execution | RejectReason>((resolve) => (settle = resolve));
+    let settled = false;
+    const w: Waiting = {
+      seats,
+      arrivedMs: this.now(),
+      flowSchema,
+      distinguisher,
+      queue,
+      settle: (o) => {
+        if (settled) return;
+        settled = true;
+        if (w.timer) clearTimeout(w.timer);
+        settle(o);
+      },
+    };
+    queue.waiting.push(w);
+    queue.waitingSeats += seats;
+    this.waitingSeatsTotal += seats;
+    this.active.add(queue);
+    this.waitingTotal++;
+    const queueLength = queue.waiting.length;
+    this.dispatch();
+    // Dispatched at once: hand the execution over synchronously.
+    if (w.execution) return { kind: 'execute', execution: w.execution };
+    w.timer = setTimeout(() => this.giveUp(w, 'time-out'), this.waitLimitMs);
+    w.timer.unref?.();
+    this.onChange?.();
+    return { kind: 'wait', queueIndex: queue.index, queueLength, granted, cancel: () => this.giveUp(w, 'cancelled') };
+  }
+
+  private giveUp(w: Waiting, reason: 'time-out' | 'cancelled'): void {
+    const i = w.queue.waiting.indexOf(w);
+    if (i < 0) return;
+    this.syncTime();
+    w.queue.waiting.splice(i, 1);
+    w.queue.waitingSeats -= w.seats;
+    this.waitingSeatsTotal -= w.seats;
+    if (w.queue.waiting.length === 0 && w.queue.executing === 0) this.active.delete(w.queue);
+    this.waitingTotal--;
+    if (reason === 'time-out') this.counters.timedOut++;
+    else this.counters.cancelled++;
+    w.settle(reason);
+    this.onChange?.();
+  }
+
+  private chooseQueue(flowSchema: string, distinguisher: string, queuing: QueuingConfig): Queue {
+    const key = `${flowSchema}\u0000${distinguisher}`;
+    let hand = this.hands.get(key);
+    if (!hand) {
+      hand = dealHand(hashFlowId(flowSchema, distinguisher), queuing.queues, queuing.handSize);
+      if (this.hands.size >= 10_000) this.hands.clear();
+      this.hands.set(key, hand);
+    }
+    // The queue of the hand with the least waiting work; the first such in deal order.
+    let best = this.queues[hand[0]!]!;
+    let bestWork = Infinity;
+    for (const i of hand) {
+      const q = this.queues[i]!;
+      const work = q.waitingSeats;
+      if (work < bestWork) {
+        best = q;
+        bestWork = work;
+      }
+    }
+    return best;
+  }
+
+  private fits(seats: number): boolean {
+    return this.seatsInUseTotal === 0 || this.seatsInUseTotal + seats <= this.limit;
+  }
+
+  /** Advances R to now at the rate of the state that held since the last change. */
+  private syncTime(): void {
+    const now = this.now();
+    const dt = (now - this.lastRealMs) / 1000;
+    this.lastRealMs = now;
+    if (dt <= 0) return;
+    const active = this.active.size;
+    const seatsWanted = this.seatsInUseTotal + this.waitingSeatsTotal;
+    if (active > 0) this.currentR += (dt * Math.min(seatsWanted, this.limit)) / active;
+  }
+
+  /** Starts waiting requests, fairest first, while their seats fit. */
+  private dispatch(): void {
+    for (;;) {
+      let best: Queue | undefined;
+      for (const q of this.active) {
+        if (q.waiting.length > 0 && (!best || q.nextDispatchR < best.nextDispatchR)) best = q;
+      }
+      if (!best) return;
+      const head = best.waiting[0]!;
+      if (!this.fits(head.seats)) return;
+      best.waiting.shift();
+      best.waitingSeats -= head.seats;
+      this.waitingSeatsTotal -= head.seats;
+      this.waitingTotal--;
+      best.nextDispatchR += head.seats * ESTIMATED_SERVICE_SECONDS;
+      const execution = this.begin(head.seats, best, (this.now() - head.arrivedMs) / 1000);
+      head.execution = execution;
+      head.settle(execution);
+    }
+  }
+
+  private begin(seats: number, queue: Queue | undefined, waitedSeconds: number): Execution {
+    this.seatsInUseTotal += seats;
+    this.executingTotal++;
+    this.counters.dispatched++;
+    if (queue) {
+      queue.seatsInUse += seats;
+      queue.executing++;
+    }
+    const started = this.now();
+    let done = false;
+    this.onChange?.();
+    return {
+      seats,
+      waitedSeconds,
+      finish: () => {
+        if (done) return;
+        done = true;
+        this.syncTime();
+        this.seatsInUseTotal -= seats;
+        this.executingTotal--;
+        if (queue) {
+          queue.seatsInUse -= seats;
+          queue.executing--;
+          // Correct the estimate G by what the request really took.
+          const actual = (this.now() - started) / 1000;
+          queue.nextDispatchR -= seats * (ESTIMATED_SERVICE_SECONDS - actual);
+          if (queue.executing === 0 && queue.waiting.length === 0) this.active.delete(queue);
+        }
+        this.dispatch();
+        this.onChange?.();
+      },
+    };
+  }
+
+  /** Rows of dump_queues: one per queue. */
+  queueRows(): { index: number; pending: number; executing: number; seatsInUse: number; nextDispatchR: number; initialSeatsSum: number }[] {
+    return this.queues.map((q) => ({ index: q.index, pending: q.waiting.length, executing: q.executing, seatsInUse: q.seatsInUse, nextDispatchR: q.nextDispatchR, initialSeatsSum: q.waitingSeats }));
+  }
+
+  /** Queues with waiting or executing requests. */
+  get activeQueues(): number {
+    return this.active.size;
+  }
+
+  /** Waiting requests (dump_requests). */
+  waitingRows(): { queueIndex: number; indexInQueue: number; flowSchema: string; distinguisher: string; arrivedMs: number; seats: number }[] {
+    const rows: ReturnType<QueueSet['waitingRows']> = [];
+    for (const q of this.allQueues()) q.waiting.forEach((w, i) => rows.push({ queueIndex: q.index, indexInQueue: i, flowSchema: w.flowSchema, distinguisher: w.distinguisher, arrivedMs: w.arrivedMs, seats: w.seats }));
+    return rows;
+  }
+}

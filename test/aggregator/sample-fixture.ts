@@ -1,0 +1,190 @@
+/**
+ * Test fixture: the gateway with its front-proxy identity configured, and the real
+ * k8s.io/sample-apiserver v0.32.4 (wardle.example.com) behind it, on its own etcd, doing delegated
+ * authentication and authorization against the gateway, registered by an APIService whose
+ * service reference resolves through a StaticServiceResolver. The sample can be killed and
+ * restarted on the same port (the availability and stale-discovery tests do).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../server/harness.ts';
+import { startEtcd, type EtcdServer } from '../storage/etcd-server.ts';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertKeyPair } from '../../src/server/certs.ts';
+import { StaticServiceResolver } from '../../src/aggregator/service-resolver.ts';
+import { DEFAULT_TRAFFIC, type TrafficContract } from '../../src/aggregator/traffic.ts';
+
+export const SAMPLE_NAMESPACE = 'wardle';
+export const SAMPLE_SERVICE = 'api';
+
+/** Builds (once, cached) and returns the sample-apiserver binary. */
+export function sampleApiserverBinary(): string {
+  return execFileSync(join(import.meta.dirname, 'build-sample-apiserver.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+export interface AggregatedSetup {
+  readonly gw: TestServer;
+  readonly resolver: StaticServiceResolver;
+  readonly dir: string;
+  /** PEM of the CA that signed the front-proxy client certificate (the gateway's --requestheader-client-ca-file). */
+  readonly frontProxyCa: CertKeyPair;
+  readonly frontProxyClient: CertKeyPair;
+  readonly sampleCa: CertKeyPair;
+  readonly samplePort: number;
+  /** Starts the sample-apiserver (again) on its port; resolves once it answers /readyz. */
+  startSample(): Promise<void>;
+  /** Kills the sample-apiserver (SIGKILL: a crash, not a graceful stop). */
+  killSample(): Promise<void>;
+  /** Creates the APIService for wardle.example.com/v1alpha1 and waits until it is Available. */
+  register(opts?: { annotations?: Record<string, string>; waitAvailable?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number } = {}): Promise<AggregatedSetup> {
+  const bin = sampleApiserverBinary();
+  const dir = await mkdtemp(join(tmpdir(), 'kgw-agg-'));
+  const frontProxyCa = await createCertificateAuthority('front-proxy-ca');
+  const frontProxyClient = await issueClientCertificate({ caCert: frontProxyCa.cert, caKey: frontProxyCa.key }, { commonName: 'front-proxy-client' });
+  const sampleCa = await createCertificateAuthority('wardle-ca');
+  const sampleServing = await issueServingCertificate({ caCert: sampleCa.cert, caKey: sampleCa.key }, { dnsNames: [`${SAMPLE_SERVICE}.${SAMPLE_NAMESPACE}.svc`], ips: [] });
+  const file = async (name: string, text: string) => {
+    const p = join(dir, name);
+    await writeFile(p, text);
+    return p;
+  };
+  const frontProxyCaFile = await file('front-proxy-ca.crt', frontProxyCa.cert);
+  const proxyCertFile = await file('front-proxy-client.crt', frontProxyClient.cert);
+  const proxyKeyFile = await file('front-proxy-client.key', frontProxyClient.key);
+  const sampleCertFile = await file('wardle.crt', sampleServing.cert);
+  const sampleKeyFile = await file('wardle.key', sampleServing.key);
+  const resolver = new StaticServiceResolver();
+  const gw = await startTestServer({
+    config: {
+      requestheaderClientCaFile: frontProxyCaFile,
+      requestheaderAllowedNames: ['front-proxy-client'],
+      requestheaderUsernameHeaders: ['X-Remote-User'],
+      requestheaderGroupHeaders: ['X-Remote-Group'],
+      requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
+      aggregator: { proxyClientCertFile: proxyCertFile, proxyClientKeyFile: proxyKeyFile, serviceAddresses: [], traffic: opts.traffic ?? DEFAULT_TRAFFIC },
+    },
+    aggregation: { serviceResolver: resolver, aggregatorProbeIntervalMs: opts.probeIntervalMs ?? 1000 },
+  });
+  let etcd: EtcdServer | undefined;
+  let child: ChildProcess | undefined;
+  let log = '';
+  const samplePort = await freePort();
+  resolver.set(SAMPLE_NAMESPACE, SAMPLE_SERVICE, '127.0.0.1', samplePort);
+  const startSample = async () => {
+    etcd ??= await startEtcd();
+    child = spawn(
+      bin,
+      [
+        `--etcd-servers=${etcd.endpoint}`,
+        `--secure-port=${samplePort}`,
+        '--bind-address=127.0.0.1',
+        `--tls-cert-file=${sampleCertFile}`,
+        `--tls-private-key-file=${sampleKeyFile}`,
+        `--kubeconfig=${gw.server.kubeconfigPath}`,
+        `--authentication-kubeconfig=${gw.server.kubeconfigPath}`,
+        `--authorization-kubeconfig=${gw.server.kubeconfigPath}`,
+        // The gateway serves no flow-control objects yet; the sample's own APF would wait for them.
+        '--enable-priority-and-fairness=false',
+        '--v=1',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    child.stderr?.on('data', (c: Buffer) => {
+      log = (log + c.toString()).slice(-20_000);
+    });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`sample-apiserver exited ${child.exitCode}:\n${log}`);
+      const ok = await new Promise<boolean>((resolve) => {
+        void import('node:https').then(({ default: https }) => {
+          const req = https.get({ host: '127.0.0.1', port: samplePort, path: '/readyz', ca: sampleCa.cert, servername: `${SAMPLE_SERVICE}.${SAMPLE_NAMESPACE}.svc`, timeout: 1000 }, (res) => {
+            res.resume();
+            resolve(res.statusCode === 200);
+          });
+          req.on('error', () => resolve(false));
+          req.on('timeout', () => req.destroy());
+        });
+      });
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`sample-apiserver not ready within 60s:\n${log}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  const killSample = async () => {
+    const c = child;
+    child = undefined;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await exited;
+  };
+  const register = async (ro: { annotations?: Record<string, string>; waitAvailable?: boolean } = {}) => {
+    const res = await gw.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+      body: {
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
+        metadata: { name: 'v1alpha1.wardle.example.com', ...(ro.annotations ? { annotations: ro.annotations } : {}) },
+        spec: {
+          group: 'wardle.example.com',
+          version: 'v1alpha1',
+          groupPriorityMinimum: 1000,
+          versionPriority: 15,
+          service: { namespace: SAMPLE_NAMESPACE, name: SAMPLE_SERVICE, port: 443 },
+          caBundle: Buffer.from(sampleCa.cert).toString('base64'),
+        },
+      },
+    });
+    if (res.status !== 201) throw new Error(`APIService create: ${res.status} ${res.text}`);
+    if (ro.waitAvailable === false) return;
+    await waitForAvailable(gw, 'v1alpha1.wardle.example.com', 'True', 30_000);
+  };
+  return {
+    gw,
+    resolver,
+    dir,
+    frontProxyCa,
+    frontProxyClient,
+    sampleCa,
+    samplePort,
+    startSample,
+    killSample,
+    register,
+    async close() {
+      await killSample();
+      await etcd?.stop();
+      await gw.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls the APIService until its Available condition has `status`; returns the condition. */
+export async function waitForAvailable(gw: TestServer, name: string, status: 'True' | 'False', timeoutMs: number): Promise<{ status: string; reason: string; message: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const res = await gw.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+    const cond = (res.json?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Available');
+    last = cond;
+    if (cond?.status === status) return cond;
+    if (Date.now() > deadline) throw new Error(`APIService ${name} not Available=${status} within ${timeoutMs}ms: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

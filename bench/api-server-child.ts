@@ -38,6 +38,8 @@ const server = await startApiServer({
         }
       : {}),
   },
+  // bench:metrics runs one server with per-request metrics and one without.
+  recordMetrics: process.env.BENCH_METRICS !== '0',
 });
 process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey });
 process.on('message', (msg: { type: string }) => {

@@ -10,6 +10,13 @@
  */
 import type { MetricsRegistry, Sample } from './registry.ts';
 
+/** kube's responseSizes buckets: ExponentialBuckets(1000, 10, 8). */
+const RESPONSE_SIZE_BUCKETS: readonly number[] = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+/** kube's watchEventsSizes buckets: ExponentialBuckets(1024, 2, 8). */
+const WATCH_EVENT_SIZE_BUCKETS: readonly number[] = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+/** The authentication and authorization duration buckets: ExponentialBuckets(0.001, 2, 15). */
+const AUTH_DURATION_BUCKETS: readonly number[] = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
+
 /** kube's requestLatencies buckets (seconds). */
 export const REQUEST_DURATION_BUCKETS: readonly number[] = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
@@ -65,6 +72,14 @@ export class ApiServerMetrics {
   private readonly requests;
   private readonly durations;
   private readonly deprecated;
+  private readonly responseSizes;
+  private readonly longRunning;
+  private readonly watchEvents;
+  private readonly watchEventSizes;
+  private readonly authnAttempts;
+  private readonly authnDurations;
+  private readonly authzAttempts;
+  private readonly authzDurations;
 
   constructor(registry: MetricsRegistry, sources: ApiServerMetricSources) {
     this.requests = registry.counter({
@@ -80,6 +95,51 @@ export class ApiServerMetrics {
       buckets: REQUEST_DURATION_BUCKETS,
       stability: 'STABLE',
     });
+    this.responseSizes = registry.histogram({
+      name: 'apiserver_response_sizes',
+      help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
+      labels: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      buckets: RESPONSE_SIZE_BUCKETS,
+      stability: 'STABLE',
+    });
+    this.longRunning = registry.gauge({
+      name: 'apiserver_longrunning_requests',
+      help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+      labels: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      stability: 'STABLE',
+    });
+    this.watchEvents = registry.counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients', labels: ['group', 'version', 'kind'] });
+    this.watchEventSizes = registry.histogram({
+      name: 'apiserver_watch_events_sizes',
+      help: 'Watch event size distribution in bytes',
+      labels: ['group', 'version', 'kind'],
+      buckets: WATCH_EVENT_SIZE_BUCKETS,
+    });
+    this.authnAttempts = registry.counter({ name: 'authentication_attempts', help: 'Counter of authenticated attempts.', labels: ['result'] });
+    this.authnDurations = registry.histogram({
+      name: 'authentication_duration_seconds',
+      help: 'Authentication duration in seconds broken out by result.',
+      labels: ['result'],
+      buckets: AUTH_DURATION_BUCKETS,
+    });
+    this.authzAttempts = registry.counter({
+      name: 'authorization_attempts_total',
+      help: "Counter of authorization attempts broken down by result. It can be either 'allowed', 'denied', 'no-opinion' or 'error'.",
+      labels: ['result'],
+    });
+    this.authzDurations = registry.histogram({
+      name: 'authorization_duration_seconds',
+      help: 'Authorization duration in seconds broken out by result.',
+      labels: ['result'],
+      buckets: AUTH_DURATION_BUCKETS,
+    });
+    // Declarative validation (gate DeclarativeValidation): no served kind has declarative rules yet, so these stay 0.
+    for (const [name, help] of [
+      ['apiserver_validation_declarative_validation_mismatch_total', 'Number of times declarative validation results differed from handwritten validation results for core types.'],
+      ['apiserver_validation_declarative_validation_panic_total', 'Number of times declarative validation has panicked during validation.'],
+    ] as const) {
+      registry.counter({ name, help, stability: 'BETA' }).labels();
+    }
     this.deprecated = registry.gauge({
       name: 'apiserver_requested_deprecated_apis',
       help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
@@ -108,6 +168,36 @@ export class ApiServerMetrics {
     });
   }
 
+  /** One authentication: `success`, `failure` (rejected credentials) or `error`. */
+  authenticated(result: 'success' | 'failure' | 'error', seconds: number): void {
+    this.authnAttempts.labels(result).inc();
+    this.authnDurations.labels(result).observe(seconds);
+  }
+
+  /** One authorization decision: `allowed`, `denied`, `no-opinion` or `error`. */
+  authorized(result: 'allowed' | 'denied' | 'no-opinion' | 'error', seconds: number): void {
+    this.authzAttempts.labels(result).inc();
+    this.authzDurations.labels(result).observe(seconds);
+  }
+
+  /** A long-running request (a watch) starts; the returned function ends it. */
+  longRunningStarted(target: ResourceTarget): () => void {
+    const scope = scopeOf(target);
+    const g = this.longRunning.labels('WATCH', target.apiGroup, target.apiVersion, target.resource, target.subresource, scope, 'apiserver');
+    g.inc();
+    return () => g.dec();
+  }
+
+  /** The recorder of one watch's events (children resolved once per watch). */
+  watchEventRecorder(group: string, version: string, kind: string): (bytes: number) => void {
+    const total = this.watchEvents.labels(group, version, kind);
+    const sizes = this.watchEventSizes.labels(group, version, kind);
+    return (bytes) => {
+      total.inc();
+      sizes.observe(bytes);
+    };
+  }
+
   /** A request reached a deprecated version (kube sets the gauge to 1 for it). */
   deprecatedRequested(group: string, version: string, resource: string, subresource: string, removedRelease: string): void {
     this.deprecated.labels(group, version, resource, subresource, removedRelease).set(1);
@@ -117,7 +207,7 @@ export class ApiServerMetrics {
    * Records one finished request (kube's MonitorRequest). Allocates nothing once its children
    * exist, unless the URL mentions dryRun.
    */
-  observe(target: RequestTarget, method: string, contentType: string | undefined, url: string, query: URLSearchParams, code: number, seconds: number): void {
+  observe(target: RequestTarget, method: string, contentType: string | undefined, url: string, query: URLSearchParams, code: number, seconds: number, responseBytes = -1): void {
     // As kube: the query is only parsed for dryRun when the raw URL mentions it.
     const dryRun = url.includes('dryRun') ? cleanDryRun(query.getAll('dryRun')) : '';
     let verb: string;
@@ -128,7 +218,7 @@ export class ApiServerMetrics {
     let component: string;
     let subresource: string;
     if (target.isResourceRequest) {
-      scope = target.name !== '' || target.verb === 'create' ? 'resource' : target.namespace !== '' ? 'namespace' : 'cluster';
+      scope = scopeOf(target);
       verb = reportedVerb(method, scope, target.verb, contentType);
       group = target.apiGroup;
       version = target.apiVersion;
@@ -142,7 +232,14 @@ export class ApiServerMetrics {
     }
     this.requests.labels(verb, dryRun, group, version, resource, subresource, scope, component, codeString(code)).inc();
     this.durations.labels(verb, dryRun, group, version, resource, subresource, scope, component).observe(seconds);
+    // kube records sizes of read responses only.
+    if (responseBytes >= 0 && (verb === 'GET' || verb === 'LIST')) this.responseSizes.labels(verb, group, version, resource, subresource, scope, component).observe(responseBytes);
   }
+}
+
+/** kube's request scope: `resource` for one object (and creates), `namespace` or `cluster` for collections. */
+function scopeOf(target: ResourceTarget): string {
+  return target.name !== '' || target.verb === 'create' ? 'resource' : target.namespace !== '' ? 'namespace' : 'cluster';
 }
 
 /**

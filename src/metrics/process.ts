@@ -4,6 +4,7 @@
  * metrics: this process has no Go runtime to describe.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MetricsRegistry, Sample } from './registry.ts';
 
 /** Go's float64(math.MaxUint64): what the collector reports for an unlimited soft limit. */
@@ -61,4 +62,27 @@ export function registerProcessMetrics(registry: MetricsRegistry): void {
   family('process_start_time_seconds', 'Start time of the process since unix epoch in seconds.', 'gauge', () => processStartTimeSeconds);
   family('process_virtual_memory_bytes', 'Virtual memory size in bytes.', 'gauge', virtualMemoryBytes);
   family('process_virtual_memory_max_bytes', 'Maximum amount of virtual memory available in bytes.', 'gauge', () => softLimit('Max address space'));
+}
+
+/**
+ * Node.js runtime figures (prom-client's default names; kube has go_* here instead): heap, event
+ * loop delay (sampled by a histogram timer), active handles, and the runtime version.
+ */
+export function registerNodeRuntimeMetrics(registry: MetricsRegistry): { stop(): void } {
+  const family = (name: string, help: string, read: () => readonly Sample[]) => registry.collector({ name, help, type: 'gauge', stability: '', collect: read });
+  family('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.', () => one(process.memoryUsage().heapTotal));
+  family('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.', () => one(process.memoryUsage().heapUsed));
+  family('nodejs_external_memory_bytes', 'Node.js external memory size in bytes.', () => one(process.memoryUsage().external));
+  family('nodejs_version_info', 'Node.js version info.', () => [{ labels: { version: process.version, major: String(process.versions.node.split('.')[0]) }, value: 1 }]);
+  // The delay histogram samples every 20 ms; its figures are reset at every scrape (prom-client's behaviour).
+  const delay = monitorEventLoopDelay({ resolution: 20 });
+  delay.enable();
+  const seconds = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
+  family('nodejs_eventloop_lag_mean_seconds', 'The mean of the recorded event loop delays.', () => one(seconds(delay.mean)));
+  family('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the recorded event loop delays.', () => {
+    const v = seconds(delay.percentile(99));
+    delay.reset();
+    return one(v);
+  });
+  return { stop: () => delay.disable() };
 }

@@ -92,6 +92,9 @@ import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
 import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
+import { deprecationOf } from '../features/deprecation.ts';
+import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
+import { registerNodeRuntimeMetrics } from '../metrics/process.ts';
 
 /** Custom resources: generic ObjectMeta checks only; the schema is checked by the type's own strategy, with kube's CR options. */
 function customResourceMetaValidation(rt: ResourceType) {
@@ -134,6 +137,8 @@ export interface StartOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   /** Admission plugins run after the configured ones, in both phases (tests observe attributes with them). */
   readonly extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** false: no per-request metrics are recorded (bench:metrics measures their cost); /metrics still answers. */
+  readonly recordMetrics?: boolean;
   /** Aggregation: where APIService service references resolve (default: --aggregator-service-address), how often backends are probed. */
   readonly serviceResolver?: ServiceResolver;
   readonly aggregatorProbeIntervalMs?: number;
@@ -271,6 +276,18 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   // One watch cache per storage prefix: kinds served in two groups share one.
   const caches = new Map<string, WatchCache<KubeObject>>();
   const catalog = new ResourceCatalog();
+  // etcd_request_duration_seconds for every backend: the resource stores see the store through a
+  // timing decorator (the registry exists only later, so the recorder is bound then).
+  let recordStorage: (operation: string, type: string, seconds: number) => void = () => undefined;
+  let storageTypes: { generation: number; prefixes: Map<string, string> } | undefined;
+  const storagePrefixes = () => {
+    if (storageTypes?.generation !== catalog.generation) {
+      const prefixes = new Map(catalog.all().map(({ rt }) => [rt.storagePrefix, rt.group === '' ? rt.resource : `${rt.resource}.${rt.group}`] as const));
+      storageTypes = { generation: catalog.generation, prefixes };
+    }
+    return storageTypes.prefixes;
+  };
+  const timedStore = opts.recordMetrics === false ? store : instrumentStore(store, storageTypeIndex(storagePrefixes), (op, type, s) => recordStorage(op, type, s));
   const types: readonly ResourceType[] = builtinResourceTypes;
   let namespaceStore: ResourceStore | undefined;
   // Admission: the plugin names and their configuration are checked before anything is served.
@@ -319,7 +336,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         : validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation: rt.nameValidation })),
       ...validateAgainstSchema(rt.storageConversion ? rt.storageConversion.fromStorage(obj) : obj, rt.schema, '', { listTypeUniqueness: false, required: false }),
     ];
-    const rs = new ResourceStore(rt, store, cache, hooks, validateKind ?? validateGeneric, cacheReads);
+    const rs = new ResourceStore(rt, timedStore, cache, hooks, validateKind ?? validateGeneric, cacheReads);
     served = (o) => rs.served(o);
     return rs;
   };
@@ -544,12 +561,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   admissionChain?.registerMetrics(metrics.registry);
   registerFeatureMetrics(metrics.registry, features);
+  recordStorage = registerStorageMetrics(metrics.registry);
+  const nodeRuntime = registerNodeRuntimeMetrics(metrics.registry);
+  undo.push(() => nodeRuntime.stop());
   authMetrics.register(metrics.registry);
   const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {
-    // The deprecation facts the front door warns with (src/features/deprecation.ts).
+    // The deprecation facts the front door's Warning and metric use (src/features/deprecation.ts).
     auditor = await createAuditor(config.audit, (group, version, resource) => {
       const rt = catalog.lookup(group, version, resource)?.rt;
       const d = rt ? deprecationOf(rt) : undefined;
@@ -596,8 +616,9 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
       metricsSlis: (acceptEncoding) => metricsResponse(slis.registry, acceptEncoding),
+      ...(config.logDir !== undefined ? { logDir: config.logDir } : {}),
     },
-    metrics,
+    ...(opts.recordMetrics === false ? {} : { metrics }),
     features,
     ...(apf ? { apf } : {}),
     audit: auditor,
@@ -655,6 +676,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         admissionChain?.stop();
         closeAuthorizer();
         authn.close();
+        nodeRuntime.stop();
         await app.close();
         await auditor.close();
         for (const c of caches.values()) c.stop();

@@ -35,7 +35,7 @@ import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.t
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
 import type { ApfFilter } from '../flowcontrol/filter.ts';
-import { nonResourceTarget, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
+import { nonResourceTarget, type ApiServerMetrics, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
 import { managerFor } from './handlers/field-manager.ts';
@@ -80,6 +80,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     loadLimits: LoadLimits;
     features: FeatureGates;
+    /** kube's request metrics, for handlers that record their own (watches). */
+    apiMetrics: ApiServerMetrics | undefined;
   }
   interface FastifyRequest {
     requestInfo: RequestInfo;
@@ -133,6 +135,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   }) as unknown as FastifyInstance;
 
   app.decorate('features', opts.features ?? defaultFeatureGates());
+  const apiMetrics = opts.metrics?.apiserver;
+  app.decorate('apiMetrics', apiMetrics);
 
   // Expect: 100-continue: refuse an oversized body before inviting it (see protocol-errors.ts).
   const server = app.server as unknown as NodeJS.EventEmitter & { maxHeaderSize?: number };
@@ -166,7 +170,15 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   app.addHook('onRequest', async (req) => {
     const raw = req.raw as unknown as { socket?: unknown; stream?: { session?: { socket?: unknown } } };
     const socket = raw.stream?.session?.socket ?? raw.socket;
-    const result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
+    const started = apiMetrics ? performance.now() : 0;
+    let result;
+    try {
+      result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
+    } catch (err) {
+      apiMetrics?.authenticated('error', (performance.now() - started) / 1000);
+      throw err;
+    }
+    apiMetrics?.authenticated(result.ok ? 'success' : 'failure', (performance.now() - started) / 1000);
     if (!result.ok) throw result.error;
     req.user = result.user;
     // Audit: the policy decides now that the user is known (RequestReceived).
@@ -194,9 +206,14 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 3. Authorization of the request info: the configured chain decides; anything but allow is kube's 403.
   app.addHook('onRequest', async (req, reply) => {
     const attrs = attributesOf(req.user, req.requestInfo, req.searchParams);
+    const started = apiMetrics ? performance.now() : 0;
     let decision = opts.authorizer.authorize(attrs);
     // Only a mode that calls out (Webhook) answers with a promise: RBAC-only gates stay synchronous.
     if (isPromise(decision)) decision = await decision;
+    if (apiMetrics) {
+      const result = decision.decision === 'allow' ? 'allowed' : decision.error !== undefined ? 'error' : decision.decision === 'deny' ? 'denied' : 'no-opinion';
+      apiMetrics.authorized(result, (performance.now() - started) / 1000);
+    }
     audit?.authorized(req, decision);
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
     if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
@@ -210,7 +227,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       const target = req.metricsTarget;
       if (target === undefined) return;
       const contentType = req.headers['content-type'];
-      metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000);
+      const length = reply.getHeader('content-length');
+      metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000, length === undefined ? -1 : Number(length));
     });
   }
 

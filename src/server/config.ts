@@ -98,6 +98,10 @@ export interface ServerConfig {
   readonly aggregator?: AggregatorFlags;
   /** --runtime-config as given (`group/version[/resource]` -> value); resolved against the served types at start. */
   readonly runtimeConfig?: ReadonlyMap<string, string>;
+  /** --log-dir (ours): the directory served at /logs; absent, /logs is not served. */
+  readonly logDir?: string;
+  /** --livez-grace-period in milliseconds (default 0). */
+  readonly livezGracePeriodMs?: number;
 }
 
 /** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
@@ -183,6 +187,8 @@ const FLAGS: readonly FlagSpec[] = [
     kind: 'featureGates',
     help: ['Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental features of different components.', 'If the component is not specified, defaults to "kube". This flag can be repeatedly invoked. Options are:', ...featureGateHelpLines()].join('\n'),
   },
+  { name: 'livez-grace-period', kind: 'duration', defaultText: '0s', help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver\'s start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true.' },
+  { name: 'log-dir', kind: 'string', help: 'Directory served (listing and files) at the non-resource path /logs, authorized as any non-resource path; absent, /logs is not served.' },
   {
     name: 'runtime-config',
     kind: 'mapStringString',
@@ -520,6 +526,8 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...auditFlagsOf(raw, nonNegativeDuration),
     ...aggregatorFlagsOf(raw, FlagError),
     ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
+    ...optional('logDir', nonEmpty(str('log-dir'))),
+    ...(raw.has('livez-grace-period') ? { livezGracePeriodMs: nonNegativeDuration('livez-grace-period', 0) } : {}),
   };
   return Object.freeze(config);
 }

@@ -18,6 +18,7 @@ import { GZIP_THRESHOLD_BYTES, acceptsGzip, maybeGzip } from '../../codec/compre
 import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
+import { serveLogs } from './logs.ts';
 
 export interface OpenApiDocuments {
   /** The Swagger 2.0 document, serialized once. */
@@ -43,6 +44,8 @@ export interface NonResourceRoutes {
   readonly metrics?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
   /** The /metrics/slis answer (health check results), in the same form. */
   readonly metricsSlis?: (acceptEncoding: string | undefined) => Promise<{ readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }>;
+  /** --log-dir: served at /logs when given. */
+  readonly logDir?: string;
   /** Fixed documents served by path (service-account issuer discovery); undefined when not one. */
   readonly documents?: (path: string) => { readonly body: Buffer; readonly contentType: string; readonly cacheControl: string } | undefined;
 }
@@ -163,6 +166,11 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
     reply.send(method === 'HEAD' ? undefined : m.body);
     return;
   }
+  if (routes.logDir !== undefined && first === 'logs' && below('/logs')) {
+    // kube's logs web service has GET routes only.
+    if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
+    return serveLogs(req, reply, routes.logDir, path.slice('/logs'.length));
+  }
   const doc = routes.documents?.(path);
   if (doc) {
     reply.code(200).header('content-type', doc.contentType).header('cache-control', doc.cacheControl).send(method === 'HEAD' ? undefined : doc.body);
@@ -182,6 +190,7 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
       '/version',
       ...(routes.metrics ? ['/metrics'] : []),
       ...(routes.metricsSlis ? ['/metrics/slis'] : []),
+      ...(routes.logDir !== undefined ? ['/logs'] : []),
       ...INDEXED_DOCUMENTS.filter((p) => routes.documents?.(p) !== undefined),
     ];
     return sendValue(req, reply, 200, { paths: paths.sort() });

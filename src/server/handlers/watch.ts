@@ -198,7 +198,12 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const self = { buffered: 0, close: () => abort() };
   budget.add(self);
   const unsent = (): number => (res as ServerResponse).writableLength ?? 0;
+  // kube's apiserver_watch_events_total/_sizes and apiserver_longrunning_requests.
+  const apiMetrics = c.req.server.apiMetrics;
+  const recordEvent = apiMetrics?.watchEventRecorder(rt.group, rt.version, rt.kind);
+  const longRunningDone = apiMetrics?.longRunningStarted(c.info);
   const rawWrite = (buf: Uint8Array): void => {
+    recordEvent?.(buf.byteLength);
     (res as ServerResponse).write(buf);
     budget.account(self, unsent());
   };
@@ -244,6 +249,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const end = (): void => {
     if (ended) return;
     ended = true;
+    longRunningDone?.();
     handle?.close();
     for (const t of timers) clearTimeout(t);
     unregister();

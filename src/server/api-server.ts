@@ -92,7 +92,6 @@ import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
 import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
-import { deprecationOf } from '../features/deprecation.ts';
 import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
 import { registerNodeRuntimeMetrics } from '../metrics/process.ts';
 

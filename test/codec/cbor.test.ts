@@ -2,11 +2,11 @@
  * CBOR against kube-apiserver v1.32.4's own bytes (test/fixtures/cbor, fetched from a reference
  * started with CBORServingAndStorage=true): the same object encodes to the reference's bytes once
  * its map entries are put in deterministic order (kube writes Go's random map order), and the
- * reference's bytes decode to the JSON it serves. cbor-x, an independent decoder, reads ours.
+ * reference's bytes decode to the JSON it serves. cborg, an independent decoder, reads ours.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Decoder } from 'cbor-x';
+import { decode as cborgDecode } from 'cborg';
 import { CborDecodeError, decodeCbor, encodeCbor, listSchemaOf } from '../../src/codec/cbor.ts';
 import { secretType } from '../../src/api/kinds/secret.ts';
 import { configMapType } from '../../src/api/kinds/configmap.ts';
@@ -66,7 +66,7 @@ export function canonicalCbor(bytes: Uint8Array): Buffer {
   return Buffer.concat(out);
 }
 
-/** cbor-x's reading of a kube CBOR item: byte strings as text, maps as objects. */
+/** cborg's reading of a kube CBOR item: byte strings as text, maps as objects. */
 function independentDecode(bytes: Uint8Array): unknown {
   const plain = (v: unknown): unknown => {
     if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [Buffer.from(k as Uint8Array).toString('utf8'), plain(x)]));
@@ -75,7 +75,10 @@ function independentDecode(bytes: Uint8Array): unknown {
     if (v && typeof v === 'object' && 'tag' in v && 'value' in v) return plain((v as { value: unknown }).value);
     return v;
   };
-  return plain(new Decoder({ mapsAsObjects: false, useRecords: false }).decode(bytes));
+  // Tag 55799 (self-described CBOR) wraps the item and means nothing more.
+  const tags: ((inner: unknown) => unknown)[] = [];
+  tags[55799] = (inner) => (typeof inner === 'function' ? (inner as () => unknown)() : inner);
+  return plain(cborgDecode(bytes, { useMaps: true, tags }));
 }
 
 describe('CBOR as kube-apiserver writes it', () => {

@@ -187,6 +187,9 @@ export class FanoutStore implements Store {
     return { close: () => this.closeWatch(w) };
   }
 
+  /** Watches that met a gap in their stream and went on from the store (they rejoin the stream later). */
+  gapFallbacks = 0;
+
   /** How watches are served now, for readyz and logs. */
   status(): { readonly mode: 'redis' | 'direct'; readonly detail: string } {
     const direct = [...this.watches].filter((w) => w.mode === 'direct').length;
@@ -393,6 +396,7 @@ export class FanoutStore implements Store {
             else progressed = d.revision;
           }
           if (gap) {
+            this.gapFallbacks++;
             this.goDirect(w);
             continue;
           }

@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { errors, isApiError } from '../api/status-errors.ts';
 import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
-import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
+import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from '../request/request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
 import { MEDIA_CBOR, MEDIA_CBOR_SEQ, MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
@@ -22,7 +22,7 @@ const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
 const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
 import type { ResourceCatalog } from './api-context.ts';
 import { addWarnings, sendError, sendValue } from './respond.ts';
-import type { RequestUser } from './user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';

@@ -11,7 +11,7 @@
  * discovery reads it from here.
  */
 import type { ResourceType } from '../api/types.ts';
-import { splitPath } from './request-info.ts';
+import { splitPath } from '../request/request-info.ts';
 
 /** The handler a route leads to (kube's action names, lower-cased). */
 export type RouteAction = 'list' | 'create' | 'deletecollection' | 'watchlist' | 'get' | 'update' | 'patch' | 'delete' | 'watch';

@@ -8,7 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import { splitPath } from '../request-info.ts';
+import { splitPath } from '../../request/request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
 import { aggregatedDiscoveryVersion, type DiscoverySource } from '../../discovery/discovery.ts';

@@ -7,7 +7,7 @@ import type { Serializer } from '../../codec/negotiate.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import type { ServedResource } from '../api-context.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
 import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
@@ -23,7 +23,7 @@ import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBo
 import { applyPatchBody } from './patch.ts';
 import { managerFor } from './field-manager.ts';
 import { validateWriteOptions } from './write-options.ts';
-import type { RequestUser } from '../user.ts';
+import type { RequestUser } from '../../request/user.ts';
 
 export interface VerbContext {
   readonly req: FastifyRequest;

@@ -20,7 +20,7 @@ const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=
 // With gate CBORServingAndStorage, in the order kube lists them.
 const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
 const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
-import type { ResourceCatalog } from './api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { addWarnings, sendError, sendValue } from './respond.ts';
 import type { RequestUser } from '../request/user.ts';
 import type { HealthEndpoint } from './health.ts';

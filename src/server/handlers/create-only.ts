@@ -6,32 +6,15 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { negotiateOutput } from '../../codec/negotiate.ts';
 import { dryRunFromQuery } from '../../registry/delete-options.ts';
 import { splitPath, type ResourceRequestInfo } from '../../request/request-info.ts';
 import { addWarnings, sendValue } from '../respond.ts';
 import type { RequestUser } from '../../request/user.ts';
+import type { CreateOnlyEndpoint } from '../../registry/create-only-endpoint.ts';
 import { fieldValidationMode, readObjectBody } from './body.ts';
 import { managerFor } from './field-manager.ts';
 import { createOnlyManagedFields } from '../../registry/apply-context.ts';
-
-export interface CreateOnlyRequest {
-  /** The decoded, type-checked body (apiVersion and kind set). */
-  readonly body: KubeObject;
-  readonly namespace: string;
-  /** The name in the URL (the parent object's, for a subresource), or ''. */
-  readonly name: string;
-  readonly user: RequestUser;
-  readonly dryRun: boolean;
-}
-
-export interface CreateOnlyEndpoint {
-  /** The kind posted and answered. */
-  readonly rt: ResourceType;
-  /** Computes the answer; may throw ApiErrors. */
-  create(req: CreateOnlyRequest): Promise<KubeObject>;
-}
 
 /** The create-only endpoints of a server, by URL group/version/resource/subresource. */
 export class CreateOnlyEndpoints {

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import type { ResourceRequestInfo } from '../../request/request-info.ts';
-import type { ServedResource } from '../api-context.ts';
+import type { ServedResource } from '../../registry/resource-catalog.ts';
 import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
 import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
 import { buildObjectFilter } from '../../registry/object-filter.ts';

@@ -12,8 +12,9 @@ import { splitPath, type ResourceRequestInfo } from '../../request/request-info.
 import { addWarnings, sendValue } from '../respond.ts';
 import type { RequestUser } from '../../request/user.ts';
 import type { CreateOnlyEndpoint } from '../../registry/create-only-endpoint.ts';
-import { fieldValidationMode, readObjectBody } from './body.ts';
-import { managerFor } from './field-manager.ts';
+import { fieldValidationMode, readObjectBody } from '../../backend/local/body.ts';
+import { managerFor } from '../../backend/local/field-manager.ts';
+import { requestBodyOf } from './resource.ts';
 import { createOnlyManagedFields } from '../../registry/apply-context.ts';
 
 /** The create-only endpoints of a server, by URL group/version/resource/subresource. */
@@ -55,8 +56,8 @@ export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply,
   const dryRun = dryRunFromQuery(req.searchParams, 'CreateOptions');
   const warnings: string[] = [];
   // The URL's name belongs to the parent (serviceaccounts/NAME/token); the body's is not compared to it.
-  const manager = managerFor({ query: req.searchParams, req });
-  const body = await readObjectBody(req, { rt: endpoint.rt, namespace: info.namespace, name: '' }, fieldValidationMode(req.searchParams), warnings);
+  const manager = managerFor(req.searchParams, String(req.headers['user-agent'] ?? ''));
+  const body = await readObjectBody(requestBodyOf(req), req.server.features.enabled('CBORServingAndStorage'), { rt: endpoint.rt, namespace: info.namespace, name: '' }, fieldValidationMode(req.searchParams), warnings);
   // Ownership of what the body sets, stamped before the answer is computed (kube's create handler).
   const managedFields = createOnlyManagedFields(endpoint.rt, body, manager, info.subresource, new Date());
   const result = await endpoint.create({ body, namespace: info.namespace, name: info.name, user, dryRun });

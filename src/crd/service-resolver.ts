@@ -4,7 +4,7 @@
  * as kube's endpoint service resolver does. Nothing resolves while core/v1 services and endpoints
  * are not served, or the Service or its addresses do not exist.
  */
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { ServiceResolver } from './conversion-webhook.ts';
 
 type Obj = Record<string, unknown>;

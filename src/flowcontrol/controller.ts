@@ -8,8 +8,8 @@
  */
 import type { KubeObject } from '../api/types.ts';
 import type { ResourceStore } from '../registry/resource-store.ts';
-import type { RequestInfo } from '../server/request-info.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { RequestUser } from '../request/user.ts';
 import { allocate, DemandIntegrator, levelLimits, type LevelLimits } from './allocation.ts';
 import { ensureBootstrapConfiguration, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from './bootstrap.ts';
 import { rulesMatch, type PolicyRules } from './classify.ts';

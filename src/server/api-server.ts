@@ -47,7 +47,7 @@ import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
-import { ResourceCatalog } from './api-context.ts';
+import { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { buildFrontDoor } from './app.ts';
 import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';

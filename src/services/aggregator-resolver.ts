@@ -5,7 +5,7 @@
  * in beside (or instead of) the static resolver of --aggregator-service-address.
  */
 import type { ServiceResolution, ServiceResolver } from '../aggregator/service-resolver.ts';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { resolveServiceReference } from './resolve.ts';
 
 export function servedServiceResolver(catalog: ResourceCatalog, opts: { readonly routeToEndpoints: boolean }): ServiceResolver {

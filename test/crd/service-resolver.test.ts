@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { endpointServiceResolver } from '../../src/crd/service-resolver.ts';
-import type { ResourceCatalog } from '../../src/server/api-context.ts';
+import type { ResourceCatalog } from '../../src/registry/resource-catalog.ts';
 
 function catalogWith(objects: Record<string, Record<string, unknown>>): Pick<ResourceCatalog, 'lookup'> {
   return {

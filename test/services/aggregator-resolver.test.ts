@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { servedServiceResolver } from '../../src/services/aggregator-resolver.ts';
-import type { ResourceCatalog } from '../../src/server/api-context.ts';
+import type { ResourceCatalog } from '../../src/registry/resource-catalog.ts';
 
 function catalogWith(objects: Record<string, unknown>): ResourceCatalog {
   const storeOf = (resource: string) => ({

@@ -730,6 +730,8 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
     anonymous: extra.anonymous,
+    apiAudiences,
+    ...(config.tokenSuccessCacheTtlMs !== undefined ? { tokenCache: { successTtlMs: config.tokenSuccessCacheTtlMs } } : {}),
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,

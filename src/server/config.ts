@@ -72,6 +72,11 @@ export interface ServerConfig {
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
   readonly serviceAccountLookup?: boolean;
+  /**
+   * How long a bearer token's successful authentication is reused (kube's TokenSuccessCacheTTL,
+   * 10 s, no flag in kube either); tests shorten it. Failures are never cached, as in kube.
+   */
+  readonly tokenSuccessCacheTtlMs?: number;
   /** --service-account-max-token-expiration in seconds; 0 or absent is no limit. */
   readonly serviceAccountMaxTokenExpirationSeconds?: number;
   /** --authorization-mode, in priority order; absent means RBAC. */

@@ -117,7 +117,7 @@ function selectorsOf(query: URLSearchParams): { fieldSelector?: string; labelSel
 }
 
 /** The name a field selector requires exactly, when it is a valid path segment (else ''). */
-function selectedName(query: URLSearchParams | undefined): string {
+export function selectedName(query: URLSearchParams | undefined): string {
   const text = query?.get('fieldSelector');
   if (!text) return '';
   let sel;

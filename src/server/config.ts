@@ -108,6 +108,8 @@ export interface ServerConfig {
   readonly logDir?: string;
   /** --livez-grace-period in milliseconds (default 0). */
   readonly livezGracePeriodMs?: number;
+  /** --etcd-count-metric-poll-period in milliseconds (default 60 s; 0 turns the object counts off). */
+  readonly etcdCountMetricPollPeriodMs?: number;
 }
 
 /** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
@@ -186,6 +188,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
   { name: 'disable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to disable even if enabled by default (comma-separated, kube\'s names).' },
   { name: 'enable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to enable in addition to the default-on ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook); comma-separated, kube\'s names. They run in kube\'s fixed order.' },
+  { name: 'etcd-count-metric-poll-period', kind: 'duration', defaultText: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
   // Operations (ops).
   {
@@ -489,6 +492,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
     ...optional('logDir', nonEmpty(str('log-dir'))),
     ...(raw.has('livez-grace-period') ? { livezGracePeriodMs: nonNegativeDuration('livez-grace-period', 0) } : {}),
+    ...(raw.has('etcd-count-metric-poll-period') ? { etcdCountMetricPollPeriodMs: nonNegativeDuration('etcd-count-metric-poll-period', 60_000) } : {}),
   };
   return Object.freeze(config);
 }

@@ -119,9 +119,13 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   }
   if (path === '/openapi/v3') {
     // kube's v3 index goes through ServeContent without a content type: Go sniffs it as text, and
-    // the index is rebuilt (so modified) on every request.
+    // the index is rebuilt (so modified) on every request. Unlike kube's aggregator, the index
+    // carries its hash as ETag: a client's HTTP cache (kubectl's) revalidates with
+    // If-Modified-Since, which, within the second of its copy, answers 304 even when a CRD has
+    // since been added; If-None-Match, which Go checks first, does not (issue 15).
     const body = Buffer.from(JSON.stringify(routes.openapi().v3Index()));
-    return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
+    const etag = `"${openApiHash(body)}"`;
+    return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', etag, lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
   }
   // kube's v3 handler owns everything below `/openapi/v3/` (the prefix itself included).
   if (path.startsWith('/openapi/v3/')) {

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { ServerConfig } from '../server/config.ts';
 import type { DiscoveryDocuments } from '../discovery/discovery.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';

@@ -47,7 +47,7 @@ import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
-import { ResourceCatalog } from './api-context.ts';
+import { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { buildFrontDoor } from './app.ts';
 import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
 import { WatchRegistry } from './handlers/watch.ts';
@@ -87,6 +87,7 @@ import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.t
 import { FLOWCONTROL_GROUP } from '../flowcontrol/kinds.ts';
 import { FlowControl } from '../flowcontrol/controller.ts';
 import { ApfFilter } from '../flowcontrol/filter.ts';
+import { startWorkEstimation } from '../flowcontrol/estimation.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
@@ -570,7 +571,18 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const nodeRuntime = registerNodeRuntimeMetrics(metrics.registry);
   undo.push(() => nodeRuntime.stop());
   authMetrics.register(metrics.registry);
-  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  // APF request widths (src/flowcontrol/estimation.ts): object counts polled as kube's storage polls them.
+  const estimation = apfEnabled
+    ? startWorkEstimation({
+        served: () => catalog.all(),
+        store,
+        pollPeriodMs: config.etcdCountMetricPollPeriodMs ?? 60_000,
+        watchList: features.enabled('WatchList'),
+        consistentListFromCache: cacheReads.consistent,
+      })
+    : undefined;
+  undo.push(() => estimation?.stop());
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply), ...(estimation ? { estimator: estimation.estimator, watches: estimation.watches } : {}) }) : undefined;
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {
@@ -736,6 +748,8 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
     anonymous: extra.anonymous,
+    apiAudiences,
+    ...(config.tokenSuccessCacheTtlMs !== undefined ? { tokenCache: { successTtlMs: config.tokenSuccessCacheTtlMs } } : {}),
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,

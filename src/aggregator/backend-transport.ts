@@ -73,7 +73,8 @@ export class BackendTransport {
     });
   }
 
-  private secureOptions(): tls.ConnectionOptions {
+  /** The TLS options of every connection to this backend (upgrade.ts opens its own). */
+  secureOptions(): tls.ConnectionOptions {
     const t = this.tlsOpts;
     return { ...(t.ca ? { ca: t.ca } : {}), rejectUnauthorized: t.rejectUnauthorized, ...(t.clientCert ? { cert: t.clientCert.cert, key: t.clientCert.key } : {}) };
   }

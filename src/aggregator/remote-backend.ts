@@ -14,6 +14,7 @@ import type { ServiceResolution, ServiceResolver } from './service-resolver.ts';
 import type { TrafficContract } from './traffic.ts';
 import type { AggregatorMetrics } from './metrics.ts';
 import { BackendTransport, type UpstreamResponse } from './backend-transport.ts';
+import { proxyUpgrade, upgradeOf } from './upgrade.ts';
 
 /** The header names the gateway asserts the caller's identity in (the first of each configured list). */
 export interface IdentityHeaderNames {
@@ -159,6 +160,9 @@ export class RemoteBackend {
    */
   async proxy(req: FastifyRequest, reply: FastifyReply, longRunning: boolean): Promise<unknown> {
     const metrics = this.settings.metrics;
+    // exec/attach/port-forward style upgrades last as long as the session: long-running like watches.
+    const upgrade = upgradeOf(req.raw);
+    if (upgrade) longRunning = true;
     // kube-aggregator's proxy: an unavailable APIService is refused before any connection.
     if (!this.available) return sendPlain(reply, 503, 'service unavailable');
     const { maxInflight, maxBodyBytes, timeoutMs } = this.contract;
@@ -182,6 +186,16 @@ export class RemoteBackend {
       if (!longRunning) this.inflight--;
     };
     const headers = this.outgoingHeaders(req, req.user, `${this.serverName}:${target.port}`, body?.length ?? (req.method === 'GET' || req.method === 'HEAD' ? undefined : 0));
+    if (upgrade) {
+      try {
+        const status = await proxyUpgrade(reply, upgrade, { host: target.host, port: target.port, serverName: this.serverName, tls: this.transport.secureOptions() }, req.method, req.raw.url ?? req.url, headers, HOP_BY_HOP);
+        metrics?.observe(this.name, status, started);
+        return reply;
+      } catch (err) {
+        metrics?.observe(this.name, 503, started);
+        return sendPlain(reply, 503, dialError(err as NodeJS.ErrnoException, target.host, target.port));
+      }
+    }
     const exchange = this.transport.request(target.host, target.port, req.method, req.raw.url ?? req.url, headers, body);
     // A client that goes away ends the backend request too (a watch must not outlive its client).
     const onClientClose = () => {

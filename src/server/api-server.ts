@@ -629,7 +629,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
             )),
         ),
       // Remote group/versions' OpenAPI v3 documents are listed in the index and proxied to their backends.
-      openapi: () => ({ ...openapi, v3Index: () => aggregation.openapiV3Index(openapi.v3Index()) }),
+      openapi: () => aggregation.openapi(openapi),
       documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { ServerConfig } from '../server/config.ts';
 import type { DiscoveryDocuments } from '../discovery/discovery.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
@@ -15,12 +15,12 @@ import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
 import { APIREGISTRATION_GROUP } from './apiservice.ts';
 import { MergedDiscovery, type DiscoverySource } from './discovery-view.ts';
 import { AggregatorMetrics } from './metrics.ts';
-import { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
+import { buildServiceResolver, catalogObjects, type ServiceResolver } from './service-resolver.ts';
 import { DEFAULT_TRAFFIC } from './traffic.ts';
 
 export { Aggregator } from './aggregator.ts';
 export type { DiscoverySource } from './discovery-view.ts';
-export { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
+export { ServedServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
 
 export interface AggregationOptions {
   readonly config: ServerConfig;
@@ -28,7 +28,7 @@ export interface AggregationOptions {
   /** Group/versions served in process outside the catalog (TokenReview, the access reviews). */
   readonly extraLocalGroupVersions: readonly { group: string; version: string }[];
   readonly registry: MetricsRegistry;
-  /** Default: the static resolver of --aggregator-service-address. */
+  /** Default: gatewayServiceResolver(config, catalog). */
   readonly resolver?: ServiceResolver;
   readonly probeIntervalMs?: number;
   readonly probeTimeoutMs?: number;
@@ -47,6 +47,24 @@ export interface Aggregation {
   stop(): void;
 }
 
+/**
+ * The one service resolver of the gateway, as the flags configure it (--aggregator-service-address
+ * first, then the served Services routed by --enable-aggregator-routing / --service-dns-routing).
+ * kube-apiserver gives the same resolver to the aggregator and to admission and conversion
+ * webhooks; so does the server. `self` is where the gateway listens (`default/kubernetes:443`).
+ */
+export function gatewayServiceResolver(config: ServerConfig, catalog: ResourceCatalog, self?: () => { host: string; port: number } | undefined): ServiceResolver {
+  try {
+    return buildServiceResolver(catalogObjects(catalog), {
+      routing: config.aggregator?.serviceRouting ?? 'cluster-ip',
+      staticAddresses: config.aggregator?.serviceAddresses ?? [],
+      ...(self ? { loopback: self } : {}),
+    });
+  } catch (err) {
+    throw new StartupError((err as Error).message, { cause: err });
+  }
+}
+
 async function readPem(path: string, flag: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
@@ -62,20 +80,7 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
     flags?.proxyClientCertFile && flags.proxyClientKeyFile
       ? { cert: await readPem(flags.proxyClientCertFile, 'proxy-client-cert-file'), key: await readPem(flags.proxyClientKeyFile, 'proxy-client-key-file') }
       : undefined;
-  let resolver = opts.resolver;
-  if (!resolver) {
-    try {
-      const byFlag = new StaticServiceResolver(flags?.serviceAddresses ?? []);
-      // What the flags do not name resolves through Services and Endpoints, once those kinds are served.
-      byFlag.fallback = new EndpointsServiceResolver((resource, namespace, name) => {
-        const store = catalog.lookup('', 'v1', resource)?.store;
-        return store?.cache.get(store.key(namespace, name))?.value as Record<string, unknown> | undefined;
-      });
-      resolver = byFlag;
-    } catch (err) {
-      throw new StartupError((err as Error).message, { cause: err });
-    }
-  }
+  const resolver = opts.resolver ?? gatewayServiceResolver(config, catalog);
   const lower = (xs: readonly string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase());
   const usernames = lower(config.requestheaderUsernameHeaders);
   const groups = lower(config.requestheaderGroupHeaders);

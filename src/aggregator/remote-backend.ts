@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../api/status-errors.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { APIServiceSpec } from './apiservice.ts';
 import type { ServiceResolution, ServiceResolver } from './service-resolver.ts';
 import type { TrafficContract } from './traffic.ts';

@@ -8,13 +8,14 @@
  */
 import type { KubeObject } from '../api/types.ts';
 import type { ResourceStore } from '../registry/resource-store.ts';
-import type { RequestInfo } from '../server/request-info.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { RequestUser } from '../request/user.ts';
 import { allocate, DemandIntegrator, levelLimits, type LevelLimits } from './allocation.ts';
 import { ensureBootstrapConfiguration, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from './bootstrap.ts';
 import { rulesMatch, type PolicyRules } from './classify.ts';
 import { defaultFlowSchema, defaultPriorityLevel } from './kinds.ts';
 import { QueueSet, type QueuingConfig } from './queueset.ts';
+import { levelMaxSeats } from './work-estimate.ts';
 
 export const CONSUMER_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
 
@@ -35,6 +36,8 @@ export class Level {
   limits: LevelLimits = { nominalCL: 0, lendableCL: 0, minCL: 0, maxCL: 0 };
   currentCL = 0;
   target = 0;
+  /** The most seats one request may take here (work-estimate.ts levelMaxSeats; 0: the global cap). */
+  maxSeats = 0;
   /** Exempt levels count what runs (never queued). */
   exemptExecuting = 0;
   exemptDispatched = 0;
@@ -177,6 +180,7 @@ export class FlowControl {
       const level = this.levels.get(name)!;
       const fresh = level.currentCL === 0 || level.limits.nominalCL !== l.nominalCL;
       level.limits = l;
+      level.maxSeats = levelMaxSeats(l.nominalCL, level.queuing?.handSize);
       // A new or re-shared level starts at its nominal limit; the next adjustment re-balances.
       if (fresh) level.currentCL = Math.max(1, l.nominalCL);
       level.currentCL = Math.min(Math.max(level.currentCL, l.minCL, 1), Math.max(l.maxCL, 1));

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from '../server/config.ts';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { Store } from '../storage/types.ts';
 import type { HealthCheck } from '../server/health.ts';
 import { LeaderElector, type LeaseStore } from './lease-elector.ts';

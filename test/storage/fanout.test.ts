@@ -276,9 +276,8 @@ describe('gap detection', () => {
       await until('all three events', () => c.seen.length >= 3);
       expect(c.problems).toEqual([]);
       expect(c.seen.map((e) => e.kv.modRevision)).toEqual(revs);
-      // It went on from etcd (and may already be back on the stream, which now reaches its revision).
-      // Under load it can meet the gap twice: a tick may rejoin the stream at revs[0] before the
-      // direct watch delivered revs[1], and the reader then meets the same gap again.
+      // It went on from etcd at least once. It may go back to the stream before it reached revs[2] and meet the
+      // same gap again (another fallback, still missing nothing): how often depends on timing, not on correctness.
       expect(a.gapFallbacks).toBeGreaterThanOrEqual(1);
     } finally {
       raw.destroy();

@@ -92,6 +92,8 @@ import { startWorkEstimation } from '../flowcontrol/estimation.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
+import { localVerbs } from '../backend/local/verbs.ts';
+import { scaleSubresource } from '../crd/scale.ts';
 import { AggregationConfigError, gatewayServiceResolver, startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 import { acceptUpgrades } from '../aggregator/upgrade.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
@@ -619,7 +621,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authenticator: authn.authenticator,
     createOnly: authn.endpoints,
     authorizer,
-    catalog,
+    // The in-process backend: built-in kinds and custom resources, over the generic store.
+    local: { kind: 'local', catalog, verbs: localVerbs, subresources: [scaleSubresource] },
     routes: {
       discovery: () =>
         aggregation.discovery(

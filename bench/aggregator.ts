@@ -6,6 +6,7 @@
  * discovery with 50 remote APIServices of which 5 are down (2 refuse connections, 3 accept and
  * never answer). The gateway runs in its own process (bench/aggregator-gateway-child.ts), the
  * sample-apiserver in another, the clients here. Prints figures; asserts nothing.
+ * BENCH_AGG_PROF=DIR writes a CPU profile of the gateway process there.
  */
 import { fork } from 'node:child_process';
 import https from 'node:https';
@@ -68,7 +69,7 @@ interface Ready {
   frontProxyKey: string;
 }
 
-const child = fork(fileURLToPath(new URL('./aggregator-gateway-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const child = fork(fileURLToPath(new URL('./aggregator-gateway-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_AGG_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AGG_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ask = <T>(msg: Record<string, unknown>, reply: string): Promise<T> =>
   new Promise((resolve) => {
     const on = (m: { type: string; id?: number }) => {

@@ -35,11 +35,27 @@ export function peerOfSocket(socket: unknown): Pick<AuthRequest, 'peerCertificat
   return { peerCertificate: cert, peerAuthorized: tls.authorized === true };
 }
 
-/** The client-certificate step. Verification results are cached briefly per presented chain. */
+/** A verified chain's answer and the time window in which every certificate of that chain is valid. */
+interface Verified {
+  readonly outcome: AuthnOutcome;
+  readonly validFrom: number;
+  readonly validTo: number;
+}
+
+/**
+ * The client-certificate step. A connection's chain is verified once: the answer is kept on the
+ * peer certificate object (the front door reads it once per TLS connection, so HTTP/1.1
+ * keep-alive requests and HTTP/2 streams present the same object), and later requests only check
+ * the clock against the chain's validity window, as kube verifies every request at the current
+ * time: a certificate that expires mid-connection is refused from then on. The answers belong to
+ * this authenticator, built over one CA bundle; a reloaded bundle means a new authenticator and
+ * so new answers. Chains seen on other connections are cached briefly by their bytes.
+ */
 export function createX509Authenticator(opts: X509AuthenticatorOptions): RequestAuthenticator {
   const roots = parseCertificateBundle(opts.clientCa);
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, { readonly outcome: AuthnOutcome; readonly until: number }>();
+  const cache = new Map<string, { readonly verified: Verified; readonly until: number }>();
+  const byConnection = new WeakMap<PeerCertificateInfo, Verified>();
 
   return {
     name: 'x509',
@@ -50,16 +66,22 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Request
         // Nothing to verify ourselves: rely on the TLS layer, which was given the client CAs.
         return req.peerAuthorized ? userOf(peer.subject, undefined) : { kind: 'rejected', reason: 'client certificate was not verified' };
       }
+      const t = now();
+      const known = byConnection.get(peer);
+      if (known && withinWindow(known, t)) return known.outcome;
+
       const chain = presentedChain(peer);
       const key = chainKey(chain);
-      const t = now();
       const hit = cache.get(key);
-      if (hit && hit.until > t) return hit.outcome;
-
-      const { outcome, validUntil } = verifyAndConvert(peer, chain, roots, t);
-      if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-      cache.set(key, { outcome, until: Math.min(t + CACHE_TTL_MS, validUntil) });
-      return outcome;
+      let verified: Verified;
+      if (hit && hit.until > t && withinWindow(hit.verified, t)) verified = hit.verified;
+      else {
+        verified = verifyAndConvert(peer, chain, roots, t);
+        if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+        cache.set(key, { verified, until: t + CACHE_TTL_MS });
+      }
+      byConnection.set(peer, verified);
+      return verified.outcome;
     },
   };
 }
@@ -80,30 +102,41 @@ function chainKey(chain: readonly Uint8Array[]): string {
   return h.digest('hex');
 }
 
-function verifyAndConvert(
-  peer: PeerCertificateInfo,
-  chain: readonly Uint8Array[],
-  roots: readonly X509Certificate[],
-  t: number,
-): { outcome: AuthnOutcome; validUntil: number } {
+function withinWindow(v: Verified, t: number): boolean {
+  return t >= v.validFrom && t <= v.validTo;
+}
+
+/**
+ * Verifies the chain at time `t`. A success holds while every certificate of the verified path is
+ * valid; a rejection holds only for `t` itself (it is never reused: the clock may cure it).
+ */
+function verifyAndConvert(peer: PeerCertificateInfo, chain: readonly Uint8Array[], roots: readonly X509Certificate[], t: number): Verified {
+  const rejected = (reason: string): Verified => ({ outcome: { kind: 'rejected', reason }, validFrom: t + 1, validTo: t });
   let certs: X509Certificate[];
   try {
     certs = chain.map((der) => new X509Certificate(Buffer.from(der)));
   } catch (err) {
-    return { outcome: { kind: 'rejected', reason: `parsing client certificate failed: ${(err as Error).message}` }, validUntil: t };
+    return rejected(`parsing client certificate failed: ${(err as Error).message}`);
   }
   const leaf = certs[0]!;
-  const problem = verifyChain(leaf, certs.slice(1), roots, t);
-  if (problem !== undefined) {
+  const verified = verifyChain(leaf, certs.slice(1), roots, t);
+  if (typeof verified === 'string') {
     const serial = BigInt(`0x${leaf.serialNumber}`).toString();
-    return { outcome: { kind: 'rejected', reason: `verifying certificate SN=${serial} failed: ${problem}` }, validUntil: t };
+    return rejected(`verifying certificate SN=${serial} failed: ${verified}`);
   }
   const fingerprint = createHash('sha256').update(leaf.raw).digest('hex');
-  return { outcome: userOf(peer.subject!, `X509SHA256=${fingerprint}`), validUntil: Date.parse(leaf.validTo) };
+  return {
+    outcome: userOf(peer.subject!, `X509SHA256=${fingerprint}`),
+    validFrom: Math.max(...verified.map((c) => Date.parse(c.validFrom))),
+    validTo: Math.min(...verified.map((c) => Date.parse(c.validTo))),
+  };
 }
 
-/** Undefined when the leaf chains to a root through the presented intermediates; otherwise why not, in Go's words. */
-function verifyChain(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], t: number): string | undefined {
+/**
+ * The verified path, leaf to root, when the leaf chains to a root through the presented
+ * intermediates; otherwise why not, in Go's words.
+ */
+function verifyChain(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], t: number): X509Certificate[] | string {
   const timeProblem = (c: X509Certificate) =>
     t < Date.parse(c.validFrom) || t > Date.parse(c.validTo)
       ? `x509: certificate has expired or is not yet valid: current time ${new Date(t).toISOString()} is outside ${c.validFrom} - ${c.validTo}`
@@ -119,13 +152,15 @@ function verifyChain(leaf: X509Certificate, intermediates: readonly X509Certific
   if (!usageOk(leaf)) return 'x509: certificate specifies an incompatible key usage';
 
   let current = leaf;
+  const path = [leaf];
   const unused = [...intermediates];
   for (let depth = 0; depth <= MAX_CHAIN_LENGTH; depth++) {
     const root = roots.find((r) => signedBy(current, r) && timeProblem(r) === undefined);
-    if (root) return undefined;
+    if (root) return [...path, root];
     const nextIndex = unused.findIndex((i) => i.ca && signedBy(current, i) && timeProblem(i) === undefined && usageOk(i));
     if (nextIndex === -1) break;
     current = unused.splice(nextIndex, 1)[0]!;
+    path.push(current);
   }
   return 'x509: certificate signed by unknown authority';
 }

@@ -21,6 +21,7 @@ import type { Execution, RejectReason } from './queueset.ts';
 import { selectedName } from '../authz/authorizer.ts';
 import type { WatchCountTracker } from './watch-tracker.ts';
 import { maxSeatsOf, ONE_SEAT, type WorkEstimate, type WorkEstimator } from './work-estimate.ts';
+import { isLongRunning } from '../request/long-running.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -198,13 +199,16 @@ export class ApfFilter {
   /** The filter: resolves when the request may run (having set its headers), or answers 429 itself. */
   async admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const info = req.requestInfo;
+    const isWatch = info.isResourceRequest && info.verb === 'watch';
+    // kube's WithPriorityAndFairness serves other long-running requests (exec, attach, log,
+    // port-forward, proxy) untracked: no classification, no seat, no in-flight count.
+    if (!isWatch && isLongRunning(info)) return undefined;
     const { schema, level } = this.flowControl.classify(req.user, info);
     // On the raw response: Fastify's send merges them, and hijacked (watch) responses keep them.
     reply.raw.setHeader('X-Kubernetes-PF-FlowSchema-UID', schema.uid);
     reply.raw.setHeader('X-Kubernetes-PF-PriorityLevel-UID', level.uid);
     const fs = schema.name;
     const pl = level.name;
-    const isWatch = info.isResourceRequest && info.verb === 'watch';
     // Watches are long-running: kube's in-flight figures leave them out, as the plain limits do.
     if (!isWatch) this.opts.countInflight?.(MUTATING.has(req.method), reply);
     // kube's RequestInfo names the object a list or watch selects by metadata.name.

@@ -3,7 +3,8 @@
  *
  * - kube-apiserver's in-flight limits (`--max-requests-inflight` 400 read-only,
  *   `--max-mutating-requests-inflight` 200 mutating): a request over its limit is 429 with
- *   kube's Status and `Retry-After: 1`. Long-running requests (watches), system:masters and the
+ *   kube's Status and `Retry-After: 1`. Long-running requests (request/long-running.ts: watches,
+ *   exec, attach, log, port-forward, proxy), system:masters and the
  *   health endpoints are exempt, as in kube's WithMaxInFlightLimit (health endpoints so that
  *   probes stay fast under any load).
  * - A budget of request-body bytes for large bodies: a body over LARGE_BODY_BYTES waits for its
@@ -16,6 +17,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/status-errors.ts';
 import { LARGE_BODY_BYTES } from '../request/request-body.ts';
+import { isLongRunning } from '../request/long-running.ts';
 
 export const DEFAULT_MAX_REQUESTS_INFLIGHT = 400;
 export const DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200;
@@ -123,8 +125,7 @@ export class LoadLimits {
    */
   admit(req: FastifyRequest, reply: FastifyReply): void {
     if (HEALTH_PATH.test(req.url)) return;
-    const info = req.requestInfo;
-    if (info?.isResourceRequest && info.verb === 'watch') return;
+    if (isLongRunning(req.requestInfo)) return;
     if (req.user?.groups?.includes('system:masters')) return;
     const mutating = MUTATING.has(req.method);
     const limit = mutating ? this.maxMutating : this.maxReadOnly;

@@ -183,3 +183,36 @@ test('a backend that declines the upgrade: its answer is relayed; a local route 
   // The gateway keeps serving.
   expect((await s.gw.request('GET', '/api/v1/namespaces/default')).status).toBe(200);
 });
+
+/** Opens an exec-style SPDY upgrade as admin and keeps it open; resolves with the socket once bytes echo. */
+function openSession(): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(s.gw.server.url);
+    const sock = tls.connect({ host: url.hostname, port: Number(url.port), ca: s.gw.server.caCert, cert: s.gw.server.adminCert, key: s.gw.server.adminKey, ALPNProtocols: ['http/1.1'], servername: 'localhost' });
+    sockets.push(sock);
+    let buf = '';
+    sock.setEncoding('latin1');
+    sock.once('secureConnect', () => sock.write(`POST ${EXEC} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nContent-Length: 0\r\n\r\n`));
+    sock.on('data', (c: string) => {
+      buf += c;
+      if (buf.startsWith('HTTP/1.1 101') && buf.includes('\r\n\r\n') && !buf.endsWith('ping')) sock.write('ping');
+      if (buf.endsWith('ping')) resolve(sock);
+      else if (buf.includes('\r\n\r\n') && !buf.startsWith('HTTP/1.1 101')) reject(new Error(buf));
+    });
+    sock.on('error', reject);
+  });
+}
+
+/** The in-flight gauge kube exposes (the most held since the previous read: read twice for the current figure). */
+async function mutatingInflight(): Promise<number> {
+  await s.gw.request('GET', '/metrics');
+  const { text } = await s.gw.request('GET', '/metrics');
+  const line = text.split('\n').find((l) => l.startsWith('apiserver_current_inflight_requests{request_kind="mutating"}'));
+  return Number(line?.split(' ').at(-1));
+}
+
+test('open exec sessions are long-running: they hold no in-flight slot (kube counts watch, proxy, exec, attach, log, portforward as long-running)', async () => {
+  const open = await Promise.all([openSession(), openSession(), openSession()]);
+  expect(await mutatingInflight()).toBe(0);
+  for (const so of open) so.destroy();
+});

@@ -108,21 +108,24 @@ function withinWindow(v: Verified, t: number): boolean {
 
 /**
  * Verifies the chain at time `t`. A success holds while every certificate of the verified path is
- * valid; a rejection holds only for `t` itself (it is never reused: the clock may cure it).
+ * valid. A rejection (another authority's certificate: the usual case when the front-proxy step
+ * looks at a user's certificate) holds until the next instant at which any presented or root
+ * certificate starts or stops being valid: until then verification sees the same certificates and
+ * gives the same answer.
  */
 function verifyAndConvert(peer: PeerCertificateInfo, chain: readonly Uint8Array[], roots: readonly X509Certificate[], t: number): Verified {
-  const rejected = (reason: string): Verified => ({ outcome: { kind: 'rejected', reason }, validFrom: t + 1, validTo: t });
   let certs: X509Certificate[];
   try {
     certs = chain.map((der) => new X509Certificate(Buffer.from(der)));
   } catch (err) {
-    return rejected(`parsing client certificate failed: ${(err as Error).message}`);
+    // The bytes never change: neither does this answer.
+    return { outcome: { kind: 'rejected', reason: `parsing client certificate failed: ${(err as Error).message}` }, validFrom: -Infinity, validTo: Infinity };
   }
   const leaf = certs[0]!;
   const verified = verifyChain(leaf, certs.slice(1), roots, t);
   if (typeof verified === 'string') {
     const serial = BigInt(`0x${leaf.serialNumber}`).toString();
-    return rejected(`verifying certificate SN=${serial} failed: ${verified}`);
+    return { outcome: { kind: 'rejected', reason: `verifying certificate SN=${serial} failed: ${verified}` }, ...unchangedAround(t, [...certs, ...roots]) };
   }
   const fingerprint = createHash('sha256').update(leaf.raw).digest('hex');
   return {
@@ -130,6 +133,20 @@ function verifyAndConvert(peer: PeerCertificateInfo, chain: readonly Uint8Array[
     validFrom: Math.max(...verified.map((c) => Date.parse(c.validFrom))),
     validTo: Math.min(...verified.map((c) => Date.parse(c.validTo))),
   };
+}
+
+/** The span around `t` in which none of `certs` starts or stops being valid (the clock only moves on, but tests move it back). */
+function unchangedAround(t: number, certs: readonly X509Certificate[]): { validFrom: number; validTo: number } {
+  let validFrom = -Infinity;
+  let validTo = Infinity;
+  for (const c of certs) {
+    // Valid on [from, to]: the answer may change at `from` and just after `to`.
+    for (const edge of [Date.parse(c.validFrom), Date.parse(c.validTo) + 1]) {
+      if (edge > t) validTo = Math.min(validTo, edge - 1);
+      else validFrom = Math.max(validFrom, edge);
+    }
+  }
+  return { validFrom, validTo };
 }
 
 /**

@@ -4,8 +4,9 @@
  * warms each verb up, then reads the server process's user+system CPU from /proc before and after
  * a fixed number of requests sent over one HTTP/2 connection at 32 streams.
  *
- * `npx tsx bench/api-cpu.ts [--requests N] [--only create,update,apply,get] [--profile DIR]`
- * With --profile the server runs with `node --cpu-prof` and writes its profile into DIR when it
+ * `npx tsx bench/api-cpu.ts [--requests N] [--only create,update,apply,get] [--profile DIR] [--root DIR]`
+ * --root runs the build of another checkout (an A/B comparison on a loaded machine: alternate
+ * runs of both, same load). With --profile the server runs with `node --cpu-prof` and writes its profile into DIR when it
  * stops (the whole run: start, warm-up and the measured verbs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,7 +16,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const argOf = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? undefined : process.argv[i + 1];
@@ -23,6 +23,7 @@ const argOf = (name: string): string | undefined => {
 const requests = Number(argOf('requests') ?? 3000);
 const only = new Set((argOf('only') ?? 'create,update,apply,get').split(','));
 const profileDir = argOf('profile');
+const root = argOf('root') ?? fileURLToPath(new URL('..', import.meta.url));
 const CLIENTS = 32;
 
 const built = spawnSync(process.execPath, [join(root, 'bin', 'build.js')], { stdio: 'inherit' });

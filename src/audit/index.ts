@@ -224,15 +224,21 @@ export class Auditor {
     if (config.level === 'None') return;
     const record = new AuditRecord(req.auditID ?? randomUUID(), config, req.user, req.auditReceived ?? nowMs());
     req.audit = record;
-    const info = req.requestInfo;
-    if (info?.isResourceRequest) {
-      const facts = this.opts.deprecation?.(info.apiGroup, info.apiVersion, info.resource);
-      if (facts?.deprecated) {
-        record.annotations['k8s.io/deprecated'] = 'true';
-        if (facts.removedRelease) record.annotations['k8s.io/removed-release'] = facts.removedRelease;
-      }
-    }
     this.emit(req, record, 'RequestReceived');
+  }
+
+  /**
+   * kube's MonitorRequest: a request its resource's handler served, for a deprecated version, is
+   * annotated once the handler returns, so only the final stage shows it (not RequestReceived,
+   * nor a watch's ResponseStarted, nor a request refused before the handler).
+   */
+  private annotateDeprecation(req: FastifyRequest, record: AuditRecord): void {
+    const info = req.requestInfo;
+    if (!info?.isResourceRequest || record.annotations['authorization.k8s.io/decision'] !== 'allow') return;
+    const facts = this.opts.deprecation?.(info.apiGroup, info.apiVersion, info.resource);
+    if (!facts?.deprecated) return;
+    record.annotations['k8s.io/deprecated'] = 'true';
+    if (facts.removedRelease) record.annotations['k8s.io/removed-release'] = facts.removedRelease;
   }
 
   /** The authorization filter's annotations (decision allow or forbid, and the reason). */
@@ -299,6 +305,7 @@ export class Auditor {
         this.emit(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
         return;
       }
+      this.annotateDeprecation(req, record);
       this.emit(req, record, 'ResponseComplete', { code: reply.statusCode });
     });
   }

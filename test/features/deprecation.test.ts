@@ -7,7 +7,7 @@ import { deprecationOf } from '../../src/features/deprecation.ts';
 import { configMapType } from '../../src/api/kinds/configmap.ts';
 import type { ResourceType } from '../../src/api/types.ts';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import { parsePrometheusText } from '../metrics/prometheus-text.ts';
+import { parsePromText } from '../metrics/prom-text.ts';
 
 describe('deprecationOf', () => {
   it("words a built-in version's lifecycle as kube does", () => {
@@ -62,7 +62,7 @@ describe('requests to a deprecated version', () => {
     expect(list!.status).toBe(200);
     expect(list!.headers.warning).toBe('299 - "dep.example.com/v1beta1 Old is deprecated; use dep.example.com/v1 Old"');
     expect((await t.request('GET', '/apis/dep.example.com/v1/namespaces/default/olds')).headers.warning).toBeUndefined();
-    const families = parsePrometheusText((await t.request('GET', '/metrics')).text);
+    const families = parsePromText((await t.request('GET', '/metrics')).text);
     const f = families.get('apiserver_requested_deprecated_apis')!;
     expect(f.help).toBe('[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
     expect(f.samples).toEqual([{ name: 'apiserver_requested_deprecated_apis', labels: { group: 'dep.example.com', version: 'v1beta1', resource: 'olds', subresource: '', removed_release: '' }, value: 1 }]);

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../server/harness.ts';
 import { auditFlags } from './flags.ts';
+import { normalize } from './event-lines.ts';
+import { createDeprecatedCrd } from '../features/deprecated-crd.ts';
 
 const POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -28,15 +30,6 @@ const REFERENCE = [
   '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"89560d97-2c55-4542-a1d2-0fe332607f5c","stage":"ResponseComplete","requestURI":"/apis/dep.example.com/v1/namespaces/default/olds","verb":"list","user":{"username":"admin","groups":["system:masters","system:authenticated"]},"sourceIPs":["127.0.0.1"],"userAgent":"kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07","objectRef":{"resource":"olds","namespace":"default","apiGroup":"dep.example.com","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-11-28T04:03:36.380129Z","stageTimestamp":"2026-11-28T04:03:36.381516Z","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}',
 ];
 
-function normalize(line: string): string {
-  const e = JSON.parse(line) as Record<string, unknown>;
-  e.auditID = 'ID';
-  e.requestReceivedTimestamp = 'T';
-  e.stageTimestamp = 'T';
-  e.user = 'USER';
-  return JSON.stringify(e);
-}
-
 let t: TestServer;
 let dir: string;
 let log: string;
@@ -47,26 +40,7 @@ beforeAll(async () => {
   const policy = join(dir, 'policy.yaml');
   await writeFile(policy, POLICY);
   t = await startTestServer({ config: { audit: auditFlags({ policyFile: policy, logPath: log }) } });
-  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'olds.dep.example.com' },
-    spec: {
-      group: 'dep.example.com',
-      scope: 'Namespaced',
-      names: { plural: 'olds', kind: 'Old' },
-      versions: [
-        { name: 'v1', served: true, storage: true, schema },
-        { name: 'v1beta1', served: true, storage: false, deprecated: true, schema },
-      ],
-    },
-  };
-  expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
-  for (let i = 0; i < 200; i++) {
-    if ((await t.request('GET', '/apis/dep.example.com/v1/namespaces/default/olds')).status === 200) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  expect(await createDeprecatedCrd(t, '/apis/dep.example.com/v1/namespaces/default/olds')).toBe(200);
 }, 60_000);
 
 afterAll(async () => {

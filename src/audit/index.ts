@@ -93,11 +93,10 @@ export function microTime(ms: number): string {
 /** The wall clock with sub-millisecond precision. */
 const nowMs = () => performance.timeOrigin + performance.now();
 
-const HTML_CHARS = /[<>&\u2028\u2029]/;
-
 /** Go's encoding/json escapes these in strings (HTML-safe output); kube's audit log shows them so. */
 function goEscape(json: string): string {
-  if (!HTML_CHARS.test(json)) return json;
+  // Five indexOf scans are several times cheaper than one character-class scan of a long line.
+  if (json.indexOf('<') < 0 && json.indexOf('>') < 0 && json.indexOf('&') < 0 && json.indexOf('\u2028') < 0 && json.indexOf('\u2029') < 0) return json;
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

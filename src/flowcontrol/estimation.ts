@@ -3,7 +3,7 @@
  * --etcd-count-metric-poll-period (kube's storage layer does the same), executing watches by
  * resource, and the gates that decide how lists and watches are read.
  */
-import type { ServedResource } from '../server/api-context.ts';
+import type { ServedResource } from '../registry/resource-catalog.ts';
 import type { Store } from '../storage/types.ts';
 import { groupResourceKey, ObjectCountTracker, pollObjectCounts, type CountedPrefix } from './object-counts.ts';
 import { WatchCountTracker } from './watch-tracker.ts';

@@ -6,7 +6,7 @@
  * elsewhere costs them nothing.
  */
 import { parseFieldSelector } from '../registry/field-selector.ts';
-import type { ResourceRequestInfo } from '../server/request-info.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
 
 /** Resources whose watch cache has an index on a field, and that field. */
 const INDEXED_FIELDS: Readonly<Record<string, string>> = { pods: 'spec.nodeName' };

@@ -13,7 +13,7 @@
  * Seats are capped per priority level at max(1, min(ceil(15% of its nominal limit),
  * nominal limit / handSize)) and never above 10.
  */
-import { queryBool, type ResourceRequestInfo } from '../server/request-info.ts';
+import { queryBool, type ResourceRequestInfo } from '../request/request-info.ts';
 import { groupResourceKey, type ObjectCount } from './object-counts.ts';
 
 export const MINIMUM_SEATS = 1;

@@ -53,13 +53,7 @@ describe('kubectl and custom resources', () => {
     expect(scale.stdout).toContain('database.ops.example.com/orders scaled');
     const json = await t.kubectl(['get', 'database', 'orders', '-o', 'jsonpath={.spec.replicas}']);
     expect(json.stdout).toBe('3');
-    // Known issue (issue 15 notes): right after the CRD's earlier changes, kubectl's first explain can
-    // meet an OpenAPI v3 document without the kind ("couldn't find resource"); a later one finds it.
-    let explain = await t.kubectl(['explain', 'databases.spec.engine']);
-    for (let i = 0; i < 5 && !explain.stdout.includes('The database engine.'); i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      explain = await t.kubectl(['explain', 'databases.spec.engine']);
-    }
+    const explain = await t.kubectl(['explain', 'databases.spec.engine']);
     expect(explain.stdout, explain.stderr).toContain('The database engine.');
   });
 

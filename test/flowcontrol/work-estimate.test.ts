@@ -9,7 +9,7 @@ import { ObjectCountTracker, STALE_AFTER_MS, type ObjectCount } from '../../src/
 import { QueueSet, type Execution, type StartOutcome } from '../../src/flowcontrol/queueset.ts';
 import { WatchCountTracker } from '../../src/flowcontrol/watch-tracker.ts';
 import { levelMaxSeats, maxSeatsOf, WorkEstimator, type WorkEstimate } from '../../src/flowcontrol/work-estimate.ts';
-import type { ResourceRequestInfo } from '../../src/server/request-info.ts';
+import type { ResourceRequestInfo } from '../../src/request/request-info.ts';
 
 function info(verb: ResourceRequestInfo['verb'], resource: string, extra: Partial<ResourceRequestInfo> = {}): ResourceRequestInfo {
   return { isResourceRequest: true, path: '/', verb, apiPrefix: 'api', apiGroup: '', apiVersion: 'v1', resource, subresource: '', namespace: '', name: '', ...extra };

@@ -8,7 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import { splitPath } from '../request-info.ts';
+import { splitPath } from '../../request/request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
 import { aggregatedDiscoveryVersion, type DiscoverySource } from '../../discovery/discovery.ts';
@@ -19,21 +19,7 @@ import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
 import { serveLogs } from './logs.ts';
-
-export interface OpenApiDocuments {
-  /** The Swagger 2.0 document, serialized once. */
-  v2(): Buffer;
-  /** The same document as gnostic's `openapi.v2.Document` protobuf, encoded once. */
-  v2Protobuf(): Buffer;
-  /** Upper-case hex SHA-512 of the JSON form: the ETag of both forms. */
-  v2ETag(): string;
-  /** When the documents were last built (Last-Modified). */
-  lastModified(): Date;
-  /** The `/openapi/v3` index. */
-  v3Index(): object;
-  /** One group-version document (`api/v1`, `apis/<group>/<version>`), serialized once; undefined when not served. */
-  v3(path: string): Buffer | undefined;
-}
+import type { OpenApiDocuments } from '../../discovery/openapi-documents.ts';
 
 export interface NonResourceRoutes {
   /** The discovery documents, merged with remote groups by the aggregation layer. */
@@ -133,9 +119,13 @@ export async function handleNonResource(req: FastifyRequest, reply: FastifyReply
   }
   if (path === '/openapi/v3') {
     // kube's v3 index goes through ServeContent without a content type: Go sniffs it as text, and
-    // the index is rebuilt (so modified) on every request.
+    // the index is rebuilt (so modified) on every request. Unlike kube's aggregator, the index
+    // carries its hash as ETag: a client's HTTP cache (kubectl's) revalidates with
+    // If-Modified-Since, which, within the second of its copy, answers 304 even when a CRD has
+    // since been added; If-None-Match, which Go checks first, does not (issue 15).
     const body = Buffer.from(JSON.stringify(routes.openapi().v3Index()));
-    return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
+    const etag = `"${openApiHash(body)}"`;
+    return serveContent(req, reply, { body, contentType: 'text/plain; charset=utf-8', etag, lastModified: new Date(Math.floor(Date.now() / 1000) * 1000) });
   }
   // kube's v3 handler owns everything below `/openapi/v3/` (the prefix itself included).
   if (path.startsWith('/openapi/v3/')) {

@@ -68,7 +68,11 @@ describe('manager names', () => {
     ['kubectl/v1.32.0 (linux/amd64) kubernetes/abc', 'kubectl'],
     ['kube-controller-manager/v1.32.0', 'kube-controller-manager'],
     ['curl', 'curl'],
-    [undefined, ''],
+    // No usable User-Agent: kube-apiserver v1.32.4 records the write as "unknown".
+    [undefined, 'unknown'],
+    ['', 'unknown'],
+    ['/x', 'unknown'],
+    ['a b/c', 'a b'],
     ['a\u0001b/x', 'ab'],
     ['x'.repeat(200), 'x'.repeat(128)],
   ])('User-Agent %j gives %j', (ua, want) => {

@@ -9,6 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { ServerConfig } from '../server/config.ts';
 import type { DiscoveryDocuments } from '../discovery/discovery.ts';
+import type { OpenApiDocuments } from '../discovery/openapi-documents.ts';
+import { withRemoteOpenApiV2 } from './openapi-v2.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import { StartupError } from '../server/startup-error.ts';
 import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
@@ -44,6 +46,8 @@ export interface Aggregation {
   discovery(local: DiscoveryDocuments): DiscoverySource;
   /** The `/openapi/v3` index with the remote group/versions' documents listed (served by their backends). */
   openapiV3Index(local: object): object;
+  /** The OpenAPI documents with the remote groups in: `/openapi/v2` merged, the v3 index listing them. */
+  openapi(local: OpenApiDocuments): OpenApiDocuments;
   stop(): void;
 }
 
@@ -121,6 +125,15 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
   // CRDs come and go: their automanaged APIServices follow.
   catalog.onChange(() => aggregator.requestSync());
   let view: { local: DiscoveryDocuments; generation: number; merged: MergedDiscovery } | undefined;
+  let openapiView: { local: OpenApiDocuments; merged: OpenApiDocuments } | undefined;
+  const openapiV3Index = (local: object): object => {
+    const remote = aggregator.discovery.entries().filter((e) => e.openapiV3 !== undefined);
+    if (remote.length === 0) return local;
+    const paths: Record<string, unknown> = { ...(local as { paths?: Record<string, unknown> }).paths };
+    for (const e of remote) paths[`apis/${e.spec.group}/${e.spec.version}`] ??= { serverRelativeURL: e.openapiV3 };
+    // Keys sorted, as Go's encoding/json writes a map.
+    return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
+  };
   return {
     aggregator,
     resolver,
@@ -134,13 +147,13 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
       }
       return view.merged;
     },
-    openapiV3Index(local) {
-      const remote = aggregator.discovery.entries().filter((e) => e.openapiV3 !== undefined);
-      if (remote.length === 0) return local;
-      const paths: Record<string, unknown> = { ...(local as { paths?: Record<string, unknown> }).paths };
-      for (const e of remote) paths[`apis/${e.spec.group}/${e.spec.version}`] ??= { serverRelativeURL: e.openapiV3 };
-      // Keys sorted, as Go's encoding/json writes a map.
-      return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
+    openapiV3Index,
+    openapi(local) {
+      if (openapiView?.local !== local) {
+        const v2 = withRemoteOpenApiV2(local, () => aggregator.discovery.openapiV2Documents(), () => aggregator.generation);
+        openapiView = { local, merged: { ...v2, v3Index: () => openapiV3Index(local.v3Index()) } };
+      }
+      return openapiView.merged;
     },
     stop: () => aggregator.stop(),
   };

@@ -3,8 +3,8 @@
  * kube's token cache, token-cache.ts). A bearer token that no step knows is rejected (401), never
  * downgraded to anonymous.
  */
-import type { TokenRejection, TokenUnion, TokenUnionAnswer } from './token-cache.ts';
-import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, type AuthRequest, type RequestAuthenticator, type TokenAuthenticator, type UserInfo } from './types.ts';
+import type { CachedTokenUnion, TokenCacheEntry, TokenRejection, TokenUnion, TokenUnionAnswer } from './token-cache.ts';
+import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, type AuthnOutcome, type AuthRequest, type RequestAuthenticator, type TokenAuthenticator, type UserInfo } from './types.ts';
 
 /** The bearer token of a request, or undefined when there is none (other schemes, e.g. Basic, count as none). */
 export function bearerTokenOf(headers: AuthRequest['headers']): string | undefined {
@@ -38,17 +38,39 @@ export function unionOfTokenSteps(tokenSteps: readonly TokenAuthenticator[]): To
   };
 }
 
-/** The request step over the token union. */
-export function createBearerTokenAuthenticator(union: TokenUnion): RequestAuthenticator {
+const NO_CREDENTIALS: AuthnOutcome = Object.freeze({ kind: 'no-credentials' });
+
+/**
+ * The request step over the cached token union. Each connection remembers the Authorization
+ * header it last authenticated and that header's cache entry: the same header again, while the
+ * entry lives, is answered without parsing or hashing (clients send one token per connection).
+ * The entry's expiry still rules, so nothing is accepted longer than the cache would accept it.
+ */
+export function createBearerTokenAuthenticator(tokens: CachedTokenUnion): RequestAuthenticator {
+  const lastByConnection = new WeakMap<object, { readonly header: string; readonly entry: TokenCacheEntry }>();
+  const outcomeOf = (connection: object | undefined, header: unknown, entry: TokenCacheEntry): AuthnOutcome => {
+    if (connection !== undefined && typeof header === 'string' && entry.until > 0) lastByConnection.set(connection, { header, entry });
+    const answer = entry.answer;
+    if (answer.kind === 'authenticated') return answer;
+    const reasons = answer.rejections.map((r) => `${r.step}: ${r.reason}`);
+    return { kind: 'rejected', reason: reasons.length > 0 ? reasons.join('; ') : 'invalid bearer token' };
+  };
   return {
     name: 'bearer-token',
-    async authenticate(req) {
+    authenticate(req) {
+      const header = req.headers.authorization;
+      const connection = req.connection;
+      if (connection !== undefined) {
+        const last = lastByConnection.get(connection);
+        if (last !== undefined && last.header === header && last.entry.until > tokens.now()) {
+          const answer = last.entry.answer;
+          if (answer.kind === 'authenticated') return answer;
+        }
+      }
       const token = bearerTokenOf(req.headers);
-      if (token === undefined) return { kind: 'no-credentials' };
-      const answer = await union(token);
-      if (answer.kind === 'authenticated') return answer;
-      const reasons = answer.rejections.map((r) => `${r.step}: ${r.reason}`);
-      return { kind: 'rejected', reason: reasons.length > 0 ? reasons.join('; ') : 'invalid bearer token' };
+      if (token === undefined) return NO_CREDENTIALS;
+      const entry = tokens.lookup(token);
+      return entry instanceof Promise ? entry.then((e) => outcomeOf(connection, header, e)) : outcomeOf(connection, header, entry);
     },
   };
 }
@@ -64,8 +86,8 @@ export type TokenReviewOutcome =
  * audiences are taken to accept all of them, as kube's audience-agnostic authenticators are.
  * The error text is kube's: `invalid bearer token` alone, or listed with the steps' reasons.
  */
-export async function reviewToken(union: TokenUnion, token: string, audiences: readonly string[]): Promise<TokenReviewOutcome> {
-  return reviewOutcomeOf(await union(token, audiences), audiences);
+export async function reviewToken(tokens: CachedTokenUnion, token: string, audiences: readonly string[]): Promise<TokenReviewOutcome> {
+  return reviewOutcomeOf((await tokens.lookup(token, audiences)).answer, audiences);
 }
 
 function reviewOutcomeOf(answer: TokenUnionAnswer, audiences: readonly string[]): TokenReviewOutcome {

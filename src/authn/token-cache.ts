@@ -60,19 +60,28 @@ const DEFAULT_MAX_ENTRIES = 32_768;
 /** Expired entries at the old end looked at per insertion: keeps memory near the live set without a timer. */
 const SWEEP_PER_INSERT = 4;
 
+/** An answer and how long it may be reused (ms since the epoch on the cache's clock; 0: not cached). */
+export interface TokenCacheEntry {
+  readonly answer: TokenUnionAnswer;
+  readonly until: number;
+}
+
 export interface CachedTokenUnion {
-  readonly authenticate: TokenUnion;
-  /** Entries held now (expired ones included until swept); for tests and metrics. */
+  /** The entry for a token: at once on a hit (no promise), else once the steps answered. */
+  lookup(token: string, audiences?: readonly string[]): TokenCacheEntry | Promise<TokenCacheEntry>;
+  /** The cache's clock, for callers that keep entries (the bearer step, per connection). */
+  readonly now: () => number;
+  /** Entries held now (expired ones included until swept); for tests. */
   size(): number;
 }
 
 export function cacheTokenUnion(union: TokenUnion, opts: TokenCacheOptions): CachedTokenUnion {
-  if (opts.successTtlMs <= 0 && opts.failureTtlMs <= 0) return { authenticate: union, size: () => 0 };
   const now = opts.now ?? Date.now;
+  if (opts.successTtlMs <= 0 && opts.failureTtlMs <= 0) return { lookup: async (token, audiences) => ({ answer: await union(token, audiences), until: 0 }), now, size: () => 0 };
   const maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const hmacKey = randomBytes(32);
-  const entries = new Map<string, { readonly answer: TokenUnionAnswer; readonly until: number }>();
-  const inflight = new Map<string, Promise<TokenUnionAnswer>>();
+  const entries = new Map<string, TokenCacheEntry>();
+  const inflight = new Map<string, Promise<TokenCacheEntry>>();
   // The request path's audiences are the same for every request: their part of the key is encoded once.
   const apiAudiencesPart = encodeAudiences(opts.apiAudiences);
 
@@ -84,9 +93,9 @@ export function cacheTokenUnion(union: TokenUnion, opts: TokenCacheOptions): Cac
     return h.digest('base64');
   };
 
-  const remember = (key: string, answer: TokenUnionAnswer): void => {
+  const remember = (key: string, answer: TokenUnionAnswer): TokenCacheEntry => {
     const ttl = answer.kind === 'authenticated' ? opts.successTtlMs : opts.failureTtlMs;
-    if (ttl <= 0) return;
+    if (ttl <= 0) return { answer, until: 0 };
     const t = now();
     entries.delete(key);
     let swept = 0;
@@ -95,15 +104,17 @@ export function cacheTokenUnion(union: TokenUnion, opts: TokenCacheOptions): Cac
       entries.delete(oldKey);
     }
     while (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(key, { answer, until: t + ttl });
+    const entry = { answer, until: t + ttl };
+    entries.set(key, entry);
+    return entry;
   };
 
   return {
-    authenticate(token, audiences) {
+    lookup(token, audiences) {
       const key = keyOf(token, audiences);
       const hit = entries.get(key);
       if (hit !== undefined) {
-        if (hit.until > now()) return Promise.resolve(hit.answer);
+        if (hit.until > now()) return hit;
         entries.delete(key);
       }
       let pending = inflight.get(key);
@@ -111,8 +122,7 @@ export function cacheTokenUnion(union: TokenUnion, opts: TokenCacheOptions): Cac
         pending = union(token, audiences).then(
           (answer) => {
             inflight.delete(key);
-            remember(key, answer);
-            return answer;
+            return remember(key, answer);
           },
           (err: unknown) => {
             inflight.delete(key);
@@ -123,6 +133,7 @@ export function cacheTokenUnion(union: TokenUnion, opts: TokenCacheOptions): Cac
       }
       return pending;
     },
+    now,
     size: () => entries.size,
   };
 }

@@ -11,6 +11,7 @@ import { cacheTokenUnion, DEFAULT_TOKEN_FAILURE_CACHE_TTL_MS, DEFAULT_TOKEN_SUCC
 export { withAuthenticatedGroup };
 import { createTokenFileAuthenticator, loadTokenFile } from './token-file.ts';
 import {
+  type AuthnOutcome,
   type AuthRequest,
   type AuthResult,
   type Authenticator,
@@ -65,25 +66,35 @@ export function createAuthenticator(opts: AuthenticatorOptions): ServerAuthentic
     apiAudiences: opts.apiAudiences ?? [],
   });
   // Even with no token steps a bearer token must be looked at: it is invalid, hence 401, not anonymous.
-  steps.push(createBearerTokenAuthenticator(tokens.authenticate));
+  steps.push(createBearerTokenAuthenticator(tokens));
   const gate = composeAuthenticators(steps, { anonymous: opts.anonymous });
-  return { authenticate: (req) => gate.authenticate(req), reviewToken: (token, audiences) => reviewToken(tokens.authenticate, token, audiences) };
+  return { authenticate: (req) => gate.authenticate(req), reviewToken: (token, audiences) => reviewToken(tokens, token, audiences) };
 }
 
 /** Composes request steps in the given order into the gate (see the file comment for the rules). */
 export function composeAuthenticators(steps: readonly RequestAuthenticator[], opts: { readonly anonymous: AuthenticatorOptions['anonymous'] }): Authenticator {
   const anonymousPaths = typeof opts.anonymous === 'object' ? new Set(opts.anonymous.paths) : undefined;
-  return {
-    async authenticate(req: AuthRequest): Promise<AuthResult> {
-      const reasons: string[] = [];
-      for (const step of steps) {
-        const outcome = await step.authenticate(req);
-        if (outcome.kind === 'authenticated') return { ok: true, user: withAuthenticatedGroup(outcome.user) };
-        if (outcome.kind === 'rejected') reasons.push(`${step.name}: ${outcome.reason}`);
-      }
-      if (reasons.length > 0) return { ok: false, error: errors.unauthorized(), reason: reasons.join('; ') };
-      if (anonymousPaths ? req.path !== undefined && anonymousPaths.has(req.path) : opts.anonymous) return { ok: true, user: anonymousUser };
-      return { ok: false, error: errors.unauthorized(), reason: 'no credentials and anonymous access is disabled' };
-    },
+  const conclude = (req: AuthRequest, reasons: readonly string[]): AuthResult => {
+    if (reasons.length > 0) return { ok: false, error: errors.unauthorized(), reason: reasons.join('; ') };
+    if (anonymousPaths ? req.path !== undefined && anonymousPaths.has(req.path) : opts.anonymous) return { ok: true, user: anonymousUser };
+    return { ok: false, error: errors.unauthorized(), reason: 'no credentials and anonymous access is disabled' };
   };
+  /** Steps from `from` on; synchronous while the steps are (the common case: a certificate, a cached token). */
+  const run = (req: AuthRequest, from: number, reasons: string[]): AuthResult | Promise<AuthResult> => {
+    for (let i = from; i < steps.length; i++) {
+      const step = steps[i]!;
+      const outcome = step.authenticate(req);
+      if (outcome instanceof Promise) return outcome.then((o) => settle(req, i, o, reasons) ?? run(req, i + 1, reasons));
+      const done = settle(req, i, outcome, reasons);
+      if (done) return done;
+    }
+    return conclude(req, reasons);
+  };
+  /** The result when step `i` decided, else undefined (its rejection, if any, noted). */
+  const settle = (req: AuthRequest, i: number, outcome: AuthnOutcome, reasons: string[]): AuthResult | undefined => {
+    if (outcome.kind === 'authenticated') return { ok: true, user: withAuthenticatedGroup(outcome.user) };
+    if (outcome.kind === 'rejected') reasons.push(`${steps[i]!.name}: ${outcome.reason}`);
+    return undefined;
+  };
+  return { authenticate: (req) => run(req, 0, []) };
 }

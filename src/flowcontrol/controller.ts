@@ -7,6 +7,8 @@
  * empty), as kube does, so classification always ends at catch-all.
  */
 import type { KubeObject } from '../api/types.ts';
+import { serverSideApply } from '../apply/engine.ts';
+import { applyContextFor } from '../registry/apply-context.ts';
 import type { ResourceStore } from '../registry/resource-store.ts';
 import type { RequestInfo } from '../request/request-info.ts';
 import type { RequestUser } from '../request/user.ts';
@@ -252,24 +254,30 @@ export class FlowControl {
       writes.push({ name: fs.metadata.name!, condition: want });
     }
     if (writes.length === 0) return;
+    const rt = this.opts.flowSchemas.rt;
     this.statusBusy = this.statusBusy.then(async () => {
       for (const w of writes) {
         if (this.stopped) return;
+        const now = new Date();
+        // kube's config consumer applies (server-side, forced) a status holding only this condition.
+        const applied = {
+          apiVersion: `${rt.group}/${rt.version}`,
+          kind: rt.kind,
+          metadata: { name: w.name },
+          status: { conditions: [{ ...w.condition, lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z') }] },
+        } as KubeObject;
         try {
           await this.opts.flowSchemas.update(
             '',
             w.name,
             (current) => {
               if (!current) throw new Error('gone');
-              const status = { ...((current.status as Record<string, unknown>) ?? {}) };
-              const have = ((status.conditions ?? []) as Record<string, string>[]).find((c) => c.type === 'Dangling');
+              const have = (((current.status as Record<string, unknown> | undefined)?.conditions ?? []) as Record<string, string>[]).find((c) => c.type === 'Dangling');
               // Written meanwhile by an earlier pass: nothing to do.
               if (have && have.status === w.condition.status && have.reason === w.condition.reason && have.message === w.condition.message) throw new Error('gone');
-              const others = ((status.conditions ?? []) as Record<string, string>[]).filter((c) => c.type !== 'Dangling');
-              status.conditions = [...others, { ...w.condition, lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }];
-              return { ...current, status };
+              return serverSideApply(current, structuredClone(applied), { ...applyContextFor(rt, CONSUMER_MANAGER, 'status', now), force: true });
             },
-            { dryRun: false, warnings: [], now: new Date(), manager: CONSUMER_MANAGER, subresource: 'status' },
+            { dryRun: false, warnings: [], now, manager: CONSUMER_MANAGER, subresource: 'status', skipManagedFields: true, operation: 'patch' },
             { allowCreate: false, subresource: 'status' },
           );
         } catch (err) {

@@ -49,7 +49,8 @@ import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { buildFrontDoor } from './app.ts';
-import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
+import { HealthEndpoint, kubeHealthChecks } from './health.ts';
+import type { HealthCheck } from '../metrics/slis.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
@@ -92,6 +93,7 @@ import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
 import { gatewayServiceResolver, startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { acceptUpgrades } from '../aggregator/upgrade.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
 import { registerNodeRuntimeMetrics } from '../metrics/process.ts';
@@ -628,7 +630,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
             )),
         ),
       // Remote group/versions' OpenAPI v3 documents are listed in the index and proxied to their backends.
-      openapi: () => ({ ...openapi, v3Index: () => aggregation.openapiV3Index(openapi.v3Index()) }),
+      openapi: () => aggregation.openapi(openapi),
       documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
@@ -648,6 +650,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
+  // Upgrade requests (exec, attach, port-forward over SPDY or WebSocket) go through the same front door; remote groups pipe them on.
+  acceptUpgrades(app.server as import('node:https').Server);
   // From now on clients write too: concurrent commits may move to the writer thread again.
   store.preferEventLoopCommits?.(false);
   try {

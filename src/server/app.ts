@@ -174,7 +174,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const started = apiMetrics ? performance.now() : 0;
     let result;
     try {
-      result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
+      result = opts.authenticator.authenticate({
+        headers: req.headers as Record<string, string | string[] | undefined>,
+        ...peerOf(socket),
+        rawHeaders: req.raw.rawHeaders,
+        path: req.routePath,
+        // Lets a token sent again on the same connection skip re-hashing (src/authn/bearer-token.ts).
+        ...(typeof socket === 'object' && socket !== null ? { connection: socket } : {}),
+      });
+      // A certificate or a cached token is answered synchronously: no promise to wait for.
+      if (isPromise(result)) result = await result;
     } catch (err) {
       apiMetrics?.authenticated('error', (performance.now() - started) / 1000);
       throw err;

@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { parseGoDuration } from '../schema/go-duration.ts';
+import type { AuditFlags } from '../audit/flags.ts';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 // Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
 import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
@@ -110,24 +111,6 @@ export interface ServerConfig {
   readonly livezGracePeriodMs?: number;
   /** --etcd-count-metric-poll-period in milliseconds (default 60 s; 0 turns the object counts off). */
   readonly etcdCountMetricPollPeriodMs?: number;
-}
-
-/** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
-export interface AuditFlags {
-  readonly policyFile?: string;
-  /** A file, or `-` for stdout. */
-  readonly logPath?: string;
-  readonly logMaxAgeDays: number;
-  readonly logMaxBackups: number;
-  readonly logMaxSizeMB: number;
-  readonly logBufferSize: number;
-  readonly webhookConfigFile?: string;
-  readonly webhookBatchBufferSize: number;
-  readonly webhookBatchMaxSize: number;
-  readonly webhookBatchMaxWaitMs: number;
-  readonly webhookBatchThrottleQps: number;
-  readonly webhookBatchThrottleBurst: number;
-  readonly webhookInitialBackoffMs: number;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */

@@ -8,7 +8,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../src/authn/union.ts';
 import { createServiceAccountTokenAuthenticator, ServiceAccountTokenIssuer, type LiveObject } from '../../src/authn/serviceaccount-token.ts';
-import { cacheTokenUnion, type TokenUnion, type TokenUnionAnswer } from '../../src/authn/token-cache.ts';
+import { cacheTokenUnion, type CachedTokenUnion, type TokenUnion, type TokenUnionAnswer } from '../../src/authn/token-cache.ts';
 import type { TokenAuthenticator } from '../../src/authn/types.ts';
 
 const API = ['https://kubernetes.default.svc.cluster.local'];
@@ -26,6 +26,11 @@ function countingUnion(users: Record<string, string>) {
   return { union, calls };
 }
 
+/** The answer for a token, whether the cache had it or asked the steps. */
+async function ask(cache: CachedTokenUnion, token: string, audiences?: readonly string[]): Promise<TokenUnionAnswer> {
+  return (await cache.lookup(token, audiences)).answer;
+}
+
 function clock(start = 1_000_000) {
   const c = { t: start, now: () => c.t };
   return c;
@@ -36,46 +41,46 @@ describe('token cache', () => {
     const { union, calls } = countingUnion({ good: 'alice' });
     const c = clock();
     const cached = cacheTokenUnion(union, { apiAudiences: API, successTtlMs: 10_000, failureTtlMs: 0, now: c.now });
-    const first = await cached.authenticate('good');
+    const first = await ask(cached, 'good');
     expect(first).toMatchObject({ kind: 'authenticated', user: { username: 'alice' } });
     c.t += 9_999;
     // A hit is the very answer cached: no new user object per request.
-    expect(await cached.authenticate('good')).toBe(first);
+    expect(await ask(cached, 'good')).toBe(first);
     expect(calls).toEqual(['good|-']);
     c.t += 1;
-    expect(await cached.authenticate('good')).toMatchObject({ kind: 'authenticated' });
+    expect(await ask(cached, 'good')).toMatchObject({ kind: 'authenticated' });
     expect(calls).toEqual(['good|-', 'good|-']);
   });
 
   it('never caches failures by default (kube: failure TTL 0), and does for a failure TTL', async () => {
     const { union, calls } = countingUnion({});
     const uncached = cacheTokenUnion(union, { apiAudiences: API, successTtlMs: 10_000, failureTtlMs: 0 });
-    await uncached.authenticate('bad');
-    await uncached.authenticate('bad');
+    await ask(uncached, 'bad');
+    await ask(uncached, 'bad');
     expect(calls).toEqual(['bad|-', 'bad|-']);
     expect(uncached.size()).toBe(0);
 
     const c = clock();
     const failing = countingUnion({});
     const cached = cacheTokenUnion(failing.union, { apiAudiences: API, successTtlMs: 10_000, failureTtlMs: 2_000, now: c.now });
-    expect(await cached.authenticate('bad')).toEqual({ kind: 'unauthenticated', rejections: [{ step: 'test', reason: 'unknown token' }] });
+    expect(await ask(cached, 'bad')).toEqual({ kind: 'unauthenticated', rejections: [{ step: 'test', reason: 'unknown token' }] });
     c.t += 1_999;
-    await cached.authenticate('bad');
+    await ask(cached, 'bad');
     expect(failing.calls).toHaveLength(1);
     c.t += 1;
-    await cached.authenticate('bad');
+    await ask(cached, 'bad');
     expect(failing.calls).toHaveLength(2);
   });
 
   it('keys on the audiences: the request path shares entries with a review for --api-audiences only', async () => {
     const { union, calls } = countingUnion({ good: 'alice' });
     const cached = cacheTokenUnion(union, { apiAudiences: ['a', 'b'], successTtlMs: 10_000, failureTtlMs: 0 });
-    await cached.authenticate('good');
-    await cached.authenticate('good', ['a', 'b']);
-    await cached.authenticate('good', ['ab']);
-    await cached.authenticate('good', ['a']);
-    await cached.authenticate('good', ['b', 'a']);
-    await cached.authenticate('good', ['ab']);
+    await ask(cached, 'good');
+    await ask(cached, 'good', ['a', 'b']);
+    await ask(cached, 'good', ['ab']);
+    await ask(cached, 'good', ['a']);
+    await ask(cached, 'good', ['b', 'a']);
+    await ask(cached, 'good', ['ab']);
     // ["a","b"] is the request path's key; ["ab"], ["a"], ["b","a"] are their own.
     expect(calls).toEqual(['good|-', 'good|["ab"]', 'good|["a"]', 'good|["b","a"]']);
   });
@@ -83,12 +88,12 @@ describe('token cache', () => {
   it('holds at most maxEntries, dropping the oldest', async () => {
     const { union, calls } = countingUnion({ t1: 'a', t2: 'b', t3: 'c', t4: 'd' });
     const cached = cacheTokenUnion(union, { apiAudiences: API, successTtlMs: 10_000, failureTtlMs: 0, maxEntries: 3 });
-    for (const token of ['t1', 't2', 't3', 't4']) await cached.authenticate(token);
+    for (const token of ['t1', 't2', 't3', 't4']) await ask(cached, token);
     expect(cached.size()).toBe(3);
-    await cached.authenticate('t4');
-    await cached.authenticate('t2');
+    await ask(cached, 't4');
+    await ask(cached, 't2');
     expect(calls).toHaveLength(4);
-    await cached.authenticate('t1');
+    await ask(cached, 't1');
     expect(calls).toEqual(['t1|-', 't2|-', 't3|-', 't4|-', 't1|-']);
     expect(cached.size()).toBe(3);
   });
@@ -97,10 +102,10 @@ describe('token cache', () => {
     const { union } = countingUnion({ t1: 'a', t2: 'b', t3: 'c' });
     const c = clock();
     const cached = cacheTokenUnion(union, { apiAudiences: API, successTtlMs: 1_000, failureTtlMs: 0, now: c.now });
-    await cached.authenticate('t1');
-    await cached.authenticate('t2');
+    await ask(cached, 't1');
+    await ask(cached, 't2');
     c.t += 1_000;
-    await cached.authenticate('t3');
+    await ask(cached, 't3');
     expect(cached.size()).toBe(1);
   });
 
@@ -108,9 +113,9 @@ describe('token cache', () => {
     const pending: ((a: TokenUnionAnswer) => void)[] = [];
     const slow: TokenUnion = () => new Promise((resolve) => pending.push(resolve));
     const cached = cacheTokenUnion(slow, { apiAudiences: API, successTtlMs: 10_000, failureTtlMs: 0 });
-    const a = cached.authenticate('tok');
-    const b = cached.authenticate('tok');
-    const other = cached.authenticate('tok', ['x']);
+    const a = ask(cached, 'tok');
+    const b = ask(cached, 'tok');
+    const other = ask(cached, 'tok', ['x']);
     expect(pending).toHaveLength(2);
     for (const resolve of pending) resolve({ kind: 'authenticated', user: { username: 'u', groups: [], extra: {} } });
     expect(await a).toBe(await b);
@@ -124,16 +129,16 @@ describe('token cache', () => {
       },
       { apiAudiences: API, successTtlMs: 10_000, failureTtlMs: 0 },
     );
-    await expect(broken.authenticate('tok')).rejects.toThrow('boom');
-    await expect(broken.authenticate('tok')).rejects.toThrow('boom');
+    await expect(ask(broken, 'tok')).rejects.toThrow('boom');
+    await expect(ask(broken, 'tok')).rejects.toThrow('boom');
     expect(throws).toBe(2);
   });
 
   it('a TTL of 0 for both bypasses the cache', async () => {
     const { union, calls } = countingUnion({ good: 'alice' });
     const cached = cacheTokenUnion(union, { apiAudiences: API, successTtlMs: 0, failureTtlMs: 0 });
-    await cached.authenticate('good');
-    await cached.authenticate('good');
+    await ask(cached, 'good');
+    await ask(cached, 'good');
     expect(calls).toHaveLength(2);
   });
 });
@@ -181,6 +186,26 @@ describe('token cache in the gate', () => {
     const refused = await g.authenticator.authenticate(bearer);
     expect(refused.ok).toBe(false);
     expect(refused.ok ? '' : refused.reason).toBe('bearer-token: service-account: serviceaccounts "builder" not found');
+  });
+
+  it('a connection that sends its token again is answered from the entry, never past the entry expiry', async () => {
+    const g = gate();
+    const connection = {};
+    const onConnection = { ...bearer, connection };
+    const first = await g.authenticator.authenticate(onConnection);
+    expect(first.ok).toBe(true);
+    // Synchronous on a hit: no promise for the request to wait for.
+    const again = g.authenticator.authenticate(onConnection);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toEqual(first);
+    // Another header on the same connection is its own token: refused, not the remembered user.
+    const other = await g.authenticator.authenticate({ headers: { authorization: 'Bearer someone-else' }, peerAuthorized: false, connection });
+    expect(other.ok).toBe(false);
+    g.objects.delete('ns1/builder');
+    g.clock.t += 10_000;
+    const expired = await g.authenticator.authenticate(onConnection);
+    expect(expired.ok).toBe(false);
+    expect(g.lookups()).toBe(2);
   });
 
   it('bad tokens reach the steps every time', async () => {

@@ -131,24 +131,16 @@ export function resourceRequestOf(c: VerbContext): ResourceRequest {
 /** The verbs the local backend serves on a resource endpoint (watch is streamed by watch.ts). */
 export type LocalVerb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-function callVerb(verbs: LocalResourceVerbs, verb: LocalVerb, target: ServedResource, r: ResourceRequest): Promise<VerbResult> {
-  switch (verb) {
-    case 'get':
-      return verbs.get(target, r);
-    case 'list':
-      return verbs.list(target, r);
-    case 'create':
-      return verbs.create(target, r);
-    case 'update':
-      return verbs.update(target, r);
-    case 'patch':
-      return verbs.patch(target, r);
-    case 'delete':
-      return verbs.delete(target, r);
-    case 'deletecollection':
-      return verbs.deleteCollection(target, r);
-  }
-}
+/** The backend's method for each verb of the route table. */
+const VERB_METHODS: Readonly<Record<LocalVerb, keyof LocalResourceVerbs>> = {
+  get: 'get',
+  list: 'list',
+  create: 'create',
+  update: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  deletecollection: 'deleteCollection',
+};
 
 /**
  * Serves one verb of a resource endpoint: negotiates the answer (406 before anything else),
@@ -166,7 +158,7 @@ export async function serveVerb(c: VerbContext, verbs: LocalResourceVerbs, verb:
   const r = resourceRequestOf(c);
   let result: VerbResult;
   try {
-    result = await callVerb(verbs, verb, c.served, r);
+    result = await verbs[VERB_METHODS[verb]](c.served, r);
   } catch (err) {
     addWarnings(c.reply, r.warnings);
     throw err;

@@ -84,3 +84,18 @@ describe('manager names', () => {
     expect(managerOrUserAgent('', 'kubectl/v1')).toBe('kubectl');
   });
 });
+
+describe('FieldsV1 decoding reuse', () => {
+  it('decodes the same text once: sets are immutable, so the stored object of every write shares it', () => {
+    const fields = { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:labels': { 'f:x': {} } } };
+    const first = fieldsV1ToFieldSet(fields);
+    expect(fieldsV1ToFieldSet(structuredClone(fields))).toBe(first);
+    expect(fieldSetToFieldsV1(first)).toEqual(fields);
+  });
+
+  it('never keeps a malformed text: it fails every time', () => {
+    const bad = { 'f:data': { 'x:nope': {} } };
+    expect(() => fieldsV1ToFieldSet(bad)).toThrow();
+    expect(() => fieldsV1ToFieldSet(structuredClone(bad))).toThrow();
+  });
+});

@@ -7,12 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResourceCatalog } from '../registry/resource-catalog.ts';
-import type { ServerConfig } from '../server/config.ts';
 import type { DiscoveryDocuments } from '../discovery/discovery.ts';
 import type { OpenApiDocuments } from '../discovery/openapi-documents.ts';
 import { withRemoteOpenApiV2 } from './openapi-v2.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
-import { StartupError } from '../server/startup-error.ts';
+import type { AggregatorFlags } from './flags.ts';
 import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
 import { APIREGISTRATION_GROUP } from './apiservice.ts';
 import { MergedDiscovery, type DiscoverySource } from './discovery-view.ts';
@@ -24,8 +23,25 @@ export { Aggregator } from './aggregator.ts';
 export type { DiscoverySource } from './discovery-view.ts';
 export { ServedServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
 
+/** The part of the server's configuration the aggregation layer reads. */
+export interface AggregationConfig {
+  readonly aggregator?: AggregatorFlags;
+  /** The request-header names the gateway asserts the caller's identity in (the first of each). */
+  readonly requestheaderUsernameHeaders?: readonly string[];
+  readonly requestheaderGroupHeaders?: readonly string[];
+  readonly requestheaderExtraHeadersPrefix?: readonly string[];
+}
+
+/** A configuration the aggregation layer cannot start with (bad routing flags, an unreadable file): the user's to fix. */
+export class AggregationConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AggregationConfigError';
+  }
+}
+
 export interface AggregationOptions {
-  readonly config: ServerConfig;
+  readonly config: AggregationConfig;
   readonly catalog: ResourceCatalog;
   /** Group/versions served in process outside the catalog (TokenReview, the access reviews). */
   readonly extraLocalGroupVersions: readonly { group: string; version: string }[];
@@ -57,7 +73,7 @@ export interface Aggregation {
  * kube-apiserver gives the same resolver to the aggregator and to admission and conversion
  * webhooks; so does the server. `self` is where the gateway listens (`default/kubernetes:443`).
  */
-export function gatewayServiceResolver(config: ServerConfig, catalog: ResourceCatalog, self?: () => { host: string; port: number } | undefined): ServiceResolver {
+export function gatewayServiceResolver(config: AggregationConfig, catalog: ResourceCatalog, self?: () => { host: string; port: number } | undefined): ServiceResolver {
   try {
     return buildServiceResolver(catalogObjects(catalog), {
       routing: config.aggregator?.serviceRouting ?? 'cluster-ip',
@@ -65,7 +81,7 @@ export function gatewayServiceResolver(config: ServerConfig, catalog: ResourceCa
       ...(self ? { loopback: self } : {}),
     });
   } catch (err) {
-    throw new StartupError((err as Error).message, { cause: err });
+    throw new AggregationConfigError((err as Error).message, { cause: err });
   }
 }
 
@@ -73,7 +89,7 @@ async function readPem(path: string, flag: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new StartupError(`cannot read --${flag} ${path}: ${(err as Error).message}`, { cause: err });
+    throw new AggregationConfigError(`cannot read --${flag} ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -92,7 +92,9 @@ import { startWorkEstimation } from '../flowcontrol/estimation.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
-import { gatewayServiceResolver, startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { localVerbs } from '../backend/local/verbs.ts';
+import { scaleSubresource } from '../crd/scale.ts';
+import { AggregationConfigError, gatewayServiceResolver, startAggregation, type ServiceResolver } from '../aggregator/index.ts';
 import { acceptUpgrades } from '../aggregator/upgrade.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
@@ -364,10 +366,12 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   // One service resolver for APIServices and conversion webhooks, as kube-apiserver builds it (default/kubernetes:443 is this server).
   const serviceResolver =
     opts.serviceResolver ??
-    gatewayServiceResolver(config, catalog, () => {
-      const m = /^https:\/\/(.+):(\d+)$/.exec(url);
-      return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : undefined;
-    });
+    (await aggregationStartup(async () =>
+      gatewayServiceResolver(config, catalog, () => {
+        const m = /^https:\/\/(.+):(\d+)$/.exec(url);
+        return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : undefined;
+      }),
+    ));
   const crdController = new CrdController({
     crds: catalog.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!.store,
     catalog,
@@ -601,7 +605,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   auditor.registerMetrics(metrics.registry);
   undo.push(() => void auditor.close());
   // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
-  const aggregation = await startAggregation({
+  const aggregation = await aggregationStartup(() => startAggregation({
     config,
     catalog,
     extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
@@ -609,7 +613,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     resolver: serviceResolver,
     ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
-  });
+  }));
   undo.push(() => aggregation.stop());
   remoteContent = aggregation.aggregator.namespacedContent();
   const app = buildFrontDoor({
@@ -617,7 +621,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authenticator: authn.authenticator,
     createOnly: authn.endpoints,
     authorizer,
-    catalog,
+    // The in-process backend: built-in kinds and custom resources, over the generic store.
+    local: { kind: 'local', catalog, verbs: localVerbs, subresources: [scaleSubresource] },
     routes: {
       discovery: () =>
         aggregation.discovery(
@@ -885,4 +890,14 @@ function catalogReader(catalog: ResourceCatalog): ObjectReader {
 function apfDocument(fc: FlowControl, path: string): { body: Buffer; contentType: string; cacheControl: string } | undefined {
   const text = apfDebugDocument(fc, path);
   return text === undefined ? undefined : { body: Buffer.from(text), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache, private' };
+}
+
+/** The aggregation layer's configuration errors are the user's to fix: a StartupError, printed without a stack. */
+async function aggregationStartup<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (err instanceof AggregationConfigError) throw new StartupError(err.message, { cause: err.cause });
+    throw err;
+  }
 }

@@ -13,7 +13,6 @@ import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
 import { MEDIA_CBOR, MEDIA_CBOR_SEQ, MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
 import { decodeBody, protobufServed } from '../backend/local/body.ts';
-import { localVerbs } from '../backend/local/verbs.ts';
 
 /** The media types of a built-in resource's routes, in kube's order (installer.go's Produces). */
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
@@ -21,7 +20,7 @@ const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=
 // With gate CBORServingAndStorage, in the order kube lists them.
 const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
 const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
-import type { ResourceCatalog } from '../registry/resource-catalog.ts';
+import type { LocalBackend } from '../backend/types.ts';
 import { addWarnings, sendError, sendValue } from './respond.ts';
 import type { RequestUser } from '../request/user.ts';
 import type { HealthEndpoint } from './health.ts';
@@ -41,7 +40,6 @@ import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
 import { managerFor } from '../backend/local/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
-import { scaleSubresource } from '../crd/scale.ts';
 import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
 import type { Auditor } from '../audit/index.ts';
 import { ApiEnablement } from '../features/runtime-config.ts';
@@ -54,7 +52,8 @@ export interface FrontDoorOptions {
   readonly tls: { readonly key: string; readonly cert: string; readonly clientCa?: string };
   readonly authenticator: Authenticator;
   readonly authorizer: Authorizer;
-  readonly catalog: ResourceCatalog;
+  /** The backend of every group/version served in process (its catalog says which). */
+  readonly local: LocalBackend;
   readonly routes: NonResourceRoutes;
   readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
   readonly watches: WatchRegistry;
@@ -250,7 +249,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // 405 on its web services' paths and Go's plain 404 elsewhere.
     if ((err as { code?: string }).code === 'FST_ERR_NOT_FOUND') {
       const tokens = splitPath(requestPath(req.url));
-      const restful = tokens[0] === 'api' || tokens[0] === 'version' || (tokens[0] === 'apis' && tokens.length >= 2 && opts.catalog.all().some((s) => s.rt.group === tokens[1]));
+      const restful = tokens[0] === 'api' || tokens[0] === 'version' || (tokens[0] === 'apis' && tokens.length >= 2 && opts.local.catalog.all().some((s) => s.rt.group === tokens[1]));
       if (!restful) return sendPageNotFound(reply);
       return sendError(req, reply, errors.methodNotAllowed());
     }
@@ -262,15 +261,15 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const enablement = opts.apiEnablement ?? ApiEnablement.all();
   const tables = new Map<string, { generation: number; table: RouteTable | undefined }>();
   const routeTable = (group: string, version: string): RouteTable | undefined => {
-    const resources = opts.catalog.groupVersion(group, version);
+    const resources = opts.local.catalog.groupVersion(group, version);
     if (!resources) return undefined;
     const key = `${group}/${version}`;
     let cached = tables.get(key);
     // Custom resources come and go: a table is rebuilt when the catalog changed since.
-    if (!cached || cached.generation !== opts.catalog.generation) {
+    if (!cached || cached.generation !== opts.local.catalog.generation) {
       // Resources --runtime-config turned off are not routed; a version with none left is not served.
       const served = [...resources.values()].map((s) => s.rt).filter((rt) => enablement.resourceEnabled(rt.group, rt.version, rt.resource));
-      cached = { generation: opts.catalog.generation, table: served.length > 0 ? new RouteTable(served) : undefined };
+      cached = { generation: opts.local.catalog.generation, table: served.length > 0 ? new RouteTable(served) : undefined };
       tables.set(key, cached);
     }
     return cached.table;
@@ -375,7 +374,7 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
   if (route.kind === 'not-found') throw errors.pathNotFound();
   if (route.kind === 'method-not-allowed') throw errors.methodNotAllowed();
   const { rt } = route;
-  const served = opts.catalog.lookup(rt.group, rt.version, rt.resource)!;
+  const served = opts.local.catalog.lookup(rt.group, rt.version, rt.resource)!;
   // go-restful checks Accept against the route's media types before kube's handler runs.
   // (Custom resources are served by kube's CRD handler, outside go-restful: no such check.)
   if (protobufServed(rt)) {
@@ -418,23 +417,24 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     if (deprecation.warning !== '') addWarnings(reply, [deprecation.warning]);
     opts.metrics?.apiserver.deprecatedRequested(rt.group, rt.version, rt.resource, route.subresource, deprecation.removedRelease);
   }
-  // 5. The backend. A custom resource's scale subresource reads and writes an autoscaling/v1 Scale.
-  if (scaleSubresource.serves(rt, route.subresource)) return serveSubresource(c, scaleSubresource);
+  // 5. The local backend: a subresource with its own verbs (a custom resource's scale), else the verb.
+  const sub = route.subresource === '' ? undefined : opts.local.subresources.find((s) => s.serves(rt, route.subresource));
+  if (sub) return serveSubresource(c, sub);
   switch (route.action) {
     case 'list': {
       // kube's list handler serves a watch when asked with `?watch=` (any value but 0/false).
       const watch = req.searchParams.getAll('watch');
       if (watch.length > 0 && queryBool(watch[0]!)) return handleWatch(c, opts.watches);
-      return serveVerb(c, localVerbs, 'list');
+      return serveVerb(c, opts.local.verbs, 'list');
     }
     case 'watchlist':
     case 'watch':
       return handleWatch(c, opts.watches);
     case 'create':
       if (route.subresource !== '') throw errors.methodNotSupported({ group: rt.group, resource: `${rt.resource}/${route.subresource}` }, 'create');
-      return serveVerb(c, localVerbs, 'create');
+      return serveVerb(c, opts.local.verbs, 'create');
     default:
-      return serveVerb(c, localVerbs, route.action);
+      return serveVerb(c, opts.local.verbs, route.action);
   }
 }
 

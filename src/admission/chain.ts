@@ -12,7 +12,7 @@
  */
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { AdmissionMetrics } from './metrics.ts';

@@ -3,7 +3,7 @@
  * `serviceaccounts/token` TokenRequest): kube-apiserver admits them like any create, with the
  * posted object, the parent's resource and the subresource's name.
  */
-import type { CreateOnlyEndpoint } from '../server/handlers/create-only.ts';
+import type { CreateOnlyEndpoint } from '../registry/create-only-endpoint.ts';
 import { cloneObject } from '../registry/object-meta.ts';
 import type { GroupVersionResource } from './types.ts';
 import type { AdmissionChain } from './chain.ts';

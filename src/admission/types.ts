@@ -11,7 +11,7 @@
  * `convert` (matchPolicy Equivalent).
  */
 import type { KubeObject } from '../api/types.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

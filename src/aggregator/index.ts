@@ -6,29 +6,47 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ResourceCatalog } from '../server/api-context.ts';
-import type { ServerConfig } from '../server/config.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { DiscoveryDocuments } from '../discovery/discovery.ts';
+import type { OpenApiDocuments } from '../discovery/openapi-documents.ts';
+import { withRemoteOpenApiV2 } from './openapi-v2.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
-import { StartupError } from '../server/startup-error.ts';
+import type { AggregatorFlags } from './flags.ts';
 import { Aggregator, type LocalGroupVersion } from './aggregator.ts';
 import { APIREGISTRATION_GROUP } from './apiservice.ts';
 import { MergedDiscovery, type DiscoverySource } from './discovery-view.ts';
 import { AggregatorMetrics } from './metrics.ts';
-import { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver } from './service-resolver.ts';
+import { buildServiceResolver, catalogObjects, type ServiceResolver } from './service-resolver.ts';
 import { DEFAULT_TRAFFIC } from './traffic.ts';
 
 export { Aggregator } from './aggregator.ts';
 export type { DiscoverySource } from './discovery-view.ts';
-export { EndpointsServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
+export { ServedServiceResolver, StaticServiceResolver, type ServiceResolver, type ServiceResolution } from './service-resolver.ts';
+
+/** The part of the server's configuration the aggregation layer reads. */
+export interface AggregationConfig {
+  readonly aggregator?: AggregatorFlags;
+  /** The request-header names the gateway asserts the caller's identity in (the first of each). */
+  readonly requestheaderUsernameHeaders?: readonly string[];
+  readonly requestheaderGroupHeaders?: readonly string[];
+  readonly requestheaderExtraHeadersPrefix?: readonly string[];
+}
+
+/** A configuration the aggregation layer cannot start with (bad routing flags, an unreadable file): the user's to fix. */
+export class AggregationConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AggregationConfigError';
+  }
+}
 
 export interface AggregationOptions {
-  readonly config: ServerConfig;
+  readonly config: AggregationConfig;
   readonly catalog: ResourceCatalog;
   /** Group/versions served in process outside the catalog (TokenReview, the access reviews). */
   readonly extraLocalGroupVersions: readonly { group: string; version: string }[];
   readonly registry: MetricsRegistry;
-  /** Default: the static resolver of --aggregator-service-address. */
+  /** Default: gatewayServiceResolver(config, catalog). */
   readonly resolver?: ServiceResolver;
   readonly probeIntervalMs?: number;
   readonly probeTimeoutMs?: number;
@@ -44,14 +62,34 @@ export interface Aggregation {
   discovery(local: DiscoveryDocuments): DiscoverySource;
   /** The `/openapi/v3` index with the remote group/versions' documents listed (served by their backends). */
   openapiV3Index(local: object): object;
+  /** The OpenAPI documents with the remote groups in: `/openapi/v2` merged, the v3 index listing them. */
+  openapi(local: OpenApiDocuments): OpenApiDocuments;
   stop(): void;
+}
+
+/**
+ * The one service resolver of the gateway, as the flags configure it (--aggregator-service-address
+ * first, then the served Services routed by --enable-aggregator-routing / --service-dns-routing).
+ * kube-apiserver gives the same resolver to the aggregator and to admission and conversion
+ * webhooks; so does the server. `self` is where the gateway listens (`default/kubernetes:443`).
+ */
+export function gatewayServiceResolver(config: AggregationConfig, catalog: ResourceCatalog, self?: () => { host: string; port: number } | undefined): ServiceResolver {
+  try {
+    return buildServiceResolver(catalogObjects(catalog), {
+      routing: config.aggregator?.serviceRouting ?? 'cluster-ip',
+      staticAddresses: config.aggregator?.serviceAddresses ?? [],
+      ...(self ? { loopback: self } : {}),
+    });
+  } catch (err) {
+    throw new AggregationConfigError((err as Error).message, { cause: err });
+  }
 }
 
 async function readPem(path: string, flag: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new StartupError(`cannot read --${flag} ${path}: ${(err as Error).message}`, { cause: err });
+    throw new AggregationConfigError(`cannot read --${flag} ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -62,20 +100,7 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
     flags?.proxyClientCertFile && flags.proxyClientKeyFile
       ? { cert: await readPem(flags.proxyClientCertFile, 'proxy-client-cert-file'), key: await readPem(flags.proxyClientKeyFile, 'proxy-client-key-file') }
       : undefined;
-  let resolver = opts.resolver;
-  if (!resolver) {
-    try {
-      const byFlag = new StaticServiceResolver(flags?.serviceAddresses ?? []);
-      // What the flags do not name resolves through Services and Endpoints, once those kinds are served.
-      byFlag.fallback = new EndpointsServiceResolver((resource, namespace, name) => {
-        const store = catalog.lookup('', 'v1', resource)?.store;
-        return store?.cache.get(store.key(namespace, name))?.value as Record<string, unknown> | undefined;
-      });
-      resolver = byFlag;
-    } catch (err) {
-      throw new StartupError((err as Error).message, { cause: err });
-    }
-  }
+  const resolver = opts.resolver ?? gatewayServiceResolver(config, catalog);
   const lower = (xs: readonly string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase());
   const usernames = lower(config.requestheaderUsernameHeaders);
   const groups = lower(config.requestheaderGroupHeaders);
@@ -116,6 +141,15 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
   // CRDs come and go: their automanaged APIServices follow.
   catalog.onChange(() => aggregator.requestSync());
   let view: { local: DiscoveryDocuments; generation: number; merged: MergedDiscovery } | undefined;
+  let openapiView: { local: OpenApiDocuments; merged: OpenApiDocuments } | undefined;
+  const openapiV3Index = (local: object): object => {
+    const remote = aggregator.discovery.entries().filter((e) => e.openapiV3 !== undefined);
+    if (remote.length === 0) return local;
+    const paths: Record<string, unknown> = { ...(local as { paths?: Record<string, unknown> }).paths };
+    for (const e of remote) paths[`apis/${e.spec.group}/${e.spec.version}`] ??= { serverRelativeURL: e.openapiV3 };
+    // Keys sorted, as Go's encoding/json writes a map.
+    return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
+  };
   return {
     aggregator,
     resolver,
@@ -129,13 +163,13 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
       }
       return view.merged;
     },
-    openapiV3Index(local) {
-      const remote = aggregator.discovery.entries().filter((e) => e.openapiV3 !== undefined);
-      if (remote.length === 0) return local;
-      const paths: Record<string, unknown> = { ...(local as { paths?: Record<string, unknown> }).paths };
-      for (const e of remote) paths[`apis/${e.spec.group}/${e.spec.version}`] ??= { serverRelativeURL: e.openapiV3 };
-      // Keys sorted, as Go's encoding/json writes a map.
-      return { paths: Object.fromEntries(Object.entries(paths).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) };
+    openapiV3Index,
+    openapi(local) {
+      if (openapiView?.local !== local) {
+        const v2 = withRemoteOpenApiV2(local, () => aggregator.discovery.openapiV2Documents(), () => aggregator.generation);
+        openapiView = { local, merged: { ...v2, v3Index: () => openapiV3Index(local.v3Index()) } };
+      }
+      return openapiView.merged;
     },
     stop: () => aggregator.stop(),
   };

@@ -5,15 +5,16 @@
  * request-header names the backend trusts, the traffic contract enforced before anything is
  * sent, and the answer streamed back untouched (watches and chunked lists are never buffered).
  */
-import https from 'node:https';
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../api/status-errors.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { APIServiceSpec } from './apiservice.ts';
 import type { ServiceResolution, ServiceResolver } from './service-resolver.ts';
 import type { TrafficContract } from './traffic.ts';
 import type { AggregatorMetrics } from './metrics.ts';
+import { BackendTransport, type UpstreamResponse } from './backend-transport.ts';
+import { proxyUpgrade, upgradeOf } from './upgrade.ts';
 
 /** The header names the gateway asserts the caller's identity in (the first of each configured list). */
 export interface IdentityHeaderNames {
@@ -56,7 +57,8 @@ function dialError(err: NodeJS.ErrnoException, host: string, port: number): stri
 }
 
 export class RemoteBackend {
-  readonly agent: https.Agent;
+  /** HTTP/2 where the backend offers it, HTTP/1.1 otherwise (backend-transport.ts). */
+  readonly transport: BackendTransport;
   /** Requests in flight that count against the contract's limit (not watches). */
   inflight = 0;
   /** Set by the availability controller: kube's proxy answers 503 at once for an unavailable APIService. */
@@ -71,14 +73,11 @@ export class RemoteBackend {
   ) {
     const svc = spec.service!;
     this.serverName = `${svc.name}.${svc.namespace}.svc`;
-    this.agent = new https.Agent({
-      keepAlive: true,
-      // Enough sockets for the contract's concurrency plus the long-running requests beside it.
-      maxSockets: Infinity,
-      maxFreeSockets: 64,
-      ...(spec.caBundle ? { ca: spec.caBundle } : {}),
+    this.transport = new BackendTransport({
+      serverName: this.serverName,
       rejectUnauthorized: !spec.insecureSkipTLSVerify,
-      ...(settings.clientCert ? { cert: settings.clientCert.cert, key: settings.clientCert.key } : {}),
+      ...(spec.caBundle ? { ca: spec.caBundle } : {}),
+      ...(settings.clientCert ? { clientCert: settings.clientCert } : {}),
     });
   }
 
@@ -89,7 +88,7 @@ export class RemoteBackend {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.transport.close();
   }
 
   /**
@@ -97,38 +96,40 @@ export class RemoteBackend {
    * read whole (bounded by `maxBytes`), within `timeoutMs`. Rejects with a message kube's
    * availability controller would print.
    */
-  fetch(path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 16 * 1024 * 1024, method = 'GET'): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  fetch(path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 16 * 1024 * 1024, method = 'GET'): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
     const target = this.resolve();
     if (target.kind !== 'address') return Promise.reject(new Error(target.kind === 'service-not-found' ? 'service not found' : target.message));
-    return new Promise((resolve, reject) => {
-      // kube-aggregator's own requests (availability, discovery) are made as system:kube-aggregator in system:masters.
-      const { identity } = this.settings;
-      const asAggregator = { [identity.username]: 'system:kube-aggregator', [identity.group]: 'system:masters' };
-      const req = https.request({ host: target.host, port: target.port, servername: this.serverName, method, path, headers: { ...headers, ...asAggregator, host: `${this.serverName}:${target.port}` }, agent: this.agent, timeout: timeoutMs });
-      const timer = setTimeout(() => req.destroy(new Error(`Get "https://${this.serverName}:${target.port}${path}": context deadline exceeded`)), timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => {
+    // kube-aggregator's own requests (availability, discovery) are made as system:kube-aggregator in system:masters.
+    const { identity } = this.settings;
+    const asAggregator = { [identity.username]: 'system:kube-aggregator', [identity.group]: 'system:masters' };
+    const url = `https://${this.serverName}:${target.port}${path}`;
+    const exchange = this.transport.request(target.host, target.port, method, path, { ...headers, ...asAggregator, host: `${this.serverName}:${target.port}` }, undefined);
+    const timer = setTimeout(() => exchange.destroy(new Error(`Get "${url}": context deadline exceeded`)), timeoutMs);
+    const failed = (err: NodeJS.ErrnoException) => new Error(err.message.startsWith('Get "') ? err.message : `Get "${url}": ${dialError(err, target.host, target.port)}`);
+    return exchange.response.then(
+      (res) =>
+        new Promise((resolve, reject) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.body.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > maxBytes) exchange.destroy(new Error(`response of ${path} over ${maxBytes} bytes`));
+            else chunks.push(c);
+          });
+          res.body.once('end', () => {
+            clearTimeout(timer);
+            resolve({ status: res.status, headers: res.headers, body: Buffer.concat(chunks) });
+          });
+          res.body.once('error', (err) => {
+            clearTimeout(timer);
+            reject(failed(err));
+          });
+        }),
+      (err: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        reject(new Error(err.message.startsWith('Get "') ? err.message : `Get "https://${this.serverName}:${target.port}${path}": ${dialError(err, target.host, target.port)}`));
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > maxBytes) req.destroy(new Error(`response of ${path} over ${maxBytes} bytes`));
-          else chunks.push(c);
-        });
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-        });
-        res.on('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
-      });
-      req.end();
-    });
+        throw failed(err);
+      },
+    );
   }
 
   /** The headers sent to the backend: the client's, minus hop-by-hop, credentials and identity claims, plus the caller's identity. */
@@ -159,6 +160,9 @@ export class RemoteBackend {
    */
   async proxy(req: FastifyRequest, reply: FastifyReply, longRunning: boolean): Promise<unknown> {
     const metrics = this.settings.metrics;
+    // exec/attach/port-forward style upgrades last as long as the session: long-running like watches.
+    const upgrade = upgradeOf(req.raw);
+    if (upgrade) longRunning = true;
     // kube-aggregator's proxy: an unavailable APIService is refused before any connection.
     if (!this.available) return sendPlain(reply, 503, 'service unavailable');
     const { maxInflight, maxBodyBytes, timeoutMs } = this.contract;
@@ -182,21 +186,27 @@ export class RemoteBackend {
       if (!longRunning) this.inflight--;
     };
     const headers = this.outgoingHeaders(req, req.user, `${this.serverName}:${target.port}`, body?.length ?? (req.method === 'GET' || req.method === 'HEAD' ? undefined : 0));
-    const upstream = https.request({ host: target.host, port: target.port, servername: this.serverName, method: req.method, path: req.raw.url ?? req.url, headers, agent: this.agent });
+    if (upgrade) {
+      try {
+        const status = await proxyUpgrade(reply, upgrade, { host: target.host, port: target.port, serverName: this.serverName, tls: this.transport.secureOptions() }, req.method, req.raw.url ?? req.url, headers, HOP_BY_HOP);
+        metrics?.observe(this.name, status, started);
+        return reply;
+      } catch (err) {
+        metrics?.observe(this.name, 503, started);
+        return sendPlain(reply, 503, dialError(err as NodeJS.ErrnoException, target.host, target.port));
+      }
+    }
+    const exchange = this.transport.request(target.host, target.port, req.method, req.raw.url ?? req.url, headers, body);
     // A client that goes away ends the backend request too (a watch must not outlive its client).
     const onClientClose = () => {
-      if (!reply.raw.writableFinished) upstream.destroy();
+      if (!reply.raw.writableFinished) exchange.destroy();
     };
     reply.raw.on('close', onClientClose);
     let timer: NodeJS.Timeout | undefined;
-    if (!longRunning && timeoutMs > 0) timer = setTimeout(() => upstream.destroy(Object.assign(new Error('timeout'), { code: 'KGW_TIMEOUT' })), timeoutMs);
-    let res: IncomingMessage;
+    if (!longRunning && timeoutMs > 0) timer = setTimeout(() => exchange.destroy(Object.assign(new Error('timeout'), { code: 'KGW_TIMEOUT' })), timeoutMs);
+    let res: UpstreamResponse;
     try {
-      res = await new Promise<IncomingMessage>((resolve, reject) => {
-        upstream.on('response', resolve);
-        upstream.on('error', reject);
-        upstream.end(body);
-      });
+      res = await exchange.response;
     } catch (err) {
       clearTimeout(timer);
       release();
@@ -207,8 +217,8 @@ export class RemoteBackend {
       return sendPlain(reply, 503, dialError(e, target.host, target.port));
     }
     clearTimeout(timer);
-    const status = res.statusCode ?? 502;
-    res.on('close', () => {
+    const status = res.status;
+    res.body.once('close', () => {
       release();
       reply.raw.off('close', onClientClose);
       metrics?.observe(this.name, status, started);
@@ -218,7 +228,7 @@ export class RemoteBackend {
       if (v === undefined || HOP_BY_HOP.has(k)) continue;
       reply.header(k, v);
     }
-    return reply.send(res);
+    return reply.send(res.body);
   }
 }
 

@@ -26,6 +26,9 @@ interface Known {
   stale: boolean;
   /** The backend's `/openapi/v3` entry for this group/version (`/openapi/v3/apis/<g>/<v>?hash=...`), when it publishes one. */
   openapiV3?: string;
+  /** The backend's last good `/openapi/v2` document and its ETag (kept while the backend fails). */
+  openapiV2?: Obj;
+  openapiV2ETag?: string;
 }
 
 export class RemoteDiscovery {
@@ -76,8 +79,9 @@ export class RemoteDiscovery {
     if (k.etag && k.entry) headers['if-none-match'] = k.etag;
     const res = await backend.fetch('/apis', headers, timeoutMs);
     if (this.known.get(name) !== k) return;
+    const v2Changed = await this.refreshOpenApiV2(k, backend, timeoutMs);
     if (res.status === 304 && k.entry) {
-      if (k.stale) {
+      if (k.stale || v2Changed) {
         k.stale = false;
         this.changed();
       }
@@ -97,12 +101,43 @@ export class RemoteDiscovery {
     entry ??= fromResourceList(k.spec.version, JSON.parse(legacyBody.toString('utf8')) as Obj);
     const { freshness: _f, ...clean } = entry;
     const etag = typeof res.headers.etag === 'string' && res.status === 200 && contentType.includes('apidiscovery.k8s.io') ? res.headers.etag : undefined;
-    const same = k.entry !== undefined && JSON.stringify(k.entry) === JSON.stringify(clean) && !k.stale && k.openapiV3 === openapiV3;
+    const same = k.entry !== undefined && JSON.stringify(k.entry) === JSON.stringify(clean) && !k.stale && k.openapiV3 === openapiV3 && !v2Changed;
     k.entry = clean;
     k.openapiV3 = openapiV3;
     k.etag = etag;
     k.stale = false;
     if (!same) this.changed();
+  }
+
+  /**
+   * Fetches the backend's `/openapi/v2` (If-None-Match its last ETag); true when a new document
+   * was taken. A failure or an unusable answer keeps the last good copy.
+   */
+  private async refreshOpenApiV2(k: Known, backend: RemoteBackend, timeoutMs: number): Promise<boolean> {
+    try {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (k.openapiV2 && k.openapiV2ETag) headers['if-none-match'] = k.openapiV2ETag;
+      const res = await backend.fetch('/openapi/v2', headers, timeoutMs, 64 * 1024 * 1024);
+      if (res.status !== 200) return false;
+      const doc = JSON.parse(res.body.toString('utf8')) as unknown;
+      if (!isObj(doc) || (doc.swagger !== '2.0' && !isObj(doc.paths))) return false;
+      const etag = typeof res.headers.etag === 'string' ? res.headers.etag : undefined;
+      const same = k.openapiV2 !== undefined && JSON.stringify(k.openapiV2) === JSON.stringify(doc);
+      k.openapiV2 = doc;
+      if (etag) k.openapiV2ETag = etag;
+      else delete k.openapiV2ETag;
+      return !same;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The last good `/openapi/v2` documents of the remote APIServices, in kube-aggregator's merge order (highest priority first). */
+  openapiV2Documents(): Obj[] {
+    return [...this.known.values()]
+      .filter((k) => k.openapiV2 !== undefined)
+      .sort((a, b) => b.spec.groupPriorityMinimum - a.spec.groupPriorityMinimum || b.spec.versionPriority - a.spec.versionPriority)
+      .map((k) => k.openapiV2!);
   }
 
   /** The backend's `/openapi/v3` index entry for the group/version, or undefined (no OpenAPI v3, or not listed). */

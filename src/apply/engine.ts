@@ -7,6 +7,7 @@
 import { ApiError, errors } from '../api/status-errors.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../api/types.ts';
 import type { Schema } from '../schema/types.ts';
+import { cloneJson } from '../schema/walk.ts';
 import { conflictError, conflictsFromSets, type Conflict } from './conflicts.ts';
 import { FieldSet } from './field-set.ts';
 import {
@@ -280,7 +281,7 @@ export function serverSideApply(live: KubeObject | null, applied: KubeObject, ct
     }
   }
   if (!outcome.ok) throw conflictError(outcome.conflicts);
-  const result = structuredClone(outcome.object);
+  const result = cloneJson(outcome.object);
   encodeOnto(result, outcome.managers, before, liveBody);
   if (ctx.manager === KUBECTL_MANAGER && lastAppliedOf(result)) setLastApplied(result, buildLastApplied(applied));
   return result;
@@ -317,7 +318,7 @@ export function trackUpdate(live: KubeObject | null, updated: KubeObject, ctx: A
     }
     managers = fromRequest && fromRequest.size > 0 ? fromRequest : decodeOrEmpty(live?.metadata?.managedFields);
   }
-  const newBody = structuredClone(withoutManagedFields(updated));
+  const newBody = cloneJson(withoutManagedFields(updated));
   // An existing object without managers is not tracked until its first apply (kube's skip-non-applied).
   if (managers.size === 0 && live) return encodeOnto(newBody, managers, undefined, undefined);
   const liveBody = live ? withoutManagedFields(live) : (ctx.emptyObject ?? {});

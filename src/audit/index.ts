@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseYaml } from 'yaml';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import { isApiError } from '../api/status-errors.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { decodeProtobufObject } from '../codec/protobuf/index.ts';

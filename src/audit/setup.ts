@@ -4,7 +4,7 @@
  * Without a policy file, or without a sink, no events are made (as kube-apiserver), but audit IDs are.
  */
 import { loadWebhookKubeconfig } from '../authn/webhook-client.ts';
-import type { AuditFlags } from '../server/config.ts';
+import type { AuditFlags } from './flags.ts';
 import { Auditor, type DeprecationFacts } from './index.ts';
 import { AuditPolicy } from './policy.ts';
 import { LogSink, WebhookSink, type AuditSink } from './sinks.ts';

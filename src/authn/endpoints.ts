@@ -6,7 +6,7 @@ import { errors } from '../api/status-errors.ts';
 import type { FieldError } from '../api/field-errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import { selfSubjectReviewType, tokenRequestType, tokenReviewType } from '../api/kinds/authentication.ts';
-import type { CreateOnlyEndpoint } from '../server/handlers/create-only.ts';
+import type { CreateOnlyEndpoint } from '../registry/create-only-endpoint.ts';
 import type { TokenReviewOutcome } from './bearer-token.ts';
 import type { ServiceAccountTokenIssuer } from './serviceaccount-token.ts';
 import type { UserInfo } from './types.ts';

@@ -38,6 +38,11 @@ export interface AuthRequest {
   readonly rawHeaders?: readonly string[];
   /** The request path without the query (anonymous access may be limited to some paths). */
   readonly path?: string;
+  /**
+   * The connection the request came on (any object that lives as long as it): a bearer token
+   * presented again on the same connection is answered from its cache entry without hashing.
+   */
+  readonly connection?: object;
 }
 
 /** One step's answer: a user, "not my kind of credential", or a credential of its kind that is bad. */
@@ -46,10 +51,13 @@ export type AuthnOutcome =
   | { readonly kind: 'no-credentials' }
   | { readonly kind: 'rejected'; readonly reason: string };
 
-/** One authentication step over the whole request. */
+/**
+ * One authentication step over the whole request. Steps answer synchronously when they can (a
+ * certificate, a cached token), so the gate costs no promise per request then.
+ */
 export interface RequestAuthenticator {
   readonly name: string;
-  authenticate(req: AuthRequest): Promise<AuthnOutcome>;
+  authenticate(req: AuthRequest): AuthnOutcome | Promise<AuthnOutcome>;
 }
 
 /** One authentication step over a bearer token. */
@@ -71,9 +79,9 @@ export type AuthResult =
   | { readonly ok: true; readonly user: UserInfo }
   | { readonly ok: false; readonly error: ApiError; /** Why, for the log; never sent to the client. */ readonly reason: string };
 
-/** The authentication gate. Asynchronous because token steps (webhooks, JWT) may be. */
+/** The authentication gate. Asynchronous only when a step is (a token not cached yet: webhooks, JWT). */
 export interface Authenticator {
-  authenticate(req: AuthRequest): Promise<AuthResult>;
+  authenticate(req: AuthRequest): AuthResult | Promise<AuthResult>;
 }
 
 export const ANONYMOUS_USER = 'system:anonymous';

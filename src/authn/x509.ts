@@ -43,7 +43,7 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Request
 
   return {
     name: 'x509',
-    async authenticate(req) {
+    authenticate(req) {
       const peer = req.peerCertificate;
       if (!peer || peer.subject === undefined || roots.length === 0) return { kind: 'no-credentials' };
       if (peer.raw === undefined) {

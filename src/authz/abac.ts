@@ -5,7 +5,7 @@
  * watch), and resource or non-resource path; otherwise no opinion, "No policy matched.".
  * Unversioned lines are the legacy v0 format and are migrated as kube migrates them.
  */
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
 
 const ABAC_V1BETA1 = 'abac.authorization.kubernetes.io/v1beta1';

@@ -6,7 +6,7 @@
  */
 import { errors } from '../api/status-errors.ts';
 import type { FieldError } from '../api/field-errors.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { Attributes, Authorizer } from './authorizer.ts';
 import type { VirtualResource } from '../discovery/discovery.ts';
 

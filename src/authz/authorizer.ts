@@ -10,8 +10,8 @@
  * RBAC-only gate allocates no promise; `authorizeSync` is for callers that cannot wait (the
  * expression language's authorizer library), where a mode that would need I/O counts as an error.
  */
-import type { RequestInfo } from '../server/request-info.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { RequestUser } from '../request/user.ts';
 import { parseFieldSelector } from '../registry/field-selector.ts';
 
 /** kube's authorizer.Attributes: what one decision is about. */
@@ -117,7 +117,7 @@ function selectorsOf(query: URLSearchParams): { fieldSelector?: string; labelSel
 }
 
 /** The name a field selector requires exactly, when it is a valid path segment (else ''). */
-function selectedName(query: URLSearchParams | undefined): string {
+export function selectedName(query: URLSearchParams | undefined): string {
   const text = query?.get('fieldSelector');
   if (!text) return '';
   let sel;

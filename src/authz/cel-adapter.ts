@@ -6,7 +6,7 @@
  * answer) makes the check an error, which kube's library counts as not allowed.
  */
 import type { Authorizer as CelAuthorizer, AuthorizationAttributes, AuthorizationDecision } from '../cel/index.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import { authorizeSync, type Attributes, type Authorizer } from './authorizer.ts';
 
 export function celAuthorizerFor(authorizer: Authorizer, user: RequestUser): CelAuthorizer {

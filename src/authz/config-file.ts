@@ -10,7 +10,7 @@ import { isAbsolute } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { aggregateFieldErrors, fieldErr, type FieldError } from '../api/field-errors.ts';
 import { isDns1123Subdomain } from '../api/validation/names.ts';
-import { parseGoDuration } from '../server/config.ts';
+import { parseGoDuration } from '../schema/go-duration.ts';
 import { compileMatchConditions, type FailurePolicy } from './webhook.ts';
 import type { CompiledExpression } from '../cel/index.ts';
 

@@ -12,7 +12,7 @@ import type { RbacIndex } from './rbac/index.ts';
 import { AbacAuthorizer, parseAbacPolicies } from './abac.ts';
 import { loadWebhookKubeconfig, WebhookAuthorizer } from './webhook.ts';
 import { parseAuthorizationConfiguration, type AuthorizerSpec } from './config-file.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import { instrumented, type DecisionRecorder } from './instrumented.ts';
 
 /** Where decisions and reloads are counted (src/metrics/auth-metrics.ts's AuthMetrics). */

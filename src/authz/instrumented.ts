@@ -5,7 +5,7 @@
  * case (`rbac`, `webhook`, ...).
  */
 import { isPromise, type Attributes, type Authorizer, type Decision, type MaybePromise, type RulesResult } from './authorizer.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 
 export interface DecisionRecorder {
   recordDecision(type: string, name: string, decision: 'allowed' | 'denied'): void;

@@ -12,7 +12,7 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import { parseFieldSelector } from '../registry/field-selector.ts';
 import { parseLabelSelector } from '../registry/label-selector.ts';
 import type { Attributes, Authorizer, Decision, MaybePromise, RulesResult } from './authorizer.ts';

@@ -17,6 +17,7 @@ export interface YamlDecodeOptions extends DecodeOptions {
   readonly applyPatch?: boolean;
 }
 import { isMergeKey, jsonKeyOf, resolveScalar, resolveTagged, YamlValueError, type Resolved } from './yaml-resolve.ts';
+import { decodeJsonShapedYaml } from './yaml-json-fast-path.ts';
 
 /** Alias expansions go-yaml v2 allows before it checks the ratio of aliased to decoded nodes. */
 export const MAX_ALIAS_COUNT = 100;
@@ -34,6 +35,14 @@ const parseOptions: ParseOptions & DocumentOptions & SchemaOptions = {
  */
 export function decodeYaml(input: Uint8Array | string, opts: YamlDecodeOptions = {}): DecodeResult {
   const text = toText(input);
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const jsonShaped = decodeJsonShapedYaml(text, maxDepth);
+  if (jsonShaped !== undefined) return { value: jsonShaped, duplicates: [], strictErrors: [] };
+  return decodeYamlByParser(input, text, opts);
+}
+
+/** decodeYaml without the JSON-shaped shortcut: the YAML parser's reading of every body. */
+export function decodeYamlByParser(input: Uint8Array | string, text: string, opts: YamlDecodeOptions = {}): DecodeResult {
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   // Worded per path, as kube words it: a create/update body goes through sigs.k8s.io/yaml's
   // YAMLToJSON (no prefix); an apply body through its Unmarshal, inside the apply patcher's words.

@@ -7,7 +7,7 @@
  * releases the CRD's cleanup finalizer and stops serving.
  */
 import { isStorageType, type KubeObject, type ResourceType } from '../api/types.ts';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
 import type { WatchCache } from '../storage/watch-cache.ts';
 import { isApiError } from '../api/status-errors.ts';

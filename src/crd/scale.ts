@@ -4,20 +4,22 @@
  * Reads build the Scale from the object; writes (PUT, merge and JSON patch) change only the
  * replicas at specReplicasPath, through the store's update (so validation and admission run).
  */
-import type { KubeObject } from '../api/types.ts';
+import type { KubeObject, ResourceType } from '../api/types.ts';
 import { errors } from '../api/status-errors.ts';
 import { applyMergePatch } from '../patch/merge-patch.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
-import { sendValue } from '../server/respond.ts';
-import { decodeBody } from '../server/handlers/body.ts';
-import { writeContext, negotiate, type VerbContext } from '../server/handlers/resource.ts';
+import { decodeBody } from '../backend/local/body.ts';
+import { writeContext } from '../backend/local/write-context.ts';
+import { cborBodies } from '../backend/local/verbs.ts';
+import type { LocalSubresource, ResourceRequest, ValueResult } from '../backend/types.ts';
+import type { ServedResource } from '../registry/resource-catalog.ts';
 import { cloneObject } from '../registry/object-meta.ts';
 import { readJsonPath, writeJsonPath } from './custom-resource.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function scaleOf(obj: KubeObject, paths: NonNullable<VerbContext['served']['rt']['scale']>): KubeObject {
+function scaleOf(obj: KubeObject, paths: NonNullable<ResourceType['scale']>): KubeObject {
   const meta = obj.metadata ?? {};
   const spec = readJsonPath(obj, paths.specReplicasPath);
   const status = readJsonPath(obj, paths.statusReplicasPath);
@@ -37,27 +39,32 @@ function scaleOf(obj: KubeObject, paths: NonNullable<VerbContext['served']['rt']
   };
 }
 
-export async function handleScale(c: VerbContext): Promise<void> {
-  const { rt, store } = c.served;
+/** The scale subresource of the kinds whose CRD declares one. */
+export const scaleSubresource: LocalSubresource = {
+  serves: (rt, subresource) => subresource === 'scale' && rt.scale !== undefined,
+  serve: serveScale,
+};
+
+async function serveScale(target: ServedResource, r: ResourceRequest): Promise<ValueResult> {
+  const { rt, store } = target;
+  const { info } = r;
   const paths = rt.scale;
   if (!paths) throw errors.pathNotFound();
-  const fmt = negotiate(c);
-  const sendScale = (obj: KubeObject) => sendValue(c.req, c.reply, 200, scaleOf(obj, paths), fmt);
-  if (c.info.verb === 'get') {
-    const entry = await store.get(c.info.namespace, c.info.name, c.query.get('resourceVersion') ?? '');
-    sendScale(store.served(entry.value));
-    return;
+  const answer = (obj: KubeObject): ValueResult => ({ kind: 'value', code: 200, value: scaleOf(obj, paths) });
+  if (info.verb === 'get') {
+    const entry = await store.get(info.namespace, info.name, r.query.get('resourceVersion') ?? '');
+    return answer(store.served(entry.value));
   }
-  const ctx = writeContext(c);
-  const body = await decodeBody(c.req, c.info.verb === 'patch' ? 'patch' : 'body');
+  const ctx = writeContext(r);
+  const body = await decodeBody(r.body, cborBodies(r), info.verb === 'patch' ? 'patch' : 'body');
   const result = await store.update(
-    c.info.namespace,
-    c.info.name,
+    info.namespace,
+    info.name,
     (current) => {
-      if (!current) throw errors.notFound(store.gr, c.info.name);
+      if (!current) throw errors.notFound(store.gr, info.name);
       const scale = scaleOf(current, paths);
       let next: unknown;
-      if (c.info.verb === 'patch') {
+      if (info.verb === 'patch') {
         if (body.kind === 'json-patch') next = applyJsonPatch(scale, body.value);
         else if (body.kind === 'merge-patch') next = applyMergePatch(scale, body.value);
         else throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
@@ -67,12 +74,12 @@ export async function handleScale(c: VerbContext): Promise<void> {
       const obj = cloneObject(current);
       writeJsonPath(obj as Obj, paths.specReplicasPath, replicas ?? 0);
       // A PUT's resourceVersion is a precondition; a patch's is not.
-      if (c.info.verb !== 'patch' && typeof rv === 'string' && rv !== '') obj.metadata = { ...obj.metadata, resourceVersion: rv };
+      if (info.verb !== 'patch' && typeof rv === 'string' && rv !== '') obj.metadata = { ...obj.metadata, resourceVersion: rv };
       else if (obj.metadata) delete obj.metadata.resourceVersion;
       return obj;
     },
     ctx,
     { allowCreate: false, subresource: 'scale' },
   );
-  sendScale(result.object);
+  return answer(result.object);
 }

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { apiVersionOf, isStorageType, type ResourceType } from '../api/types.ts';
 import { parseAccept } from '../codec/negotiate.ts';
-import { resourceVerbs, subresourcesOf } from '../server/routes.ts';
+import { resourceVerbs, subresourcesOf } from '../api/resource-verbs.ts';
 
 export const aggregatedDiscoveryMediaType = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 

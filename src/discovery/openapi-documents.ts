@@ -6,8 +6,23 @@
  */
 import type { ResourceType } from '../api/types.ts';
 import { buildOpenApiV2, buildOpenApiV3GroupVersion, groupVersions, openApiHash, v3GroupVersionPath } from '../schema/openapi.ts';
-import type { OpenApiDocuments } from '../server/handlers/non-resource.ts';
 import { encodeOpenApiV2Protobuf } from './openapi-v2-protobuf.ts';
+
+/** The published OpenAPI documents, as the server answers them. */
+export interface OpenApiDocuments {
+  /** The Swagger 2.0 document, serialized once. */
+  v2(): Buffer;
+  /** The same document as gnostic's `openapi.v2.Document` protobuf, encoded once. */
+  v2Protobuf(): Buffer;
+  /** Upper-case hex SHA-512 of the JSON form: the ETag of both forms. */
+  v2ETag(): string;
+  /** When the documents were last built (Last-Modified). */
+  lastModified(): Date;
+  /** The `/openapi/v3` index. */
+  v3Index(): object;
+  /** One group-version document (`api/v1`, `apis/<group>/<version>`), serialized once; undefined when not served. */
+  v3(path: string): Buffer | undefined;
+}
 
 interface V3Doc {
   /** The types the document was built from, by identity. */

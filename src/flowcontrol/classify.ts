@@ -4,8 +4,8 @@
  * subject) and the request (a resource or a non-resource rule). Schemas are tried by
  * matchingPrecedence, ties by name; the first that matches decides.
  */
-import type { RequestInfo } from '../server/request-info.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { RequestUser } from '../request/user.ts';
 
 export interface Subject {
   readonly kind?: string;

@@ -7,14 +7,17 @@
  * empty), as kube does, so classification always ends at catch-all.
  */
 import type { KubeObject } from '../api/types.ts';
+import { serverSideApply } from '../apply/engine.ts';
+import { applyContextFor } from '../registry/apply-context.ts';
 import type { ResourceStore } from '../registry/resource-store.ts';
-import type { RequestInfo } from '../server/request-info.ts';
-import type { RequestUser } from '../server/user.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { RequestUser } from '../request/user.ts';
 import { allocate, DemandIntegrator, levelLimits, type LevelLimits } from './allocation.ts';
 import { ensureBootstrapConfiguration, MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS } from './bootstrap.ts';
 import { rulesMatch, type PolicyRules } from './classify.ts';
 import { defaultFlowSchema, defaultPriorityLevel } from './kinds.ts';
 import { QueueSet, type QueuingConfig } from './queueset.ts';
+import { levelMaxSeats } from './work-estimate.ts';
 
 export const CONSUMER_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
 
@@ -35,6 +38,8 @@ export class Level {
   limits: LevelLimits = { nominalCL: 0, lendableCL: 0, minCL: 0, maxCL: 0 };
   currentCL = 0;
   target = 0;
+  /** The most seats one request may take here (work-estimate.ts levelMaxSeats; 0: the global cap). */
+  maxSeats = 0;
   /** Exempt levels count what runs (never queued). */
   exemptExecuting = 0;
   exemptDispatched = 0;
@@ -177,6 +182,7 @@ export class FlowControl {
       const level = this.levels.get(name)!;
       const fresh = level.currentCL === 0 || level.limits.nominalCL !== l.nominalCL;
       level.limits = l;
+      level.maxSeats = levelMaxSeats(l.nominalCL, level.queuing?.handSize);
       // A new or re-shared level starts at its nominal limit; the next adjustment re-balances.
       if (fresh) level.currentCL = Math.max(1, l.nominalCL);
       level.currentCL = Math.min(Math.max(level.currentCL, l.minCL, 1), Math.max(l.maxCL, 1));
@@ -248,24 +254,30 @@ export class FlowControl {
       writes.push({ name: fs.metadata.name!, condition: want });
     }
     if (writes.length === 0) return;
+    const rt = this.opts.flowSchemas.rt;
     this.statusBusy = this.statusBusy.then(async () => {
       for (const w of writes) {
         if (this.stopped) return;
+        const now = new Date();
+        // kube's config consumer applies (server-side, forced) a status holding only this condition.
+        const applied = {
+          apiVersion: `${rt.group}/${rt.version}`,
+          kind: rt.kind,
+          metadata: { name: w.name },
+          status: { conditions: [{ ...w.condition, lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z') }] },
+        } as KubeObject;
         try {
           await this.opts.flowSchemas.update(
             '',
             w.name,
             (current) => {
               if (!current) throw new Error('gone');
-              const status = { ...((current.status as Record<string, unknown>) ?? {}) };
-              const have = ((status.conditions ?? []) as Record<string, string>[]).find((c) => c.type === 'Dangling');
+              const have = (((current.status as Record<string, unknown> | undefined)?.conditions ?? []) as Record<string, string>[]).find((c) => c.type === 'Dangling');
               // Written meanwhile by an earlier pass: nothing to do.
               if (have && have.status === w.condition.status && have.reason === w.condition.reason && have.message === w.condition.message) throw new Error('gone');
-              const others = ((status.conditions ?? []) as Record<string, string>[]).filter((c) => c.type !== 'Dangling');
-              status.conditions = [...others, { ...w.condition, lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }];
-              return { ...current, status };
+              return serverSideApply(current, structuredClone(applied), { ...applyContextFor(rt, CONSUMER_MANAGER, 'status', now), force: true });
             },
-            { dryRun: false, warnings: [], now: new Date(), manager: CONSUMER_MANAGER, subresource: 'status' },
+            { dryRun: false, warnings: [], now, manager: CONSUMER_MANAGER, subresource: 'status', skipManagedFields: true, operation: 'patch' },
             { allowCreate: false, subresource: 'status' },
           );
         } catch (err) {

@@ -8,13 +8,19 @@
  * - exempt levels run at once; Limited levels run when a seat is free, or wait in their queues;
  *   a request that cannot wait gets kube's plain-text 429 with Retry-After (adapted per level by
  *   how many were dropped lately, kube's droppedRequestsTracker);
- * - a watch holds its seat only until its initial events are written (its "initialization").
+ * - a request takes the seats of its work estimate (work-estimate.ts): wide lists and writes
+ *   with many watchers take more than one;
+ * - a watch holds its seats only until its initial events are written (its "initialization"),
+ *   and is counted among the watchers of its resource until it ends.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { flowDistinguisher } from './classify.ts';
 import type { FlowControl, Level } from './controller.ts';
 import type { Execution, RejectReason } from './queueset.ts';
+import { selectedName } from '../authz/authorizer.ts';
+import type { WatchCountTracker } from './watch-tracker.ts';
+import { maxSeatsOf, ONE_SEAT, type WorkEstimate, type WorkEstimator } from './work-estimate.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,6 +31,9 @@ declare module 'fastify' {
 
 const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 const QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
+// kube: the seats of one request are at most 10.
+const ESTIMATED_SEATS_BUCKETS = [1, 2, 4, 10];
+const WATCH_COUNT_BUCKETS = [0, 1, 10, 100, 1000, 10000];
 const MAX_RETRY_AFTER = 32;
 
 /** kube's droppedRequestsStats: Retry-After per level, doubled under sustained drops and eased back after. */
@@ -67,7 +76,11 @@ interface FlowMetrics {
   waited(fs: string, pl: string, executed: boolean, seconds: number): void;
   enqueued(fs: string, pl: string, queueLength: number): void;
   inqueue(fs: string, pl: string, delta: number): void;
-  executing(fs: string, pl: string, seats: number, delta: number): void;
+  executing(fs: string, pl: string, delta: number): void;
+  seats(fs: string, pl: string, delta: number): void;
+  estimated(fs: string, pl: string, seats: number): void;
+  watchCount(fs: string, pl: string, watchers: number): void;
+  noAccommodation(fs: string, pl: string): void;
 }
 
 function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetrics {
@@ -94,6 +107,23 @@ function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetric
     labels: fsPl,
     stability: 'BETA',
   });
+  const estimatedSeats = registry.histogram({
+    name: 'apiserver_flowcontrol_work_estimated_seats',
+    help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
+    labels: ['priority_level', 'flow_schema'],
+    buckets: ESTIMATED_SEATS_BUCKETS,
+  });
+  const watchCounts = registry.histogram({
+    name: 'apiserver_flowcontrol_watch_count_samples',
+    help: 'count of watchers for mutating requests in API Priority and Fairness',
+    labels: ['priority_level', 'flow_schema'],
+    buckets: WATCH_COUNT_BUCKETS,
+  });
+  const noAccommodation = registry.counter({
+    name: 'apiserver_flowcontrol_request_dispatch_no_accommodation_total',
+    help: 'Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats',
+    labels: ['priority_level', 'flow_schema'],
+  });
   const perLevel = (name: string, help: string, value: (l: Level) => number, stability: 'ALPHA' | 'BETA' = 'ALPHA') =>
     registry.collector({ name, help, type: 'gauge', stability, collect: () => fc.priorityLevels.map((l) => ({ labels: { priority_level: l.name }, value: value(l) })) });
   perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => l.limits.nominalCL, 'BETA');
@@ -110,14 +140,15 @@ function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetric
     waited: (fs, pl, executed, s) => wait.labels(String(executed), fs, pl).observe(s),
     enqueued: (fs, pl, n) => queueLength.labels(fs, pl).observe(n),
     inqueue: (fs, pl, d) => inqueue.labels(fs, pl).inc(d),
-    executing: (fs, pl, seats, d) => {
-      executingRequests.labels(fs, pl).inc(d);
-      executingSeats.labels(fs, pl).inc(d * seats);
-    },
+    executing: (fs, pl, d) => executingRequests.labels(fs, pl).inc(d),
+    seats: (fs, pl, d) => executingSeats.labels(fs, pl).inc(d),
+    estimated: (fs, pl, seats) => estimatedSeats.labels(pl, fs).observe(seats),
+    watchCount: (fs, pl, n) => watchCounts.labels(pl, fs).observe(n),
+    noAccommodation: (fs, pl) => noAccommodation.labels(pl, fs).inc(),
   };
 }
 
-const noMetrics: FlowMetrics = { dispatched() {}, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, executing() {} };
+const noMetrics: FlowMetrics = { dispatched() {}, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, executing() {}, seats() {}, estimated() {}, watchCount() {}, noAccommodation() {} };
 
 /** Runs `fn` once when the response is finished or the connection goes away. */
 function onResponseEnd(reply: FastifyReply, fn: () => void): void {
@@ -145,6 +176,10 @@ export interface ApfFilterOptions {
   /** Counts the request in kube's in-flight gauges (apiserver_current_inflight_requests), which APF keeps too. */
   readonly countInflight?: (mutating: boolean, reply: FastifyReply) => void;
   readonly metrics?: MetricsRegistry;
+  /** The work estimator; absent, every request takes one seat. */
+  readonly estimator?: WorkEstimator;
+  /** Where executing watches are counted (for the estimates of writes). */
+  readonly watches?: WatchCountTracker;
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -172,18 +207,29 @@ export class ApfFilter {
     const isWatch = info.isResourceRequest && info.verb === 'watch';
     // Watches are long-running: kube's in-flight figures leave them out, as the plain limits do.
     if (!isWatch) this.opts.countInflight?.(MUTATING.has(req.method), reply);
+    // kube's RequestInfo names the object a list or watch selects by metadata.name.
+    const name = info.isResourceRequest ? info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(req.searchParams) : '') : '';
+    const estimate = this.estimate(req, name, fs, pl, level.maxSeats);
+    const seats = maxSeatsOf(estimate);
+    this.metrics.estimated(fs, pl, seats);
     if (level.exempt) {
       level.exemptExecuting++;
       level.exemptDispatched++;
       this.metrics.dispatched(fs, pl);
-      this.metrics.executing(fs, pl, 1, 1);
+      this.metrics.executing(fs, pl, 1);
+      this.metrics.seats(fs, pl, seats);
+      this.watchStarted(req, reply, name, isWatch);
       this.hold(req, reply, isWatch, () => {
         level.exemptExecuting--;
-        this.metrics.executing(fs, pl, 1, -1);
+        this.metrics.executing(fs, pl, -1);
+        const release = () => this.metrics.seats(fs, pl, -seats);
+        if (estimate.additionalLatencyMs > 0) setTimeout(release, estimate.additionalLatencyMs).unref?.();
+        else release();
       });
       return undefined;
     }
-    const outcome = level.queueSet.start(fs, flowDistinguisher(schema.distinguisherMethod, req.user, info), 1);
+    level.queueSet.onNoAccommodation ??= (waitingFs) => this.metrics.noAccommodation(waitingFs, pl);
+    const outcome = level.queueSet.start(fs, flowDistinguisher(schema.distinguisherMethod, req.user, info), estimate);
     let execution: Execution;
     if (outcome.kind === 'reject') return this.reject(reply, fs, pl, outcome.reason);
     if (outcome.kind === 'wait') {
@@ -208,12 +254,27 @@ export class ApfFilter {
     } else execution = outcome.execution;
     this.metrics.waited(fs, pl, true, execution.waitedSeconds);
     this.metrics.dispatched(fs, pl);
-    this.metrics.executing(fs, pl, execution.seats, 1);
+    this.metrics.executing(fs, pl, 1);
+    this.metrics.seats(fs, pl, execution.seats);
+    this.watchStarted(req, reply, name, isWatch);
     this.hold(req, reply, isWatch, () => {
-      execution.finish();
-      this.metrics.executing(fs, pl, execution.seats, -1);
+      this.metrics.executing(fs, pl, -1);
+      execution.finish(() => this.metrics.seats(fs, pl, -execution.seats));
     });
     return undefined;
+  }
+
+  private estimate(req: FastifyRequest, name: string, fs: string, pl: string, levelMaxSeats: number): WorkEstimate {
+    const info = req.requestInfo;
+    if (!this.opts.estimator || !info.isResourceRequest) return ONE_SEAT;
+    return this.opts.estimator.estimate({ info, name, query: req.searchParams }, levelMaxSeats, (n) => this.metrics.watchCount(fs, pl, n));
+  }
+
+  /** An executing watch counts among its resource's watchers until its response ends (kube's RegisterWatch). */
+  private watchStarted(req: FastifyRequest, reply: FastifyReply, name: string, isWatch: boolean): void {
+    const info = req.requestInfo;
+    if (!isWatch || !this.opts.watches || !info.isResourceRequest) return;
+    onResponseEnd(reply, this.opts.watches.register(info, name, req.searchParams));
   }
 
   /** Keeps the seat until the response ends, or for a watch until its initial events are out. */

@@ -5,19 +5,22 @@
  * - A flow (flow schema name + distinguisher) is hashed and shuffle-sharded: `handSize` queues
  *   are dealt from the `queues`, and the request joins the one of them with the least waiting
  *   work. A full queue (`queueLengthLimit`) rejects.
- * - Seats: the level may run requests while their seats fit its current concurrency limit (a
- *   request alone may always run, however wide).
+ * - Seats: a request's width is its work estimate (work-estimate.ts): initial seats while it
+ *   runs, final seats for a while after (a write's watchers). It holds the larger of the two
+ *   from its start until the final phase ends. The level may run requests while their seats fit
+ *   its current concurrency limit; one wider than the limit runs when nothing else executes.
  * - Dispatch order is fair queuing in virtual time: R advances at
  *   min(seats wanted, limit) / active queues per second; each queue's next request may start at
- *   its queue's `nextDispatchR`, which grows by the request's work (seats x G, G = 3 ms estimated
- *   service time) when it starts and is corrected by the actual service time when it ends. The
- *   queue with the smallest `nextDispatchR` goes first, so a flow that sends much does not delay
- *   the others beyond its share.
+ *   its queue's `nextDispatchR`, which grows by the request's work (initial seats x G, G = 3 ms
+ *   estimated service time, plus final seats x the final phase) when it starts and is corrected
+ *   by the actual service time when it ends. The queue whose head would finish first in R goes
+ *   first, so a flow that sends much does not delay the others beyond its share.
  * - A level without queuing (limitResponse Reject) runs what fits and rejects the rest.
  * - A waiting request gives up after the wait limit (`time-out`) or when its client goes away
  *   (`cancelled`).
  */
 import { createHash } from 'node:crypto';
+import { maxSeatsOf, type WorkEstimate } from './work-estimate.ts';
 
 /** kube's estimated service duration G of a request not yet finished. */
 export const ESTIMATED_SERVICE_SECONDS = 0.003;
@@ -30,12 +33,16 @@ export interface QueuingConfig {
   readonly queueLengthLimit: number;
 }
 
-/** A request that holds seats: `finish()` exactly once when it is done (idempotent). */
+/**
+ * A request that holds seats: `finish()` when it is done (idempotent). Its seats are free at
+ * once, or after its final phase (`onSeatsReleased` tells when).
+ */
 export interface Execution {
+  /** The seats it holds: the larger of its initial and final seats. */
   readonly seats: number;
   /** How long it waited in a queue, in seconds (0 when dispatched at once). */
   readonly waitedSeconds: number;
-  finish(): void;
+  finish(onSeatsReleased?: () => void): void;
 }
 
 export type StartOutcome =
@@ -44,7 +51,10 @@ export type StartOutcome =
   | { readonly kind: 'reject'; readonly reason: RejectReason };
 
 interface Waiting {
+  readonly estimate: WorkEstimate;
   readonly seats: number;
+  /** Its work in seat-seconds of virtual time. */
+  readonly work: number;
   readonly arrivedMs: number;
   readonly flowSchema: string;
   readonly distinguisher: string;
@@ -60,9 +70,15 @@ class Queue {
   nextDispatchR = 0;
   seatsInUse = 0;
   executing = 0;
-  /** Seats of the waiting requests, kept as they come and go. */
+  /** Seats and work of the waiting requests, kept as they come and go. */
   waitingSeats = 0;
+  waitingWork = 0;
   constructor(readonly index: number) {}
+}
+
+/** A request's work in seat-seconds of virtual time: initial seats x G, plus its final phase. */
+function workOf(we: WorkEstimate): number {
+  return we.initialSeats * ESTIMATED_SERVICE_SECONDS + (we.finalSeats * we.additionalLatencyMs) / 1000;
 }
 
 /** kube's hashFlowID: the first 8 bytes, little-endian, of SHA-256(flowSchema NUL distinguisher). */
@@ -91,6 +107,8 @@ export function dealHand(hash: bigint, deckSize: number, handSize: number): numb
 
 export interface QueueSetCounters {
   dispatched: number;
+  /** Times the fairest waiting request did not fit the free seats (kube's dispatch_with_no_accommodation). */
+  noAccommodation: number;
   rejected: number;
   timedOut: number;
   cancelled: number;
@@ -105,11 +123,15 @@ export class QueueSet {
   private waitingTotal = 0;
   private currentR = 0;
   private lastRealMs: number;
+  /** Enqueues so far: rotates where ties between queues of a hand are broken (kube's enqueues). */
+  private enqueues = 0;
   /** Hands by flow: hashing and dealing cost BigInt arithmetic, and a flow sends many requests. */
   private readonly hands = new Map<string, number[]>();
-  readonly counters: QueueSetCounters = { dispatched: 0, rejected: 0, timedOut: 0, cancelled: 0 };
+  readonly counters: QueueSetCounters = { dispatched: 0, noAccommodation: 0, rejected: 0, timedOut: 0, cancelled: 0 };
   /** Called whenever seats in use or waiting change (demand tracking). */
   onChange: (() => void) | undefined;
+  /** Called when the fairest waiting request does not fit the free seats, with its flow schema. */
+  onNoAccommodation: ((flowSchema: string) => void) | undefined;
 
   constructor(
     limit: number,
@@ -169,12 +191,14 @@ export class QueueSet {
     for (const q of this.active) if (this.queues[q.index] !== q) yield q;
   }
 
-  /** Asks for `seats` for one request of the flow. */
-  start(flowSchema: string, distinguisher: string, seats: number): StartOutcome {
+  /** Asks for seats for one request of the flow: its work estimate, or a plain number of seats. */
+  start(flowSchema: string, distinguisher: string, width: WorkEstimate | number): StartOutcome {
     this.syncTime();
+    const estimate = typeof width === 'number' ? { initialSeats: width, finalSeats: 0, additionalLatencyMs: 0 } : width;
+    const seats = maxSeatsOf(estimate);
     const queuing = this.queuing;
     if (!queuing) {
-      if (this.fits(seats)) return { kind: 'execute', execution: this.begin(seats, undefined, 0) };
+      if (this.fits(seats)) return { kind: 'execute', execution: this.begin(estimate, undefined, 0) };
       this.counters.rejected++;
       return { kind: 'reject', reason: 'concurrency-limit' };
     }
@@ -189,7 +213,9 @@ export class QueueSet {
     const granted = new Promise<Execution | RejectReason>((resolve) => (settle = resolve));
     let settled = false;
     const w: Waiting = {
+      estimate,
       seats,
+      work: workOf(estimate),
       arrivedMs: this.now(),
       flowSchema,
       distinguisher,
@@ -203,6 +229,7 @@ export class QueueSet {
     };
     queue.waiting.push(w);
     queue.waitingSeats += seats;
+    queue.waitingWork += w.work;
     this.waitingSeatsTotal += seats;
     this.active.add(queue);
     this.waitingTotal++;
@@ -222,8 +249,9 @@ export class QueueSet {
     this.syncTime();
     w.queue.waiting.splice(i, 1);
     w.queue.waitingSeats -= w.seats;
+    w.queue.waitingWork -= w.work;
     this.waitingSeatsTotal -= w.seats;
-    if (w.queue.waiting.length === 0 && w.queue.executing === 0) this.active.delete(w.queue);
+    if (w.queue.waiting.length === 0 && w.queue.executing === 0 && w.queue.seatsInUse === 0) this.active.delete(w.queue);
     this.waitingTotal--;
     if (reason === 'time-out') this.counters.timedOut++;
     else this.counters.cancelled++;
@@ -239,22 +267,25 @@ export class QueueSet {
       if (this.hands.size >= 10_000) this.hands.clear();
       this.hands.set(key, hand);
     }
-    // The queue of the hand with the least waiting work; the first such in deal order.
-    let best = this.queues[hand[0]!]!;
+    // The queue of the hand with the least waiting work; ties go to the first such from an
+    // offset that moves with every enqueue, as kube's.
+    const offset = this.enqueues++ % hand.length;
+    let best = this.queues[hand[offset]!]!;
     let bestWork = Infinity;
-    for (const i of hand) {
-      const q = this.queues[i]!;
-      const work = q.waitingSeats;
-      if (work < bestWork) {
+    for (let k = 0; k < hand.length; k++) {
+      const q = this.queues[hand[(offset + k) % hand.length]!]!;
+      if (q.waitingWork < bestWork) {
         best = q;
-        bestWork = work;
+        bestWork = q.waitingWork;
       }
     }
     return best;
   }
 
+  /** kube's canAccommodateSeats: within the limit, or wider than it with nothing executing. */
   private fits(seats: number): boolean {
-    return this.seatsInUseTotal === 0 || this.seatsInUseTotal + seats <= this.limit;
+    if (seats > this.limit) return this.executingTotal === 0;
+    return this.seatsInUseTotal + seats <= this.limit;
   }
 
   /** Advances R to now at the rate of the state that held since the last change. */
@@ -268,28 +299,41 @@ export class QueueSet {
     if (active > 0) this.currentR += (dt * Math.min(seatsWanted, this.limit)) / active;
   }
 
-  /** Starts waiting requests, fairest first, while their seats fit. */
+  /** Starts waiting requests, the one that would finish first in R first, while their seats fit. */
   private dispatch(): void {
     for (;;) {
       let best: Queue | undefined;
+      let bestFinishR = Infinity;
       for (const q of this.active) {
-        if (q.waiting.length > 0 && (!best || q.nextDispatchR < best.nextDispatchR)) best = q;
+        if (q.waiting.length === 0) continue;
+        const finishR = q.nextDispatchR + q.waiting[0]!.work;
+        if (finishR < bestFinishR) {
+          best = q;
+          bestFinishR = finishR;
+        }
       }
       if (!best) return;
       const head = best.waiting[0]!;
-      if (!this.fits(head.seats)) return;
+      // The fairest request waits for its seats; nothing jumps ahead of it.
+      if (!this.fits(head.seats)) {
+        this.counters.noAccommodation++;
+        this.onNoAccommodation?.(head.flowSchema);
+        return;
+      }
       best.waiting.shift();
       best.waitingSeats -= head.seats;
+      best.waitingWork -= head.work;
       this.waitingSeatsTotal -= head.seats;
       this.waitingTotal--;
-      best.nextDispatchR += head.seats * ESTIMATED_SERVICE_SECONDS;
-      const execution = this.begin(head.seats, best, (this.now() - head.arrivedMs) / 1000);
+      best.nextDispatchR += head.work;
+      const execution = this.begin(head.estimate, best, (this.now() - head.arrivedMs) / 1000);
       head.execution = execution;
       head.settle(execution);
     }
   }
 
-  private begin(seats: number, queue: Queue | undefined, waitedSeconds: number): Execution {
+  private begin(estimate: WorkEstimate, queue: Queue | undefined, waitedSeconds: number): Execution {
+    const seats = maxSeatsOf(estimate);
     this.seatsInUseTotal += seats;
     this.executingTotal++;
     this.counters.dispatched++;
@@ -303,22 +347,32 @@ export class QueueSet {
     return {
       seats,
       waitedSeconds,
-      finish: () => {
+      finish: (onSeatsReleased) => {
         if (done) return;
         done = true;
         this.syncTime();
-        this.seatsInUseTotal -= seats;
         this.executingTotal--;
         if (queue) {
-          queue.seatsInUse -= seats;
           queue.executing--;
-          // Correct the estimate G by what the request really took.
+          // Correct the estimate G of the initial phase by what the request really took.
           const actual = (this.now() - started) / 1000;
-          queue.nextDispatchR -= seats * (ESTIMATED_SERVICE_SECONDS - actual);
-          if (queue.executing === 0 && queue.waiting.length === 0) this.active.delete(queue);
+          queue.nextDispatchR -= estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - actual);
         }
-        this.dispatch();
-        this.onChange?.();
+        const release = () => {
+          this.syncTime();
+          this.seatsInUseTotal -= seats;
+          if (queue) {
+            queue.seatsInUse -= seats;
+            if (queue.executing === 0 && queue.seatsInUse === 0 && queue.waiting.length === 0) this.active.delete(queue);
+          }
+          onSeatsReleased?.();
+          this.dispatch();
+          this.onChange?.();
+        };
+        // The final phase (the watchers' share of a write) keeps the seats a while longer; the
+        // client has its answer already.
+        if (estimate.additionalLatencyMs > 0) setTimeout(release, estimate.additionalLatencyMs).unref?.();
+        else release();
       },
     };
   }

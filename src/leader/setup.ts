@@ -5,12 +5,19 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { ServerConfig } from '../server/config.ts';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import type { Store } from '../storage/types.ts';
-import type { HealthCheck } from '../server/health.ts';
+import type { HealthCheck } from '../metrics/slis.ts';
 import { LeaderElector, type LeaseStore } from './lease-elector.ts';
 import type { RunOnceControllers } from './run-once.ts';
+import type { ScaleoutFlags } from './flags.ts';
+
+/** The part of the server's configuration the scale-out parts read. */
+export interface ScaleoutConfig {
+  readonly scaleout?: ScaleoutFlags;
+  /** --history-duration in milliseconds. */
+  readonly historyMs: number;
+}
 
 /** The Lease the run-once controllers are elected by (kube-controller-manager uses kube-system/kube-controller-manager). */
 export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'kube-gateway-controllers' } as const;
@@ -23,7 +30,7 @@ export function replicaIdentity(): string {
 }
 
 /** Starts the run-once controllers now, or under a Lease when leader election is on; returns the elector. */
-export function startRunOnceControllers(config: ServerConfig, catalog: ResourceCatalog, controllers: RunOnceControllers, store: Store): LeaderElector | undefined {
+export function startRunOnceControllers(config: ScaleoutConfig, catalog: ResourceCatalog, controllers: RunOnceControllers, store: Store): LeaderElector | undefined {
   const election = config.scaleout?.leaderElection;
   if (!election) {
     controllers.start();
@@ -46,7 +53,7 @@ export function startRunOnceControllers(config: ServerConfig, catalog: ResourceC
 }
 
 /** The etcd store, wrapped in the Redis watch fanout when --watch-fanout names a Redis. */
-export async function withWatchFanout(store: Store, config: ServerConfig): Promise<Store> {
+export async function withWatchFanout(store: Store, config: ScaleoutConfig): Promise<Store> {
   const fanout = config.scaleout?.watchFanout;
   if (!fanout) return store;
   const { FanoutStore } = await import('../storage/fanout/fanout-store.ts');

@@ -6,6 +6,14 @@
 import { MetricsRegistry } from './registry.ts';
 import { processStartTimeSeconds } from './process.ts';
 
+/** One named health check, as the /healthz, /livez and /readyz roots run it and these metrics record it. */
+export type HealthCheck = {
+  readonly name: string;
+  check(): Promise<void> | void;
+  /** Said after `ok` in the verbose line of a passing check (a check of ours that reports a degraded mode). */
+  detail?(): string;
+};
+
 export interface SliMetrics {
   readonly registry: MetricsRegistry;
   /** Records one health check run: `type` is the endpoint (`healthz`, `livez`, `readyz`). */

@@ -5,6 +5,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { KubeObject, ObjectMeta } from '../api/types.ts';
 import { objectMetaFieldOrder } from '../api/object-meta-fields.ts';
+import { cloneJson } from '../schema/walk.ts';
 
 // The alphabet kube-apiserver uses for generated name suffixes: no vowels, no confusable digits.
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -112,7 +113,7 @@ export function metaOf(obj: KubeObject): ObjectMeta {
 
 /** Deep copy of a JSON tree (objects from the cache are shared and must never be mutated). */
 export function cloneObject<T>(v: T): T {
-  return structuredClone(v);
+  return cloneJson(v);
 }
 
 /** Compares two JSON trees for equality, ignoring key order. */

@@ -5,7 +5,7 @@
  * and admission from the hooks it is given. Storage errors become API errors at one boundary
  * (storage-errors.ts).
  */
-import type { RequestUser } from '../server/user.ts';
+import type { RequestUser } from '../request/user.ts';
 import { goWireForm, inGoFieldOrder } from '../codec/go-zero.ts';
 import { stringifyGo } from '../codec/json-encode.ts';
 import type { Store, KeyValue } from '../storage/types.ts';

@@ -5,7 +5,7 @@
  * and items.
  */
 import type { Schema } from './types.ts';
-import { isPlainObject } from './walk.ts';
+import { cloneJson, isPlainObject } from './walk.ts';
 
 /** Applies schema defaults to `obj` in place (null pruning first, then defaulting); returns the same object. */
 export function applyDefaults<T>(obj: T, schema: Schema | undefined): T {
@@ -49,19 +49,19 @@ function defaultNode(x: unknown, s: Schema | undefined): void {
     const items = s.items;
     if (!items) return;
     for (let i = 0; i < x.length; i++) {
-      if (needsDefault(x[i], items)) x[i] = structuredClone(items.default);
+      if (needsDefault(x[i], items)) x[i] = cloneJson(items.default);
       defaultNode(x[i], items);
     }
     return;
   }
   if (!isPlainObject(x)) return;
   for (const [k, prop] of Object.entries(s.properties ?? {})) {
-    if (needsDefault(Object.hasOwn(x, k) ? x[k] : undefined, prop)) x[k] = structuredClone(prop.default);
+    if (needsDefault(Object.hasOwn(x, k) ? x[k] : undefined, prop)) x[k] = cloneJson(prop.default);
   }
   for (const k of Object.keys(x)) {
     const prop = propertySchema(s, k);
     if (!prop) continue;
-    if (needsDefault(x[k], prop)) x[k] = structuredClone(prop.default);
+    if (needsDefault(x[k], prop)) x[k] = cloneJson(prop.default);
     defaultNode(x[k], prop);
   }
 }

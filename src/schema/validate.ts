@@ -38,10 +38,44 @@ interface Ctx {
   readonly required: boolean;
 }
 
-/** Where a node sits: `field` is the reported field path, `name` the dotted path kube-openapi prints inside messages. */
-interface At {
-  readonly field: string;
-  readonly name: string;
+/**
+ * Where a node sits: `field` is the reported field path, `name` the dotted path kube-openapi prints
+ * inside messages. Both are built only when an error asks for them: a valid object (nearly every
+ * write) has none, and building two strings per node was a good share of validating it.
+ */
+class At {
+  private fieldText: string | undefined;
+  private nameText: string | undefined;
+
+  constructor(
+    private readonly parent: At | undefined,
+    /** The key or index leading here (the root path at the root). */
+    private readonly seg: string | number,
+    /** How `seg` joins the parent's paths: a property, a map entry in brackets, or a list index. */
+    private readonly join: 'root' | 'property' | 'bracketEntry' | 'index',
+  ) {}
+
+  get field(): string {
+    if (this.fieldText === undefined) {
+      const p = this.parent;
+      const seg = String(this.seg);
+      if (!p) this.fieldText = seg;
+      else if (this.join === 'index' || this.join === 'bracketEntry') this.fieldText = `${p.field}[${seg}]`;
+      else this.fieldText = p.field ? `${p.field}.${seg}` : seg;
+    }
+    return this.fieldText;
+  }
+
+  get name(): string {
+    if (this.nameText === undefined) {
+      const p = this.parent;
+      const seg = String(this.seg);
+      if (!p) this.nameText = seg;
+      else if (this.join === 'index') this.nameText = `${p.name}[${seg}]`;
+      else this.nameText = p.name ? `${p.name}.${seg}` : seg;
+    }
+    return this.nameText;
+  }
 }
 
 const INT32_MIN = -2147483648;
@@ -50,26 +84,32 @@ const INT32_MAX = 2147483647;
 /** Validates a decoded JSON value against a structural schema and returns every field error found (empty when valid). */
 export function validateAgainstSchema(value: unknown, schema: Schema, rootPath = '', options: ValidateOptions = {}): FieldError[] {
   const ctx: Ctx = { errs: [], rootPath, brackets: (options.mapKeyPaths ?? 'brackets') === 'brackets', listTypes: options.listTypeUniqueness ?? true, required: options.required ?? true };
-  validateNode(value, schema, { field: rootPath, name: rootPath }, ctx);
+  validateNode(value, schema, new At(undefined, rootPath, 'root'), ctx);
   return ctx.errs;
 }
 
 function childAt(at: At, key: string): At {
-  return { field: at.field ? `${at.field}.${key}` : key, name: at.name ? `${at.name}.${key}` : key };
+  return new At(at, key, 'property');
 }
 
 function mapEntryAt(at: At, key: string, ctx: Ctx): At {
-  const field = ctx.brackets ? `${at.field}[${key}]` : at.field ? `${at.field}.${key}` : key;
-  return { field, name: at.name ? `${at.name}.${key}` : key };
+  return new At(at, key, ctx.brackets ? 'bracketEntry' : 'property');
 }
 
 function indexAt(at: At, i: number): At {
-  return { field: `${at.field}[${i}]`, name: `${at.name}[${i}]` };
+  return new At(at, i, 'index');
 }
 
-function declaredTypes(schema: Schema): string[] {
-  if (schema['x-kubernetes-int-or-string']) return ['integer', 'string'];
-  return schema.type ? [schema.type] : [];
+const INT_OR_STRING: readonly string[] = ['integer', 'string'];
+const NO_TYPES: readonly string[] = [];
+const singleTypes = new Map<string, readonly string[]>();
+
+function declaredTypes(schema: Schema): readonly string[] {
+  if (schema['x-kubernetes-int-or-string']) return INT_OR_STRING;
+  if (!schema.type) return NO_TYPES;
+  let types = singleTypes.get(schema.type);
+  if (!types) singleTypes.set(schema.type, (types = [schema.type]));
+  return types;
 }
 
 function typeMatches(types: readonly string[], actual: string): boolean {
@@ -269,6 +309,7 @@ function checkEnum(value: unknown, schema: Schema, at: At, ctx: Ctx): void {
 
 /** allOf / anyOf / oneOf / not, reported as kube-openapi does: composite errors at the root path plus the best failing branch. */
 function validateComposition(value: unknown, schema: Schema, at: At, ctx: Ctx): void {
+  if (!schema.anyOf && !schema.oneOf && !schema.allOf && !schema.not) return;
   const quoted = JSON.stringify(at.name);
   const branch = (s: Schema): FieldError[] => {
     const sub: Ctx = { errs: [], rootPath: ctx.rootPath, brackets: ctx.brackets, listTypes: ctx.listTypes, required: ctx.required };

@@ -83,3 +83,26 @@ export function jsonTypeOf(value: unknown): 'null' | 'boolean' | 'integer' | 'nu
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * A deep copy of a decoded JSON tree, several times faster than structuredClone (which serializes
+ * through V8's value serializer). Anything that is not a plain object or array (a Date, a Buffer)
+ * is copied by structuredClone, so the result is always what structuredClone would give.
+ */
+export function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cloneJson(value[i]);
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const v = cloneJson((value as Record<string, unknown>)[k]);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return out as T;
+}

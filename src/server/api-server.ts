@@ -47,9 +47,10 @@ import { RBAC_GROUP } from '../api/kinds/rbac.ts';
 import { ensureCertificatesForServer } from './certs.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import type { ServerConfig } from './config.ts';
-import { ResourceCatalog } from './api-context.ts';
+import { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { buildFrontDoor } from './app.ts';
-import { HealthEndpoint, kubeHealthChecks, type HealthCheck } from './health.ts';
+import { HealthEndpoint, kubeHealthChecks } from './health.ts';
+import type { HealthCheck } from '../metrics/slis.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
 import { createOpenApiDocuments } from '../discovery/openapi-documents.ts';
@@ -79,7 +80,7 @@ import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetr
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { ServiceAllocators } from '../services/service-allocation.ts';
 import { resolveServiceReference, type ResolveOutcome, type ServiceReference } from '../services/resolve.ts';
-import { endpointServiceResolver } from '../crd/service-resolver.ts';
+import { conversionServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -87,10 +88,14 @@ import { defaultFeatureGates, registerFeatureMetrics } from '../features/index.t
 import { FLOWCONTROL_GROUP } from '../flowcontrol/kinds.ts';
 import { FlowControl } from '../flowcontrol/controller.ts';
 import { ApfFilter } from '../flowcontrol/filter.ts';
+import { startWorkEstimation } from '../flowcontrol/estimation.ts';
 import { apfDebugDocument } from '../flowcontrol/debug.ts';
 import { RunOnceControllers } from '../leader/run-once.ts';
 import { startRunOnceControllers, watchFanoutCheck, withWatchFanout } from '../leader/setup.ts';
-import { startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { localVerbs } from '../backend/local/verbs.ts';
+import { scaleSubresource } from '../crd/scale.ts';
+import { AggregationConfigError, gatewayServiceResolver, startAggregation, type ServiceResolver } from '../aggregator/index.ts';
+import { acceptUpgrades } from '../aggregator/upgrade.ts';
 import { ApiEnablement, RuntimeConfigError } from '../features/runtime-config.ts';
 import { instrumentStore, registerStorageMetrics, storageTypeIndex } from '../metrics/storage.ts';
 import { registerNodeRuntimeMetrics } from '../metrics/process.ts';
@@ -357,6 +362,16 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   await serviceAllocators.repair(servicesInCache(catalog));
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   // Custom resources: served from the CRDs in store before the server listens, then as they change.
+  let url = '';
+  // One service resolver for APIServices and conversion webhooks, as kube-apiserver builds it (default/kubernetes:443 is this server).
+  const serviceResolver =
+    opts.serviceResolver ??
+    (await aggregationStartup(async () =>
+      gatewayServiceResolver(config, catalog, () => {
+        const m = /^https:\/\/(.+):(\d+)$/.exec(url);
+        return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : undefined;
+      }),
+    ));
   const crdController = new CrdController({
     crds: catalog.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!.store,
     catalog,
@@ -368,8 +383,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     ratcheting: features.enabled('CRDValidationRatcheting'),
-    // Conversion webhooks named by service reference: the Service's Endpoints, when they are served.
-    resolveService: endpointServiceResolver(catalog),
+    resolveService: conversionServiceResolver(serviceResolver),
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -541,7 +555,6 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   let discovery: DiscoveryDocuments | undefined;
   // The documents before the last change: groups whose types did not change keep their pieces.
   let lastDiscovery: DiscoveryDocuments | undefined;
-  let url = '';
   // Custom resources come and go: OpenAPI documents are rebuilt lazily per group-version after a change, discovery per group.
   const openapi = createOpenApiDocuments(() => catalog.types().filter(servedApi), () => catalog.generation);
   catalog.onChange(() => {
@@ -564,7 +577,18 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   const nodeRuntime = registerNodeRuntimeMetrics(metrics.registry);
   undo.push(() => nodeRuntime.stop());
   authMetrics.register(metrics.registry);
-  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply) }) : undefined;
+  // APF request widths (src/flowcontrol/estimation.ts): object counts polled as kube's storage polls them.
+  const estimation = apfEnabled
+    ? startWorkEstimation({
+        served: () => catalog.all(),
+        store,
+        pollPeriodMs: config.etcdCountMetricPollPeriodMs ?? 60_000,
+        watchList: features.enabled('WatchList'),
+        consistentListFromCache: cacheReads.consistent,
+      })
+    : undefined;
+  undo.push(() => estimation?.stop());
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply), ...(estimation ? { estimator: estimation.estimator, watches: estimation.watches } : {}) }) : undefined;
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {
@@ -581,15 +605,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   auditor.registerMetrics(metrics.registry);
   undo.push(() => void auditor.close());
   // Aggregation layer (src/aggregator): APIServices (local ones automanaged), remote backends, merged discovery.
-  const aggregation = await startAggregation({
+  const aggregation = await aggregationStartup(() => startAggregation({
     config,
     catalog,
     extraLocalGroupVersions: [...authenticationDiscoveryTypes, ...ACCESS_REVIEW_RESOURCES].map((r) => ({ group: r.group, version: r.version })),
     registry: metrics.registry,
-    ...(opts.serviceResolver ? { resolver: opts.serviceResolver } : {}),
+    resolver: serviceResolver,
     ...(opts.aggregatorProbeIntervalMs !== undefined ? { probeIntervalMs: opts.aggregatorProbeIntervalMs } : {}),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
-  });
+  }));
   undo.push(() => aggregation.stop());
   remoteContent = aggregation.aggregator.namespacedContent();
   const app = buildFrontDoor({
@@ -597,7 +621,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authenticator: authn.authenticator,
     createOnly: authn.endpoints,
     authorizer,
-    catalog,
+    // The in-process backend: built-in kinds and custom resources, over the generic store.
+    local: { kind: 'local', catalog, verbs: localVerbs, subresources: [scaleSubresource] },
     routes: {
       discovery: () =>
         aggregation.discovery(
@@ -610,7 +635,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
             )),
         ),
       // Remote group/versions' OpenAPI v3 documents are listed in the index and proxied to their backends.
-      openapi: () => ({ ...openapi, v3Index: () => aggregation.openapiV3Index(openapi.v3Index()) }),
+      openapi: () => aggregation.openapi(openapi),
       documents: apfEnabled ? (path) => authn.documents(path) ?? apfDocument(flowControl, path) : authn.documents,
       version: kubeVersionInfo(),
       metrics: (acceptEncoding) => metricsResponse(metrics.registry, acceptEncoding),
@@ -630,6 +655,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   });
   undo.push(() => app.close());
   answerPlainHttpOnTlsPort(app.server);
+  // Upgrade requests (exec, attach, port-forward over SPDY or WebSocket) go through the same front door; remote groups pipe them on.
+  acceptUpgrades(app.server as import('node:https').Server);
   // From now on clients write too: concurrent commits may move to the writer thread again.
   store.preferEventLoopCommits?.(false);
   try {
@@ -730,6 +757,8 @@ async function buildAuthentication(config: ServerConfig, catalog: ResourceCatalo
     clientCa: [clientCa],
     tokenFile: config.tokenAuthFile,
     anonymous: extra.anonymous,
+    apiAudiences,
+    ...(config.tokenSuccessCacheTtlMs !== undefined ? { tokenCache: { successTtlMs: config.tokenSuccessCacheTtlMs } } : {}),
     tokenAuthenticators: [
       createServiceAccountTokenAuthenticator({
         issuers,
@@ -861,4 +890,14 @@ function catalogReader(catalog: ResourceCatalog): ObjectReader {
 function apfDocument(fc: FlowControl, path: string): { body: Buffer; contentType: string; cacheControl: string } | undefined {
   const text = apfDebugDocument(fc, path);
   return text === undefined ? undefined : { body: Buffer.from(text), contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache, private' };
+}
+
+/** The aggregation layer's configuration errors are the user's to fix: a StartupError, printed without a stack. */
+async function aggregationStartup<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (err instanceof AggregationConfigError) throw new StartupError(err.message, { cause: err.cause });
+    throw err;
+  }
 }

@@ -8,11 +8,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { errors, isApiError } from '../api/status-errors.ts';
 import type { Authenticator } from '../authn/types.ts';
 import { peerOfSocket } from '../authn/x509.ts';
-import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from './request-info.ts';
+import { parseRequestInfo, queryBool, requestInfoError, requestPath, requestQuery, splitPath, type RequestInfo, type ResourceRequestInfo } from '../request/request-info.ts';
 import { RouteTable, type RouteResolution } from './routes.ts';
 import { checkRequestTimeout } from './request-timeout.ts';
 import { MEDIA_CBOR, MEDIA_CBOR_SEQ, MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, restfulAccepts } from '../codec/negotiate.ts';
-import { decodeBody, protobufServed } from './handlers/body.ts';
+import { decodeBody, protobufServed } from '../backend/local/body.ts';
 
 /** The media types of a built-in resource's routes, in kube's order (installer.go's Produces). */
 const builtinMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
@@ -20,12 +20,12 @@ const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=
 // With gate CBORServingAndStorage, in the order kube lists them.
 const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
 const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
-import type { ResourceCatalog } from './api-context.ts';
+import type { LocalBackend } from '../backend/types.ts';
 import { addWarnings, sendError, sendValue } from './respond.ts';
-import type { RequestUser } from './user.ts';
+import type { RequestUser } from '../request/user.ts';
 import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
-import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate, type VerbContext } from './handlers/resource.ts';
+import { requestBodyOf, serveSubresource, serveVerb, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
 import { attributesOf, isPromise, type Authorizer } from '../authz/authorizer.ts';
@@ -38,9 +38,8 @@ import type { ApfFilter } from '../flowcontrol/filter.ts';
 import { nonResourceTarget, type ApiServerMetrics, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
-import { managerFor } from './handlers/field-manager.ts';
+import { managerFor } from '../backend/local/field-manager.ts';
 import type { KubeObject } from '../api/types.ts';
-import { handleScale } from '../crd/scale.ts';
 import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
 import type { Auditor } from '../audit/index.ts';
 import { ApiEnablement } from '../features/runtime-config.ts';
@@ -53,7 +52,8 @@ export interface FrontDoorOptions {
   readonly tls: { readonly key: string; readonly cert: string; readonly clientCa?: string };
   readonly authenticator: Authenticator;
   readonly authorizer: Authorizer;
-  readonly catalog: ResourceCatalog;
+  /** The backend of every group/version served in process (its catalog says which). */
+  readonly local: LocalBackend;
   readonly routes: NonResourceRoutes;
   readonly health: { readonly livez: HealthEndpoint; readonly readyz: HealthEndpoint; readonly healthz: HealthEndpoint };
   readonly watches: WatchRegistry;
@@ -173,7 +173,16 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const started = apiMetrics ? performance.now() : 0;
     let result;
     try {
-      result = await opts.authenticator.authenticate({ headers: req.headers as Record<string, string | string[] | undefined>, ...peerOf(socket), rawHeaders: req.raw.rawHeaders, path: req.routePath });
+      result = opts.authenticator.authenticate({
+        headers: req.headers as Record<string, string | string[] | undefined>,
+        ...peerOf(socket),
+        rawHeaders: req.raw.rawHeaders,
+        path: req.routePath,
+        // Lets a token sent again on the same connection skip re-hashing (src/authn/bearer-token.ts).
+        ...(typeof socket === 'object' && socket !== null ? { connection: socket } : {}),
+      });
+      // A certificate or a cached token is answered synchronously: no promise to wait for.
+      if (isPromise(result)) result = await result;
     } catch (err) {
       apiMetrics?.authenticated('error', (performance.now() - started) / 1000);
       throw err;
@@ -240,7 +249,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     // 405 on its web services' paths and Go's plain 404 elsewhere.
     if ((err as { code?: string }).code === 'FST_ERR_NOT_FOUND') {
       const tokens = splitPath(requestPath(req.url));
-      const restful = tokens[0] === 'api' || tokens[0] === 'version' || (tokens[0] === 'apis' && tokens.length >= 2 && opts.catalog.all().some((s) => s.rt.group === tokens[1]));
+      const restful = tokens[0] === 'api' || tokens[0] === 'version' || (tokens[0] === 'apis' && tokens.length >= 2 && opts.local.catalog.all().some((s) => s.rt.group === tokens[1]));
       if (!restful) return sendPageNotFound(reply);
       return sendError(req, reply, errors.methodNotAllowed());
     }
@@ -252,15 +261,15 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const enablement = opts.apiEnablement ?? ApiEnablement.all();
   const tables = new Map<string, { generation: number; table: RouteTable | undefined }>();
   const routeTable = (group: string, version: string): RouteTable | undefined => {
-    const resources = opts.catalog.groupVersion(group, version);
+    const resources = opts.local.catalog.groupVersion(group, version);
     if (!resources) return undefined;
     const key = `${group}/${version}`;
     let cached = tables.get(key);
     // Custom resources come and go: a table is rebuilt when the catalog changed since.
-    if (!cached || cached.generation !== opts.catalog.generation) {
+    if (!cached || cached.generation !== opts.local.catalog.generation) {
       // Resources --runtime-config turned off are not routed; a version with none left is not served.
       const served = [...resources.values()].map((s) => s.rt).filter((rt) => enablement.resourceEnabled(rt.group, rt.version, rt.resource));
-      cached = { generation: opts.catalog.generation, table: served.length > 0 ? new RouteTable(served) : undefined };
+      cached = { generation: opts.local.catalog.generation, table: served.length > 0 ? new RouteTable(served) : undefined };
       tables.set(key, cached);
     }
     return cached.table;
@@ -323,10 +332,10 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   // kube's generic answer: these resources register no verb but create.
   if (info.verb !== 'create') throw errors.methodNotAllowed();
   // kubectl and client-go send these as protobuf.
-  const body = await decodeBody(req, 'body', undefined, undefined, true);
+  const body = await decodeBody(requestBodyOf(req), req.server.features.enabled('CBORServingAndStorage'), 'body', undefined, undefined, true);
   // Ownership of what the body sets, as kube's create handler stamps it before the authorizer answers.
   const rt = accessReviewTypes[info.resource];
-  const managedFields = rt && body.value && typeof body.value === 'object' ? createOnlyManagedFields(rt, body.value as KubeObject, managerFor({ query: req.searchParams, req }), '', new Date()) : undefined;
+  const managedFields = rt && body.value && typeof body.value === 'object' ? createOnlyManagedFields(rt, body.value as KubeObject, managerFor(req.searchParams, String(req.headers['user-agent'] ?? '')), '', new Date()) : undefined;
   const answer = await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer);
   const meta = (answer as { metadata?: { managedFields?: unknown } } | undefined)?.metadata;
   if (meta && managedFields && managedFields.length > 0) meta.managedFields = managedFields;
@@ -365,7 +374,7 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
   if (route.kind === 'not-found') throw errors.pathNotFound();
   if (route.kind === 'method-not-allowed') throw errors.methodNotAllowed();
   const { rt } = route;
-  const served = opts.catalog.lookup(rt.group, rt.version, rt.resource)!;
+  const served = opts.local.catalog.lookup(rt.group, rt.version, rt.resource)!;
   // go-restful checks Accept against the route's media types before kube's handler runs.
   // (Custom resources are served by kube's CRD handler, outside go-restful: no such check.)
   if (protobufServed(rt)) {
@@ -408,31 +417,24 @@ async function routeResource(req: FastifyRequest, reply: FastifyReply, route: Ro
     if (deprecation.warning !== '') addWarnings(reply, [deprecation.warning]);
     opts.metrics?.apiserver.deprecatedRequested(rt.group, rt.version, rt.resource, route.subresource, deprecation.removedRelease);
   }
-  // A custom resource's scale subresource reads and writes an autoscaling/v1 Scale.
-  if (route.subresource === 'scale' && rt.scale) return handleScale(c);
+  // 5. The local backend: a subresource with its own verbs (a custom resource's scale), else the verb.
+  const sub = route.subresource === '' ? undefined : opts.local.subresources.find((s) => s.serves(rt, route.subresource));
+  if (sub) return serveSubresource(c, sub);
   switch (route.action) {
-    case 'get':
-      return handleGet(c);
     case 'list': {
       // kube's list handler serves a watch when asked with `?watch=` (any value but 0/false).
       const watch = req.searchParams.getAll('watch');
       if (watch.length > 0 && queryBool(watch[0]!)) return handleWatch(c, opts.watches);
-      return handleList(c);
+      return serveVerb(c, opts.local.verbs, 'list');
     }
     case 'watchlist':
     case 'watch':
       return handleWatch(c, opts.watches);
     case 'create':
       if (route.subresource !== '') throw errors.methodNotSupported({ group: rt.group, resource: `${rt.resource}/${route.subresource}` }, 'create');
-      return handleCreate(c);
-    case 'update':
-      return handleUpdate(c);
-    case 'patch':
-      return handlePatch(c);
-    case 'delete':
-      return handleDelete(c);
-    case 'deletecollection':
-      return handleDeleteCollection(c);
+      return serveVerb(c, opts.local.verbs, 'create');
+    default:
+      return serveVerb(c, opts.local.verbs, route.action);
   }
 }
 

@@ -4,6 +4,8 @@
  * `--flag` or `--flag=true|false`, durations in Go's notation (`5s`, `1m30s`, `300ms`).
  */
 import { isIP } from 'node:net';
+import { parseGoDuration } from '../schema/go-duration.ts';
+import type { AuditFlags } from '../audit/flags.ts';
 import { AUTHN_FLAGS, authnFlagsOf, type AuthnFlags } from '../authn/flags.ts';
 // Scale out (Redis watch fanout, leader election): src/leader/flags.ts.
 import { SCALEOUT_FLAGS, scaleoutFlagsOf, type ScaleoutFlags } from '../leader/flags.ts';
@@ -71,6 +73,11 @@ export interface ServerConfig {
   readonly apiAudiences?: readonly string[];
   /** --service-account-lookup (default true): tokens of deleted ServiceAccounts (or bound Secrets) are rejected. */
   readonly serviceAccountLookup?: boolean;
+  /**
+   * How long a bearer token's successful authentication is reused (kube's TokenSuccessCacheTTL,
+   * 10 s, no flag in kube either); tests shorten it. Failures are never cached, as in kube.
+   */
+  readonly tokenSuccessCacheTtlMs?: number;
   /** --service-account-max-token-expiration in seconds; 0 or absent is no limit. */
   readonly serviceAccountMaxTokenExpirationSeconds?: number;
   /** --authorization-mode, in priority order; absent means RBAC. */
@@ -102,24 +109,8 @@ export interface ServerConfig {
   readonly logDir?: string;
   /** --livez-grace-period in milliseconds (default 0). */
   readonly livezGracePeriodMs?: number;
-}
-
-/** Audit flags, with kube-apiserver's names and defaults (see src/audit). */
-export interface AuditFlags {
-  readonly policyFile?: string;
-  /** A file, or `-` for stdout. */
-  readonly logPath?: string;
-  readonly logMaxAgeDays: number;
-  readonly logMaxBackups: number;
-  readonly logMaxSizeMB: number;
-  readonly logBufferSize: number;
-  readonly webhookConfigFile?: string;
-  readonly webhookBatchBufferSize: number;
-  readonly webhookBatchMaxSize: number;
-  readonly webhookBatchMaxWaitMs: number;
-  readonly webhookBatchThrottleQps: number;
-  readonly webhookBatchThrottleBurst: number;
-  readonly webhookInitialBackoffMs: number;
+  /** --etcd-count-metric-poll-period in milliseconds (default 60 s; 0 turns the object counts off). */
+  readonly etcdCountMetricPollPeriodMs?: number;
 }
 
 /** The issuer kube-gateway signs with when no --service-account-issuer is given (kube's conventional one). */
@@ -180,6 +171,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'data-dir', kind: 'string', defaultText: './data', help: 'Directory for the SQLite store, generated certificates and the admin kubeconfig.' },
   { name: 'disable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to disable even if enabled by default (comma-separated, kube\'s names).' },
   { name: 'enable-admission-plugins', kind: 'stringSlice', help: 'Admission plugins to enable in addition to the default-on ones (NamespaceLifecycle, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook); comma-separated, kube\'s names. They run in kube\'s fixed order.' },
+  { name: 'etcd-count-metric-poll-period', kind: 'duration', defaultText: '1m0s', help: 'Frequency of polling etcd for number of resources per type. 0 disables the metric collection.' },
   { name: 'etcd-servers', kind: 'stringSlice', help: 'Comma-separated etcd URLs; implies --storage-backend=etcd unless that is set.' },
   // Operations (ops).
   {
@@ -340,51 +332,6 @@ function parseGoBool(text: string): boolean | undefined {
   return undefined;
 }
 
-const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  'µs': 1e-3, // U+00B5 micro sign
-  'μs': 1e-3, // U+03BC Greek mu
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/**
- * Parses a Go duration (`300ms`, `1.5h`, `2h45m`, `-1m30s`, `0`) into milliseconds. Throws with
- * Go's wording (`time: invalid duration "x"`, `time: missing unit ...`, `time: unknown unit ...`).
- */
-export function parseGoDuration(text: string): number {
-  const quoted = JSON.stringify(text);
-  let rest = text;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest[0] === '-') sign = -1;
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0;
-  if (rest === '') throw new Error(`time: invalid duration ${quoted}`);
-  let total = 0;
-  while (rest !== '') {
-    const number = /^(\d*)(?:\.(\d*))?/.exec(rest)!;
-    const [whole = '', intPart = '', fracPart] = number;
-    // At least one digit on one side of the point.
-    if (intPart === '' && (fracPart ?? '') === '') throw new Error(`time: invalid duration ${quoted}`);
-    rest = rest.slice(whole.length);
-    const unitMatch = /^[^\d.]+/.exec(rest);
-    if (unitMatch === null) throw new Error(`time: missing unit in duration ${quoted}`);
-    const unit = unitMatch[0];
-    const scale = DURATION_UNITS_MS[unit];
-    if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
-    rest = rest.slice(unit.length);
-    total += Number(`${intPart || '0'}.${fracPart || '0'}`) * scale;
-  }
-  // Go durations are int64 nanoseconds: about 292 years.
-  if (total > 9_223_372_036_854) throw new Error(`time: invalid duration ${quoted}`);
-  return sign * total;
-}
-
 function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
   const str = (name: string): string | undefined => raw.get(name) as string | undefined;
   const nonNegativeDuration = (name: string, fallback: number): number => {
@@ -528,6 +475,7 @@ function buildConfig(raw: ReadonlyMap<string, RawValue>): ServerConfig {
     ...(runtimeConfig !== undefined ? { runtimeConfig } : {}),
     ...optional('logDir', nonEmpty(str('log-dir'))),
     ...(raw.has('livez-grace-period') ? { livezGracePeriodMs: nonNegativeDuration('livez-grace-period', 0) } : {}),
+    ...(raw.has('etcd-count-metric-poll-period') ? { etcdCountMetricPollPeriodMs: nonNegativeDuration('etcd-count-metric-poll-period', 60_000) } : {}),
   };
   return Object.freeze(config);
 }

@@ -2,13 +2,8 @@
  * Health endpoints: /livez, /readyz, /healthz with named checks, `?verbose`, repeatable
  * `?exclude=`, and `/<endpoint>/<check>`, in kube-apiserver's text format.
  */
+import type { HealthCheck } from '../metrics/slis.ts';
 
-export type HealthCheck = {
-  readonly name: string;
-  check(): Promise<void> | void;
-  /** Said after `ok` in the verbose line of a passing check (a check of ours that reports a degraded mode). */
-  detail?(): string;
-};
 
 export interface HealthResult {
   readonly code: number;

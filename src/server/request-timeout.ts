@@ -5,7 +5,7 @@
  * URL - <Go's error>". Watches are long-running and never look at it.
  */
 import { errors } from '../api/status-errors.ts';
-import type { RequestInfo } from './request-info.ts';
+import type { RequestInfo } from '../request/request-info.ts';
 
 const invalidTimeoutInURL = 'invalid timeout specified in the request URL';
 

@@ -6,7 +6,7 @@
  * from the watch caches, so it costs no store round trip. Errors are kube-aggregator's texts.
  */
 import type { KubeObject } from '../api/types.ts';
-import type { ResourceCatalog } from '../server/api-context.ts';
+import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 
 export interface ServiceReference {
   readonly namespace: string;

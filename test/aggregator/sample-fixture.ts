@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../server/harness.ts';
 import { startEtcd, type EtcdServer } from '../storage/etcd-server.ts';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertKeyPair } from '../../src/server/certs.ts';
-import { StaticServiceResolver } from '../../src/aggregator/service-resolver.ts';
+import { StaticServiceResolver, type ServiceRouting } from '../../src/aggregator/service-resolver.ts';
 import { DEFAULT_TRAFFIC, type TrafficContract } from '../../src/aggregator/traffic.ts';
 import type { NamespaceControllerTiming } from '../../src/controllers/namespace-lifecycle.ts';
 
@@ -54,7 +54,12 @@ export interface AggregatedSetup {
   close(): Promise<void>;
 }
 
-export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number; namespaceControllerTiming?: NamespaceControllerTiming } = {}): Promise<AggregatedSetup> {
+/**
+ * `bindAddress`: where the sample listens (default 127.0.0.1; kube refuses loopback Endpoints).
+ * `routing`: resolve the APIService's service reference through the gateway's own resolver (the
+ * Services and Endpoints it stores, routed this way) instead of the static map of `resolver`.
+ */
+export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number; namespaceControllerTiming?: NamespaceControllerTiming; routing?: ServiceRouting; bindAddress?: string } = {}): Promise<AggregatedSetup> {
   const bin = sampleApiserverBinary();
   const dir = await mkdtemp(join(tmpdir(), 'kgw-agg-'));
   const frontProxyCa = await createCertificateAuthority('front-proxy-ca');
@@ -79,9 +84,9 @@ export async function startAggregatedSetup(opts: { traffic?: TrafficContract; pr
       requestheaderUsernameHeaders: ['X-Remote-User'],
       requestheaderGroupHeaders: ['X-Remote-Group'],
       requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
-      aggregator: { proxyClientCertFile: proxyCertFile, proxyClientKeyFile: proxyKeyFile, serviceAddresses: [], traffic: opts.traffic ?? DEFAULT_TRAFFIC },
+      aggregator: { proxyClientCertFile: proxyCertFile, proxyClientKeyFile: proxyKeyFile, serviceAddresses: [], serviceRouting: opts.routing ?? 'cluster-ip', traffic: opts.traffic ?? DEFAULT_TRAFFIC },
     },
-    aggregation: { serviceResolver: resolver, aggregatorProbeIntervalMs: opts.probeIntervalMs ?? 1000 },
+    aggregation: { ...(opts.routing ? {} : { serviceResolver: resolver }), aggregatorProbeIntervalMs: opts.probeIntervalMs ?? 1000 },
     ...(opts.namespaceControllerTiming ? { namespaceControllerTiming: opts.namespaceControllerTiming } : {}),
   });
   let etcd: EtcdServer | undefined;
@@ -96,7 +101,7 @@ export async function startAggregatedSetup(opts: { traffic?: TrafficContract; pr
       [
         `--etcd-servers=${etcd.endpoint}`,
         `--secure-port=${samplePort}`,
-        '--bind-address=127.0.0.1',
+        `--bind-address=${opts.bindAddress ?? '127.0.0.1'}`,
         `--tls-cert-file=${sampleCertFile}`,
         `--tls-private-key-file=${sampleKeyFile}`,
         `--kubeconfig=${gw.server.kubeconfigPath}`,

@@ -1,5 +1,5 @@
 /** The audit flags with kube's defaults, for tests to override. */
-import type { AuditFlags } from '../../src/server/config.ts';
+import type { AuditFlags } from '../../src/audit/flags.ts';
 
 export function auditFlags(extra: Partial<AuditFlags>): AuditFlags {
   return {

@@ -9,7 +9,8 @@ import { parseJws } from '../../src/authn/jwt.ts';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ config: { identityControllers: true } });
+  // A short token cache (kube: 10 s) so revocation is seen within the test; the cache's own rules are token-cache.test.ts's.
+  t = await startTestServer({ config: { identityControllers: true, tokenSuccessCacheTtlMs: 500 } });
 });
 afterAll(async () => t?.close());
 
@@ -66,7 +67,13 @@ describe('legacy service-account token Secrets', () => {
   it('a token stops working when its Secret is deleted; the Secret of a deleted account is deleted', async () => {
     const token = Buffer.from((await until('/api/v1/namespaces/default/secrets/legacy-token', (r) => r.json?.data?.token !== undefined)).json.data.token, 'base64').toString();
     expect((await t.request('DELETE', '/api/v1/namespaces/default/secrets/legacy-token')).status).toBe(200);
-    expect((await whoami(token)).status).toBe(401);
+    // Refused once the cached success (kept for the cache TTL, as kube does) has expired.
+    let who = await whoami(token);
+    for (let i = 0; i < 100 && who.status !== 401; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      who = await whoami(token);
+    }
+    expect(who.status).toBe(401);
 
     expect((await t.request('POST', '/api/v1/namespaces/default/secrets', { body: secret('legacy-token-2', 'legacy') })).status).toBe(201);
     await until('/api/v1/namespaces/default/secrets/legacy-token-2', (r) => r.json?.data?.token !== undefined);

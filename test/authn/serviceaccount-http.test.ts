@@ -15,7 +15,8 @@ let saUid = '';
 
 beforeAll(async () => {
   // Authentication is under test here; RBAC's answers are test/authz's.
-  t = await startTestServer({ config: { authorizationModes: ['AlwaysAllow'] } });
+  // A short token cache (kube: 10 s) so revocation is seen within the test; the cache's own rules are token-cache.test.ts's.
+  t = await startTestServer({ config: { authorizationModes: ['AlwaysAllow'], tokenSuccessCacheTtlMs: 500 } });
   const created = await t.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'robot' } } });
   expect(created.status).toBe(201);
   saUid = created.json.metadata.uid;
@@ -128,16 +129,29 @@ describe('service-account tokens over HTTP', () => {
     expect((await t.request('POST', '/apis/authentication.k8s.io/v1/namespaces/default/tokenreviews', { body: {} })).status).toBe(404);
   });
 
-  it('rejects a token once its service account is deleted or recreated', async () => {
+  it('rejects a token once its service account is deleted or recreated (after the token cache TTL, as kube)', async () => {
     await t.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'doomed' } } });
     const token = (await requestToken({ spec: {} }, 'doomed')).json.status.token as string;
     expect((await t.request('GET', '/api/v1/namespaces/default', bearer(token))).status).toBe(200);
     expect((await t.request('DELETE', '/api/v1/namespaces/default/serviceaccounts/doomed')).status).toBe(200);
-    const after = await t.request('GET', '/api/v1/namespaces/default', bearer(token));
+    // Audiences other than the request path's are another cache key: the lookup runs at once.
+    const review = await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [ISSUER, 'other'] } },
+    });
+    expect(review.json.status).toEqual({ user: {}, error: '[invalid bearer token, serviceaccounts "doomed" not found]' });
+    const untilRefused = async () => {
+      let r = await t.request('GET', '/api/v1/namespaces/default', bearer(token));
+      for (let i = 0; i < 100 && r.status !== 401; i++) {
+        await new Promise((res) => setTimeout(res, 50));
+        r = await t.request('GET', '/api/v1/namespaces/default', bearer(token));
+      }
+      return r;
+    };
+    const after = await untilRefused();
     expect(after.status).toBe(401);
     expect(after.json.reason).toBe('Unauthorized');
     await t.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'doomed' } } });
-    expect((await t.request('GET', '/api/v1/namespaces/default', bearer(token))).status).toBe(401);
+    expect((await untilRefused()).status).toBe(401);
   });
 
   it('discovery lists tokenreviews, selfsubjectreviews and serviceaccounts/token as kube does', async () => {

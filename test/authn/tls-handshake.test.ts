@@ -31,8 +31,7 @@ beforeAll(async () => {
     // Ask for a certificate but let the gate decide: a missing or foreign one must reach it.
     { cert: certs.serverCert, key: certs.serverKey, ca: certs.caCert, requestCert: true, rejectUnauthorized: false },
     (req, res) => {
-      authn
-        .authenticate({ headers: req.headers, ...peerOfSocket(req.socket) })
+      Promise.resolve(authn.authenticate({ headers: req.headers, ...peerOfSocket(req.socket) }))
         .then((result) => {
           const body = result.ok ? { user: result.user } : result.error.toStatus();
           res.writeHead(result.ok ? 200 : result.error.code, { 'content-type': 'application/json' });
@@ -172,7 +171,7 @@ describe('HTTP/2 (what kubectl negotiates)', () => {
       { cert: certs.serverCert, key: certs.serverKey, ca: certs.caCert, requestCert: true, rejectUnauthorized: false, allowHTTP1: true },
       (req, res) => {
         // The compatibility request's socket proxies to the TLS socket of the session.
-        void authn.authenticate({ headers: req.headers, ...peerOfSocket(req.socket) }).then((result) => {
+        void Promise.resolve(authn.authenticate({ headers: req.headers, ...peerOfSocket(req.socket) })).then((result) => {
           res.writeHead(result.ok ? 200 : 401, { 'content-type': 'application/json' });
           res.end(JSON.stringify(result.ok ? { user: result.user, proto: req.httpVersion } : result.error.toStatus()));
         });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FlagError, parseFlags, parseGoDuration, usage, type ServerConfig } from '../../src/server/config.ts';
+import { FlagError, parseFlags, usage, type ServerConfig } from '../../src/server/config.ts';
+import { parseGoDuration } from '../../src/schema/go-duration.ts';
 
 function config(argv: string[]): ServerConfig {
   const result = parseFlags(argv);

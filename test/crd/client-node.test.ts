@@ -2,29 +2,20 @@
  * `@kubernetes/client-node` with custom resources: ApiextensionsV1Api creates the CRD,
  * CustomObjectsApi does CRUD (merge patch too), and a Watch sees the changes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
-import { startTestServer, type TestServer } from '../server/harness.ts';
+import { clientNodeServer } from '../server/client-node.ts';
 
 // Loaded through the client's own YAML loader: its models name some JSON fields differently (`_default`).
 const crd = k8s.loadYaml<k8s.V1CustomResourceDefinition>(readFileSync(new URL('../fixtures/crd-databases.yaml', import.meta.url), 'utf8'));
 const coords = { group: 'ops.example.com', version: 'v1', namespace: 'default', plural: 'databases' };
 
-let t: TestServer;
-let kc: k8s.KubeConfig;
-beforeAll(async () => {
-  t = await startTestServer();
-  kc = new k8s.KubeConfig();
-  kc.loadFromFile(t.server.kubeconfigPath);
-});
-afterAll(async () => {
-  await t?.close();
-});
+const env = clientNodeServer();
 
 describe('@kubernetes/client-node and custom resources', () => {
   it('creates the CRD and waits for Established', async () => {
-    const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+    const ext = env.kc.makeApiClient(k8s.ApiextensionsV1Api);
     await ext.createCustomResourceDefinition({ body: crd });
     let established = false;
     for (let i = 0; i < 100 && !established; i++) {
@@ -36,9 +27,9 @@ describe('@kubernetes/client-node and custom resources', () => {
   });
 
   it('does CRUD through CustomObjectsApi and watches it', async () => {
-    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const api = env.kc.makeApiClient(k8s.CustomObjectsApi);
     const seen: string[] = [];
-    const watch = new k8s.Watch(kc);
+    const watch = new k8s.Watch(env.kc);
     const req = await watch.watch('/apis/ops.example.com/v1/namespaces/default/databases', {}, (type, obj: { metadata: { name: string } }) => seen.push(`${type} ${obj.metadata.name}`), () => {});
     const created = (await api.createNamespacedCustomObject({ ...coords, body: { apiVersion: 'ops.example.com/v1', kind: 'Database', metadata: { name: 'cn' }, spec: { engine: 'mysql', version: '8.0' } } })) as { spec: Record<string, unknown> };
     expect(created.spec.replicas).toBe(1);

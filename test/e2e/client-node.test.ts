@@ -1,24 +1,15 @@
 /**
  * `@kubernetes/client-node` against the server: typed CRUD, and an informer's list-then-watch.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as k8s from '@kubernetes/client-node';
-import { startTestServer, type TestServer } from '../server/harness.ts';
+import { clientNodeServer } from '../server/client-node.ts';
 
-let t: TestServer;
-let kc: k8s.KubeConfig;
-beforeAll(async () => {
-  t = await startTestServer();
-  kc = new k8s.KubeConfig();
-  kc.loadFromFile(t.server.kubeconfigPath);
-});
-afterAll(async () => {
-  await t?.close();
-});
+const env = clientNodeServer();
 
 describe('@kubernetes/client-node', () => {
   it('creates, reads, patches and deletes a ConfigMap', async () => {
-    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const core = env.kc.makeApiClient(k8s.CoreV1Api);
     const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cn1' }, data: { a: '1' } } });
     expect(created.metadata?.uid).toBeTruthy();
     const read = await core.readNamespacedConfigMap({ name: 'cn1', namespace: 'default' });
@@ -30,8 +21,8 @@ describe('@kubernetes/client-node', () => {
   });
 
   it('runs an informer: initial list, then add and delete events', async () => {
-    const core = kc.makeApiClient(k8s.CoreV1Api);
-    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
+    const core = env.kc.makeApiClient(k8s.CoreV1Api);
+    const informer = k8s.makeInformer(env.kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
     const seen: string[] = [];
     informer.on('add', (o) => seen.push(`add:${o.metadata?.name}`));
     informer.on('delete', (o) => seen.push(`delete:${o.metadata?.name}`));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { allocate, levelLimits } from '../../src/flowcontrol/allocation.ts';
 import { flowDistinguisher, rulesMatch } from '../../src/flowcontrol/classify.ts';
 import { MANDATORY_FLOW_SCHEMAS, SUGGESTED_FLOW_SCHEMAS } from '../../src/flowcontrol/bootstrap.ts';
-import { parseRequestInfo } from '../../src/server/request-info.ts';
+import { parseRequestInfo } from '../../src/request/request-info.ts';
 
 const bootstrapShares = [
   { name: 'catch-all', exempt: false, nominalConcurrencyShares: 5, lendablePercent: 0 },

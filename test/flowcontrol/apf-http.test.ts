@@ -211,6 +211,18 @@ describe('kinds', () => {
       throw new Error('no condition');
     };
     expect(await condition()).toMatchObject({ type: 'Dangling', status: 'True', reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "apf-later" but there is no such object' });
+    // Written as kube's config consumer writes it: a forced server-side apply of the status (entry read from kube-apiserver v1.32.4).
+    const consumerEntries = async () => ((await ts.request('GET', `${FC}/flowschemas/apf-dangling`)).json.metadata.managedFields as { manager: string; subresource?: string }[]).filter((e) => e.subresource === 'status');
+    const consumerEntry = {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:status': { 'f:conditions': { 'k:{"type":"Dangling"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} } } } },
+      manager: 'api-priority-and-fairness-config-consumer-v1',
+      operation: 'Apply',
+      subresource: 'status',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    };
+    expect(await consumerEntries()).toEqual([consumerEntry]);
     const k = await ts.kubectl(['get', 'flowschema', 'apf-dangling', '--no-headers']);
     expect(k.stdout).toMatch(/\s+True\s*$/);
     await ts.request('POST', `${FC}/prioritylevelconfigurations`, {
@@ -220,6 +232,7 @@ describe('kinds', () => {
       const c = (await ts.request('GET', `${FC}/flowschemas/apf-dangling`)).json.status.conditions[0];
       if (c.status === 'False') {
         expect(c).toMatchObject({ reason: 'Found', message: 'This FlowSchema references the PriorityLevelConfiguration object named "apf-later" and it exists' });
+        expect(await consumerEntries()).toEqual([consumerEntry]);
         break;
       }
       if (i === 199) throw new Error(`still ${JSON.stringify(c)}`);

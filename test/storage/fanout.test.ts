@@ -213,6 +213,42 @@ describe('Redis Streams watch fanout', () => {
   }, 90_000);
 });
 
+describe('the pump under load', () => {
+  it('appends the events that arrive while an append is in flight together, in one EVAL, in order', async () => {
+    const ns = `t${++nsCounter}`;
+    const prefix = '/registry/batch/';
+    const raw = createClient({ url: redis.url });
+    raw.on('error', () => {});
+    await raw.connect();
+    const inner = await EtcdStore.connect([etcd.endpoint], { historyMs: false });
+    // A lease that outlasts the pause below (a renewal inside it just waits).
+    const a = await FanoutStore.connect(inner, { url: redis.url, namespace: ns, identity: 'batch-0', historyMs: 60_000, leaseMs: 6000, log: () => {} });
+    const evals = async () => Number(/cmdstat_eval:calls=(\d+)/.exec(await raw.info('commandstats'))?.[1] ?? 0);
+    try {
+      const c = collector();
+      a.watch(prefix, await a.currentRevision(), c.listener);
+      await until('the watch on the stream', () => a.pumpCount === 1 && a.status().detail.startsWith('1 watches read Redis'), 20_000);
+      const before = await evals();
+      // Redis holds every write (EVAL included) until the writes are done: the pump's first append
+      // waits, and the events etcd delivers meanwhile queue behind it.
+      await raw.sendCommand(['CLIENT', 'PAUSE', '20000', 'WRITE']);
+      const acked = (await Promise.all(Array.from({ length: 60 }, (_, i) => inner.create(`${prefix}k${i}`, Buffer.from(`{"i":${i}}`))))).map((kv) => kv.modRevision);
+      acked.sort((x, y) => x - y);
+      // (The pump's etcd watch has them a moment after the acknowledgements.)
+      await new Promise((r) => setTimeout(r, 300));
+      await raw.sendCommand(['CLIENT', 'UNPAUSE']);
+      await until('every event', () => c.seen.length >= 60);
+      expect(c.problems).toEqual([]);
+      expect(c.seen.map((e) => e.kv.modRevision)).toEqual(acked);
+      // One append per event would be 60 EVALs; queued events go together (the count allows for a few lease scripts).
+      expect((await evals()) - before).toBeLessThanOrEqual(8);
+    } finally {
+      raw.destroy();
+      await a.close();
+    }
+  }, 60_000);
+});
+
 describe('gap detection', () => {
   it('a reader whose next entry does not follow its revision (trimmed, lost) continues from etcd, missing nothing', async () => {
     const ns = 'gap';
@@ -240,8 +276,9 @@ describe('gap detection', () => {
       await until('all three events', () => c.seen.length >= 3);
       expect(c.problems).toEqual([]);
       expect(c.seen.map((e) => e.kv.modRevision)).toEqual(revs);
-      // It went on from etcd (and may already be back on the stream, which now reaches its revision).
-      expect(a.gapFallbacks).toBe(1);
+      // It went on from etcd at least once. It may go back to the stream before it reached revs[2] and meet the
+      // same gap again (another fallback, still missing nothing): how often depends on timing, not on correctness.
+      expect(a.gapFallbacks).toBeGreaterThanOrEqual(1);
     } finally {
       raw.destroy();
       await a.close();

@@ -9,7 +9,7 @@ import type { Attributes, Authorizer } from '../../authz/authorizer.ts';
 import { jsonEqual } from '../../registry/object-meta.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import type { AdmissionPluginDeps } from '../chain.ts';
-import type { ResourceCatalog } from '../../server/api-context.ts';
+import type { ResourceCatalog } from '../../registry/resource-catalog.ts';
 import { gvrGroupResource } from './namespace.ts';
 
 type OwnerRef = { apiVersion?: string; kind?: string; name?: string; uid?: string; blockOwnerDeletion?: boolean };

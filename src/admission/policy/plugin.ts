@@ -14,7 +14,7 @@ import type { Authorizer as RequestAuthorizer } from '../../authz/authorizer.ts'
 import { authorizerValue, toCelValue } from '../../cel/index.ts';
 import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
-import type { RequestUser } from '../../server/user.ts';
+import type { RequestUser } from '../../request/user.ts';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import { CompiledCache, compileBinding, compilePolicy, type CompiledBinding, type CompiledPolicy } from './compiled.ts';
 import { decisionErrorType, evaluatePolicy, type PolicyActivation, type PolicyDecision } from './evaluate.ts';

@@ -20,7 +20,7 @@ import { applyJsonPatch } from '../../patch/json-patch.ts';
 import { pruneUnknownFields } from '../../schema/prune.ts';
 import { authorizerValue, compile, evaluate, isCompileError, toCelValue, type CompiledExpression } from '../../cel/index.ts';
 import type { Authorizer } from '../../authz/authorizer.ts';
-import type { ResourceCatalog } from '../../server/api-context.ts';
+import type { ResourceCatalog } from '../../registry/resource-catalog.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersionResource } from '../types.ts';
 import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';

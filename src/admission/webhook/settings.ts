@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { parseGoDuration } from '../../server/config.ts';
+import { parseGoDuration } from '../../schema/go-duration.ts';
 import { AdmissionConfigError } from '../config-file.ts';
 import { DEFAULT_BREAKER_SETTINGS, type BreakerSettings } from './breaker.ts';
 

@@ -4,7 +4,7 @@
  * bindings of the caller name but that do not exist.
  */
 import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, RulesResult } from '../authorizer.ts';
-import type { RequestUser } from '../../server/user.ts';
+import type { RequestUser } from '../../request/user.ts';
 import { goQuote } from '../authorizer.ts';
 import { ruleAllows } from './rules.ts';
 import type { Binding, RbacIndex, Subject } from './index.ts';

@@ -9,7 +9,7 @@
  */
 import { ApiError, errors } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
-import type { RequestUser } from '../../server/user.ts';
+import type { RequestUser } from '../../request/user.ts';
 import { SYSTEM_MASTERS, type Attributes, type Authorizer } from '../authorizer.ts';
 import { aggregateMessage } from './authorizer.ts';
 import { bindingOf, type RbacIndex, type RoleRef } from './index.ts';

@@ -6,32 +6,16 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { negotiateOutput } from '../../codec/negotiate.ts';
 import { dryRunFromQuery } from '../../registry/delete-options.ts';
-import { splitPath, type ResourceRequestInfo } from '../request-info.ts';
+import { splitPath, type ResourceRequestInfo } from '../../request/request-info.ts';
 import { addWarnings, sendValue } from '../respond.ts';
-import type { RequestUser } from '../user.ts';
-import { fieldValidationMode, readObjectBody } from './body.ts';
-import { managerFor } from './field-manager.ts';
+import type { RequestUser } from '../../request/user.ts';
+import type { CreateOnlyEndpoint } from '../../registry/create-only-endpoint.ts';
+import { fieldValidationMode, readObjectBody } from '../../backend/local/body.ts';
+import { managerFor } from '../../backend/local/field-manager.ts';
+import { requestBodyOf } from './resource.ts';
 import { createOnlyManagedFields } from '../../registry/apply-context.ts';
-
-export interface CreateOnlyRequest {
-  /** The decoded, type-checked body (apiVersion and kind set). */
-  readonly body: KubeObject;
-  readonly namespace: string;
-  /** The name in the URL (the parent object's, for a subresource), or ''. */
-  readonly name: string;
-  readonly user: RequestUser;
-  readonly dryRun: boolean;
-}
-
-export interface CreateOnlyEndpoint {
-  /** The kind posted and answered. */
-  readonly rt: ResourceType;
-  /** Computes the answer; may throw ApiErrors. */
-  create(req: CreateOnlyRequest): Promise<KubeObject>;
-}
 
 /** The create-only endpoints of a server, by URL group/version/resource/subresource. */
 export class CreateOnlyEndpoints {
@@ -72,8 +56,8 @@ export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply,
   const dryRun = dryRunFromQuery(req.searchParams, 'CreateOptions');
   const warnings: string[] = [];
   // The URL's name belongs to the parent (serviceaccounts/NAME/token); the body's is not compared to it.
-  const manager = managerFor({ query: req.searchParams, req });
-  const body = await readObjectBody(req, { rt: endpoint.rt, namespace: info.namespace, name: '' }, fieldValidationMode(req.searchParams), warnings);
+  const manager = managerFor(req.searchParams, String(req.headers['user-agent'] ?? ''));
+  const body = await readObjectBody(requestBodyOf(req), req.server.features.enabled('CBORServingAndStorage'), { rt: endpoint.rt, namespace: info.namespace, name: '' }, fieldValidationMode(req.searchParams), warnings);
   // Ownership of what the body sets, stamped before the answer is computed (kube's create handler).
   const managedFields = createOnlyManagedFields(endpoint.rt, body, manager, info.subresource, new Date());
   const result = await endpoint.create({ body, namespace: info.namespace, name: info.name, user, dryRun });

@@ -8,7 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import { splitPath } from '../request-info.ts';
+import { splitPath } from '../../request/request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
 import { sendBytes, sendValue } from '../respond.ts';
 import { aggregatedDiscoveryVersion, type DiscoverySource } from '../../discovery/discovery.ts';
@@ -19,21 +19,7 @@ import { serveContent } from '../serve-content.ts';
 import { openApiHash } from '../../schema/openapi.ts';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../../authn/issuer-discovery.ts';
 import { serveLogs } from './logs.ts';
-
-export interface OpenApiDocuments {
-  /** The Swagger 2.0 document, serialized once. */
-  v2(): Buffer;
-  /** The same document as gnostic's `openapi.v2.Document` protobuf, encoded once. */
-  v2Protobuf(): Buffer;
-  /** Upper-case hex SHA-512 of the JSON form: the ETag of both forms. */
-  v2ETag(): string;
-  /** When the documents were last built (Last-Modified). */
-  lastModified(): Date;
-  /** The `/openapi/v3` index. */
-  v3Index(): object;
-  /** One group-version document (`api/v1`, `apis/<group>/<version>`), serialized once; undefined when not served. */
-  v3(path: string): Buffer | undefined;
-}
+import type { OpenApiDocuments } from '../../discovery/openapi-documents.ts';
 
 export interface NonResourceRoutes {
   /** The discovery documents, merged with remote groups by the aggregation layer. */

@@ -1,29 +1,27 @@
 /**
- * The verbs of a resource endpoint: get, list, create, update, patch, delete, deletecollection
- * (watch lives in watch.ts). Each handler works on the parsed RequestInfo and the ResourceStore.
+ * The HTTP side of a resource endpoint's verbs: get, list, create, update, patch, delete,
+ * deletecollection (watch lives in watch.ts). Each negotiates the answer's form, hands the routed
+ * request to the local backend (src/backend/local), and writes what it answers: the front door
+ * translates HTTP, the backend decides.
  */
 import { listSchemaOf } from '../../codec/cbor.ts';
 import type { Serializer } from '../../codec/negotiate.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
-import type { ServedResource } from '../api-context.ts';
-import type { Entry, WriteContext, DeleteOptions } from '../../registry/resource-store.ts';
-import { parseListQuery, parseResourceVersion, queryBool, type ListQuery } from '../../registry/list-options.ts';
-import { buildObjectFilter } from '../../registry/object-filter.ts';
-import { isCorruptObjectError } from '../../registry/storage-errors.ts';
-import { deleteOptionsDecodeError, dryRunFromQuery, parseDeleteOptions, type ParsedDeleteOptions } from '../../registry/delete-options.ts';
-import { cloneObject } from '../../registry/object-meta.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
+import type { ServedResource } from '../../registry/resource-catalog.ts';
+import type { Entry } from '../../registry/resource-store.ts';
+import { queryBool } from '../../registry/list-options.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufItemMessage, encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
 import { partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
-import { asObject, decodeBody, fieldValidationMode, protobufServed, readObjectBody } from './body.ts';
-import { applyPatchBody } from './patch.ts';
-import { managerFor } from './field-manager.ts';
-import { validateWriteOptions } from './write-options.ts';
-import type { RequestUser } from '../user.ts';
+import { protobufServed } from '../../backend/local/body.ts';
+import { withoutTypeMeta } from '../../backend/local/verbs.ts';
+import type { ListResult, LocalResourceVerbs, LocalSubresource, ResourceRequest, VerbResult } from '../../backend/types.ts';
+import type { RequestUser } from '../../request/user.ts';
+import type { RequestBody } from '../../request/request-body.ts';
 
 export interface VerbContext {
   readonly req: FastifyRequest;
@@ -42,50 +40,6 @@ export function negotiate(c: VerbContext): Negotiated {
     prettyQuery: c.query.get('pretty'),
     userAgent: String(c.req.headers['user-agent'] ?? ''),
   });
-}
-
-/** The options kind kube validates a write's query against (named in its 422). */
-function optionsKindOf(verb: string): 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' {
-  return verb === 'create' ? 'CreateOptions' : verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
-}
-
-export function writeContext(c: VerbContext, deleteOpts?: ParsedDeleteOptions): WriteContext {
-  // Create, update and patch validate all their query options first (delete passes its own options).
-  if (deleteOpts === undefined) {
-    const isApply = String(c.req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+yaml';
-    validateWriteOptions(c.query, optionsKindOf(c.info.verb), c.info.verb === 'patch' && isApply);
-  }
-  return {
-    dryRun: deleteOpts?.dryRun ?? dryRunFromQuery(c.query, optionsKindOf(c.info.verb)),
-    options: deleteOpts ? admissionDeleteOptions(deleteOpts) : admissionWriteOptions(c.query),
-    // The request's audit record collects what admission annotates (src/audit).
-    auditAnnotations: c.req.audit?.annotations ?? {},
-    warnings: [],
-    now: new Date(),
-    manager: managerFor(c),
-    subresource: c.info.subresource,
-    operation: c.info.verb === 'create' || c.info.verb === 'patch' ? c.info.verb : 'update',
-    user: c.req.user,
-  };
-}
-
-/** A write's options as admission sees them (kube's CreateOptions/UpdateOptions fields, in their Go order). */
-function admissionWriteOptions(q: URLSearchParams): Record<string, unknown> {
-  const dryRun = q.getAll('dryRun');
-  const fieldManager = q.getAll('fieldManager')[0] ?? '';
-  const fieldValidation = q.getAll('fieldValidation')[0] ?? '';
-  return { ...(dryRun.length > 0 ? { dryRun } : {}), ...(fieldManager ? { fieldManager } : {}), ...(fieldValidation ? { fieldValidation } : {}) };
-}
-
-/** DeleteOptions as admission sees them, in their Go field order. */
-function admissionDeleteOptions(o: ParsedDeleteOptions): Record<string, unknown> {
-  return {
-    ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
-    ...(o.preconditions ? { preconditions: o.preconditions } : {}),
-    ...(o.orphanDependents !== undefined ? { orphanDependents: o.orphanDependents } : {}),
-    ...(o.propagationPolicy !== undefined ? { propagationPolicy: o.propagationPolicy } : {}),
-    ...(o.dryRun ? { dryRun: ['All'] } : {}),
-  };
 }
 
 /** What a resource endpoint can produce: protobuf too for built-in kinds. */
@@ -147,35 +101,97 @@ export function typeMetaPrefixLength(bytes: Uint8Array): number {
   return m ? m[0].length : 0;
 }
 
-/** A list item as kube-apiserver writes it: the object without kind and apiVersion. */
-function withoutTypeMeta(obj: KubeObject): KubeObject {
-  const { kind: _k, apiVersion: _a, ...rest } = obj;
-  return rest;
-}
-
 /** Tables and metadata-only views have no protobuf encoding here: they are sent as JSON. */
 function asJsonOrYaml(fmt: Negotiated): Negotiated {
   return fmt.serializer === 'protobuf' ? { ...fmt, serializer: 'json', mediaType: 'application/json' } : fmt;
 }
 
-export async function handleGet(c: VerbContext): Promise<void> {
-  // kube's get handler refuses the long-removed export option first (any value but 0/false).
-  const exportParam = c.query.getAll('export');
-  if (exportParam.length > 0 && queryBool(exportParam[0])) throw errors.badRequest('the export parameter, deprecated since v1.14, is no longer supported');
-  const fmt = negotiate(c);
-  const rv = c.query.getAll('resourceVersion')[0] ?? '';
-  // A get with a version is served by kube's cacher, which refuses a malformed one with a bare 500.
-  if (rv !== '' && rv !== '0') parseResourceVersion(rv, false);
-  const entry = await c.served.store.get(c.info.namespace, c.info.name, rv);
-  sendObject(c, 200, c.served.store.served(entry.value), fmt, entry);
+
+/** A request's body as the backends read it. */
+export function requestBodyOf(req: FastifyRequest): RequestBody {
+  const ct = req.headers['content-type'];
+  return { contentType: ct === undefined ? undefined : String(ct), bytes: req.body as Buffer | undefined };
 }
 
-export async function handleList(c: VerbContext): Promise<void> {
-  const { rt, store } = c.served;
+/** The routed request as the backend takes it: nothing HTTP is left in it. */
+export function resourceRequestOf(c: VerbContext): ResourceRequest {
+  return {
+    info: c.info,
+    query: c.query,
+    user: c.user,
+    body: requestBodyOf(c.req),
+    userAgent: String(c.req.headers['user-agent'] ?? ''),
+    features: c.req.server.features,
+    // The request's audit record collects what admission annotates (src/audit).
+    auditAnnotations: c.req.audit?.annotations ?? {},
+    warnings: [],
+  };
+}
+
+/** The verbs the local backend serves on a resource endpoint (watch is streamed by watch.ts). */
+export type LocalVerb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** The backend's method for each verb of the route table. */
+const VERB_METHODS: Readonly<Record<LocalVerb, keyof LocalResourceVerbs>> = {
+  get: 'get',
+  list: 'list',
+  create: 'create',
+  update: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  deletecollection: 'deleteCollection',
+};
+
+/**
+ * Serves one verb of a resource endpoint: negotiates the answer (406 before anything else),
+ * hands the request to the backend, and writes its answer. The warnings the backend recorded are
+ * written on a failed answer too: kube's warning recorder writes each one as it is added, so a
+ * 422 still carries the unknown-field warnings of its body.
+ */
+export async function serveVerb(c: VerbContext, verbs: LocalResourceVerbs, verb: LocalVerb): Promise<void> {
+  // kube's get handler refuses the long-removed export option first (any value but 0/false).
+  if (verb === 'get') {
+    const exportParam = c.query.getAll('export');
+    if (exportParam.length > 0 && queryBool(exportParam[0])) throw errors.badRequest('the export parameter, deprecated since v1.14, is no longer supported');
+  }
   const fmt = negotiate(c);
-  const q = await resolveFutureReads(c, parseListQuery(c.query));
-  const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
-  const out = await store.list(c.info.namespace, q, filter);
+  const r = resourceRequestOf(c);
+  let result: VerbResult;
+  try {
+    result = await verbs[VERB_METHODS[verb]](c.served, r);
+  } catch (err) {
+    addWarnings(c.reply, r.warnings);
+    throw err;
+  }
+  addWarnings(c.reply, r.warnings);
+  writeResult(c, result, fmt);
+}
+
+/**
+ * Serves a subresource with its own verbs (a custom resource's scale). Its writes' warnings are
+ * not written (as before this module was split; kube's scale handler writes them).
+ */
+export async function serveSubresource(c: VerbContext, sub: LocalSubresource): Promise<void> {
+  const fmt = negotiate(c);
+  const result = await sub.serve(c.served, resourceRequestOf(c));
+  writeResult(c, result, fmt);
+}
+
+function writeResult(c: VerbContext, result: VerbResult, fmt: Negotiated): void {
+  switch (result.kind) {
+    case 'object':
+      return sendObject(c, result.code, result.object, fmt, result.entry);
+    case 'value':
+      return sendValue(c.req, c.reply, result.code, result.value, fmt);
+    case 'list':
+      return sendList(c, result, fmt);
+  }
+}
+
+/** Sends a list page in the negotiated form; every item's bytes are the store's memoized ones. */
+function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
+  const { rt, store } = c.served;
+  const out = result.outcome;
   const listMeta = {
     resourceVersion: out.resourceVersion,
     ...(out.continueToken ? { continue: out.continueToken } : {}),
@@ -226,205 +242,4 @@ export async function handleList(c: VerbContext): Promise<void> {
   }
   const items = out.entries.map((e) => (rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value))));
   sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt.serializer === 'cbor' ? { ...fmt, schema: listSchemaOf(rt.schema) } : fmt);
-}
-
-/**
- * Reads kube hands to etcd at a fixed revision (continue tokens, Exact) fail at once when the
- * revision is in the future: etcd answers "required revision is a future revision", which kube
- * passes on as a bare 500. (Not-older-than reads wait for the revision, then 504, as kube's cacher.)
- * A continue token with a negative revision reads the latest snapshot.
- */
-async function resolveFutureReads(c: VerbContext, q: ListQuery): Promise<ListQuery> {
-  const sem = q.semantics;
-  if (sem.kind !== 'exact' && sem.kind !== 'continue') return q;
-  const { store } = c.served;
-  if (sem.kind === 'continue' && sem.position.revision === 0) {
-    await store.syncForWatch();
-    return { ...q, semantics: { kind: 'continue', position: { ...sem.position, revision: store.cache.revision } } };
-  }
-  const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
-  if (revision <= store.cache.revision) return q;
-  await store.syncForWatch();
-  if (revision > store.cache.revision) throw errors.unknown(500, 'etcdserver: mvcc: required revision is a future revision');
-  return q;
-}
-
-/**
- * Runs a write, keeping the warnings it recorded on a failed answer too: kube's warning recorder
- * writes each warning into the response headers as it is added, so a 422 still carries the
- * unknown-field warnings of its body.
- */
-async function keepingWarnings<T>(c: VerbContext, ctx: WriteContext, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    addWarnings(c.reply, ctx.warnings);
-    throw err;
-  }
-}
-
-export async function handleCreate(c: VerbContext): Promise<void> {
-  const fmt = negotiate(c);
-  const ctx = writeContext(c);
-  const created = await keepingWarnings(c, ctx, async () => {
-    const obj = await readObjectBody(c.req, { rt: c.served.rt, namespace: c.info.namespace, name: '' }, fieldValidationMode(c.query), ctx.warnings);
-    return c.served.store.create(c.info.namespace, obj, ctx);
-  });
-  addWarnings(c.reply, ctx.warnings);
-  sendObject(c, 201, created, fmt);
-}
-
-export async function handleUpdate(c: VerbContext): Promise<void> {
-  const { rt, store } = c.served;
-  const fmt = negotiate(c);
-  const ctx = writeContext(c);
-  const result = await keepingWarnings(c, ctx, async () => {
-    const obj = await readObjectBody(c.req, { rt, namespace: c.info.namespace, name: c.info.name }, fieldValidationMode(c.query), ctx.warnings);
-    // kube's checkName: an update must name its object (the URL alone does not).
-    if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${c.info.name} based on URL) was undeterminable: name must be provided`);
-    const sub = c.info.subresource;
-    return store.update(
-      c.info.namespace,
-      c.info.name,
-      (current) => {
-        const next = cloneObject(obj);
-        if (current) mergeSubresource(next, current, sub, rt);
-        return next;
-      },
-      ctx,
-      {
-        allowCreate: false,
-        subresource: sub,
-        preconditions: { uid: obj.metadata!.uid },
-        requireResourceVersion: rt.strategy.allowUnconditionalUpdate === false,
-      },
-    );
-  });
-  addWarnings(c.reply, ctx.warnings);
-  sendObject(c, result.created ? 201 : 200, result.object, fmt);
-}
-
-/**
- * Status writes change only status; main-resource writes keep the current status (for kinds
- * with a status subresource). Kinds with their own subresource strategy (namespaces) are left
- * to it: the store runs it. Mutates `next`.
- */
-export function mergeSubresource(next: KubeObject, current: KubeObject, subresource: string, rt: ResourceType): void {
-  if (subresource !== '' && rt.strategy.subresources?.[subresource]) return;
-  if (!rt.hasStatus) return;
-  if (subresource === 'status') {
-    const status = next.status;
-    const rv = next.metadata?.resourceVersion;
-    // Ownership computed for this write (server-side apply) survives; everything else is the current object's.
-    const managedFields = next.metadata?.managedFields;
-    for (const k of Object.keys(next)) delete next[k];
-    Object.assign(next, cloneObject(current));
-    if (managedFields !== undefined) next.metadata!.managedFields = managedFields;
-    if (status === undefined) delete next.status;
-    else next.status = status;
-    if (rv) next.metadata!.resourceVersion = rv;
-    else delete next.metadata!.resourceVersion;
-  } else {
-    if (current.status === undefined) delete next.status;
-    else next.status = cloneObject(current.status);
-  }
-}
-
-export async function handlePatch(c: VerbContext): Promise<void> {
-  const fmt = negotiate(c);
-  const ctx = writeContext(c);
-  const { object, created } = await keepingWarnings(c, ctx, () => applyPatchBody(c, ctx));
-  addWarnings(c.reply, ctx.warnings);
-  sendObject(c, created ? 201 : 200, object, fmt);
-}
-
-/**
- * DeleteOptions of a delete or deletecollection: from the body when one is sent (client-go,
- * kubectl and controller-runtime put dryRun and preconditions there), else from the query.
- */
-function unsafeDeleteAllowed(c: VerbContext): boolean {
-  return c.req.server.features.enabled('AllowUnsafeMalformedObjectDeletion');
-}
-
-async function deleteOptionsOf(c: VerbContext): Promise<ParsedDeleteOptions> {
-  const raw = c.req.body as Buffer | undefined;
-  if (raw && raw.length > 0) {
-    let value: unknown;
-    try {
-      // No expected kind: kube's delete handler reports the decoder's own words.
-      value = (await decodeBody(c.req, 'body', c.served.rt, '')).value;
-    } catch (err) {
-      throw deleteOptionsDecodeError(err);
-    }
-    return parseDeleteOptions({ from: 'body', body: asObject(value) as Record<string, unknown> }, unsafeDeleteAllowed(c));
-  }
-  return parseDeleteOptions({ from: 'query', query: c.query }, unsafeDeleteAllowed(c));
-}
-
-export async function handleDelete(c: VerbContext): Promise<void> {
-  const { rt, store } = c.served;
-  const fmt = negotiate(c);
-  const opts = await deleteOptionsOf(c);
-  const ctx = writeContext(c, opts);
-  let outcome;
-  try {
-    outcome = await keepingWarnings(c, ctx, () => store.delete(c.info.namespace, c.info.name, opts, ctx));
-  } catch (err) {
-    // The unsafe delete of an object that cannot be read: only when asked, only on corruption.
-    if (opts.ignoreStoreReadError && isCorruptObjectError(err)) {
-      await store.deleteCorrupt(c.info.namespace, c.info.name);
-      sendValue(c.req, c.reply, 200, successStatus(rt.group, rt.resource, c.info.name, undefined), fmt);
-      return;
-    }
-    throw err;
-  }
-  addWarnings(c.reply, ctx.warnings);
-  if (outcome.kind === 'terminating') {
-    // kube answers 202 for an object left in place only when the (deprecated) orphanDependents
-    // was explicitly false; otherwise 200 with the terminating object.
-    sendObject(c, opts.orphanDependents === false ? 202 : 200, outcome.object, fmt);
-    return;
-  }
-  if (rt.strategy.returnDeletedObject) {
-    sendObject(c, 200, outcome.object, fmt);
-    return;
-  }
-  sendValue(c.req, c.reply, 200, successStatus(rt.group, rt.resource, c.info.name, outcome.object.metadata?.uid), fmt);
-}
-
-function successStatus(group: string, resource: string, name: string, uid: string | undefined): object {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Success',
-    // Go's omitempty: no empty group for the core group.
-    details: { name, ...(group ? { group } : {}), kind: resource, ...(uid ? { uid } : {}) },
-  };
-}
-
-export async function handleDeleteCollection(c: VerbContext): Promise<void> {
-  const { rt, store } = c.served;
-  const fmt = negotiate(c);
-  const opts = await deleteOptionsOf(c);
-  // kube's deletecollection admits each object with the collection's (empty) name.
-  const ctx: WriteContext = { ...writeContext(c, opts), collection: true };
-  const q = parseListQuery(c.query);
-  const filter = buildObjectFilter(rt, q.labelSelector, q.fieldSelector);
-  const listed = await store.list(c.info.namespace, { ...q, limit: 0 }, filter);
-  const items: KubeObject[] = [];
-  for (const e of listed.entries) {
-    const meta = e.value.metadata ?? {};
-    // kube answers with the list it deleted from, as listed (not as each delete left the object);
-    // items of a typed list carry no kind/apiVersion.
-    items.push(withoutTypeMeta(store.served(e.value)));
-    try {
-      await keepingWarnings(c, ctx, () => store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx));
-    } catch (err) {
-      // Someone else deleted it meanwhile: that is the outcome we wanted.
-      if ((err as { code?: number }).code !== 404) throw err;
-    }
-  }
-  addWarnings(c.reply, ctx.warnings);
-  sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: { resourceVersion: listed.resourceVersion }, items }, fmt);
 }

@@ -20,6 +20,7 @@ import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StorageError
 import { afterRevision, decodeEntry, streamKeys, type StreamKeys } from './stream-codec.ts';
 import { asNumber, openRedis, redact, subscribeRedis, type RedisLink, type Reply } from './redis-link.ts';
 import { Pump } from './pump.ts';
+import { FanoutStats } from './fanout-stats.ts';
 
 export interface FanoutOptions {
   /** redis://host:port[/db] */
@@ -81,6 +82,9 @@ export class FanoutStore implements Store {
   private readonly progressChannel: string;
   private lastProgressPublish = 0;
   private readonly subscriber: { close(): void };
+  /** Hop-by-hop counts and latencies, when the environment asks for them (fanout-stats.ts). */
+  private readonly stats = FanoutStats.fromEnv();
+  private readonly statsTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly inner: Store,
@@ -95,6 +99,10 @@ export class FanoutStore implements Store {
     this.log = o.log ?? ((level, msg) => process.stderr.write(`${JSON.stringify({ level, msg })}\n`));
     this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
+    if (this.stats) {
+      this.statsTimer = setInterval(() => this.log('info', `watch fanout stats ${JSON.stringify(this.stats!.take())}`), FanoutStats.periodMs());
+      this.statsTimer.unref();
+    }
     // Progress requests of any replica reach the pumps, whose store watches then append progress entries.
     this.progressChannel = `${this.ns}:progress-requests`;
     this.subscriber = subscribeRedis(
@@ -207,6 +215,7 @@ export class FanoutStore implements Store {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.statsTimer);
     for (const w of [...this.watches]) this.closeWatch(w);
     // Hand the pumps over at once rather than after the lease expires.
     await Promise.all(
@@ -322,6 +331,7 @@ export class FanoutStore implements Store {
       identity: this.identity,
       historyMs: this.o.historyMs,
       maxBytes: this.o.maxBytes ?? 64 * 1024 * 1024,
+      stats: this.stats,
       onStop: (reason) => {
         if (p.pump !== pump) return;
         p.pump = undefined;
@@ -374,11 +384,20 @@ export class FanoutStore implements Store {
       } finally {
         this.blocked = false;
       }
-      if (res === null || !Array.isArray(res)) continue;
+      if (this.stats) this.stats.reads++;
+      if (res === null || !Array.isArray(res)) {
+        if (this.stats) this.stats.emptyReads++;
+        continue;
+      }
+      const readAt = Date.now();
       for (const item of res as Array<[Buffer, Array<[Buffer, Buffer[]]>]>) {
         const stream = item[0].toString();
         if (!from.has(stream)) continue;
         const decoded = item[1].map(([id, fields]) => decodeEntry(id.toString(), fields));
+        if (this.stats) {
+          this.stats.readEntries += decoded.length;
+          for (const d of decoded) this.stats.streamHop.add(readAt - d.at);
+        }
         for (const w of this.watches) {
           if (w.mode !== 'redis' || w.keys.stream !== stream) continue;
           const evs: WatchEvent[] = [];

@@ -10,6 +10,7 @@
 import type { Store, StorageError, WatchEvent, WatchHandle } from '../types.ts';
 import { encodeEvent, encodeProgress, entryBytes, revisionOf, type Fields, type StreamKeys } from './stream-codec.ts';
 import { asNumber, type RedisLink, type Reply } from './redis-link.ts';
+import type { FanoutStats } from './fanout-stats.ts';
 
 /**
  * Lease check, then XADD of each entry whose ID is above the stream's top. Each entry also gets
@@ -86,7 +87,18 @@ export interface PumpOptions {
   /** Called once when the pump stops by itself (lost lease, Redis or store failure). */
   readonly onStop: (reason: string) => void;
   readonly now?: () => number;
+  readonly stats?: FanoutStats;
 }
+
+interface Queued {
+  readonly id: string;
+  readonly fields: Fields;
+  /** When the pump received it from the store. */
+  readonly at: number;
+}
+
+/** Entries per EVAL at most: a Lua script runs alone in Redis, so one must not hold it for long. */
+const MAX_APPEND = 1000;
 
 interface Retained {
   readonly id: string;
@@ -106,9 +118,16 @@ export class Pump {
   private bytes = 0;
   private lastRewindAt = 0;
   private readonly now: () => number;
+  private readonly stats: FanoutStats | undefined;
+  /** Received from the store, not yet appended; the revision and sequence number of the last one. */
+  private queued: Queued[] = [];
+  private queuedTop = 0;
+  private queuedSeq = 0;
+  private flushQueued = false;
 
   constructor(private readonly o: PumpOptions) {
     this.now = o.now ?? Date.now;
+    this.stats = o.stats;
   }
 
   /** Takes over the stream (continuing or starting it) and begins pumping. */
@@ -153,9 +172,12 @@ export class Pump {
   }
 
   private watchFrom(from: number): void {
+    // A new store watch (takeover, rewind, recovery) numbers the events of each revision afresh.
+    this.queuedTop = 0;
+    this.queuedSeq = 0;
     this.handle = this.o.store.watch(this.o.prefix, from, {
-      onEvents: (evs) => this.enqueue(() => this.appendEvents(evs)),
-      onProgress: (rev) => this.enqueue(() => this.appendProgress(rev)),
+      onEvents: (evs) => this.queueEvents(evs),
+      onProgress: (rev) => this.queueProgress(rev),
       onError: (err) => this.enqueue(() => this.recover(err)),
     });
   }
@@ -171,39 +193,70 @@ export class Pump {
     });
   }
 
-  private async appendEvents(evs: readonly WatchEvent[]): Promise<void> {
+  /**
+   * Entries wait in `queued` and go to Redis together: one EVAL carries everything the store
+   * delivered while the previous EVAL was in flight. (One EVAL per store batch made the pump's
+   * throughput one append per event-loop turn of its replica: under load that was below the
+   * write rate, and the queue, hence the delivery latency, grew for as long as the load lasted.)
+   */
+  private queueEvents(evs: readonly WatchEvent[]): void {
     const at = this.now();
-    const batch: Array<[string, Fields]> = [];
-    let prevRev = -1;
-    let seq = 0;
     for (const ev of evs) {
       const rev = ev.kv.modRevision;
-      seq = rev === prevRev ? seq + 1 : 0;
-      prevRev = rev;
-      batch.push([`${rev}-${seq}`, encodeEvent(ev, at)]);
+      this.queuedSeq = rev === this.queuedTop ? this.queuedSeq + 1 : 0;
+      this.queuedTop = rev;
+      this.queued.push({ id: `${rev}-${this.queuedSeq}`, fields: encodeEvent(ev, at), at });
     }
-    await this.append(batch, at);
+    this.scheduleFlush();
   }
 
-  private async appendProgress(rev: number): Promise<void> {
-    if (rev <= this.last) return;
+  private queueProgress(rev: number): void {
+    // Progress at or below an event already queued (or appended) says nothing new.
+    if (rev <= Math.max(this.last, this.queuedTop)) return;
     const at = this.now();
-    await this.append([[`${rev}-0`, encodeProgress(at)]], at);
+    this.queuedTop = rev;
+    this.queuedSeq = 0;
+    this.queued.push({ id: `${rev}-0`, fields: encodeProgress(at), at });
+    this.scheduleFlush();
   }
 
-  private async append(batch: Array<[string, Fields]>, at: number): Promise<void> {
+  private scheduleFlush(): void {
+    if (this.stats && this.queued.length > this.stats.maxQueued) this.stats.maxQueued = this.queued.length;
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.enqueue(() => this.flush());
+  }
+
+  /** Appends what is queued, in EVALs of at most MAX_APPEND entries (events of one revision are never split). */
+  private async flush(): Promise<void> {
+    this.flushQueued = false;
+    while (this.queued.length > 0 && !this.stopped) {
+      let n = Math.min(this.queued.length, MAX_APPEND);
+      while (n < this.queued.length && revisionOf(this.queued[n]!.id) === revisionOf(this.queued[n - 1]!.id)) n++;
+      const batch = this.queued.splice(0, n);
+      await this.append(batch);
+    }
+  }
+
+  private async append(batch: readonly Queued[]): Promise<void> {
     const args: Array<string | Buffer> = [this.o.identity];
-    for (const [id, fields] of batch) args.push(id, String(fields.length), ...fields);
+    for (const e of batch) args.push(e.id, String(e.fields.length), ...e.fields);
     const k = this.o.keys;
     const n = asNumber(await this.o.redis.eval(APPEND, [k.lease, k.stream, k.start], args));
     if (n === -1) return this.halt('lease lost');
     if (n === -2) return this.halt('stream start missing (Redis lost its data)');
-    for (const [id, fields] of batch) {
-      const bytes = entryBytes(fields);
-      this.retained.push({ id, at, bytes });
+    const done = this.now();
+    for (const e of batch) {
+      const bytes = entryBytes(e.fields);
+      this.retained.push({ id: e.id, at: e.at, bytes });
       this.bytes += bytes;
+      this.stats?.pumpHop.add(done - e.at);
     }
-    this.last = Math.max(this.last, revisionOf(batch[batch.length - 1]![0]));
+    if (this.stats) {
+      this.stats.appends++;
+      this.stats.appendedEntries += batch.length;
+    }
+    this.last = Math.max(this.last, revisionOf(batch[batch.length - 1]!.id));
   }
 
   /** The store's watch failed: compacted past us (the stream restarts at the oldest revision left) or a transient error. */

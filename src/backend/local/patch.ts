@@ -20,21 +20,23 @@ import { DEFAULT_MAX_DEPTH } from '../../codec/json-decode.ts';
 import { formatStrictDecodingError, formatUnknownFieldWarning, goQuote, pruneUnknownFields } from '../../schema/prune.ts';
 import { jsonPatchedText, mergePatchedText } from '../../patch/patched-text.ts';
 import { goFormat, isJsonObject } from '../../patch/json-value.ts';
-import { mergeSubresource, type VerbContext } from './resource.ts';
+import { mergeSubresource } from './subresource-merge.ts';
+import type { ServedResource } from '../../registry/resource-catalog.ts';
+import type { ResourceRequest } from '../types.ts';
 import { applyContextFor } from '../../registry/apply-context.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 import { managerFor } from './field-manager.ts';
 
-/** Applies the PATCH body in `c` and writes the result; returns the stored object. */
-export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
-  const { rt, store } = c.served;
-  const mode = fieldValidationMode(c.query);
-  checkPatchSyntax(c, mode);
-  const body = await decodePatchBody(c);
+/** Applies the PATCH body of `r` and writes the result (may be retried on conflict); returns the stored object. */
+export async function applyPatchBody(target: ServedResource, r: ResourceRequest, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
+  const { rt, store } = target;
+  const mode = fieldValidationMode(r.query);
+  checkPatchSyntax(r, mode);
+  const body = await decodePatchBody(target, r);
   if (body.kind === 'json-patch' && mode !== 'Ignore') checkJsonPatchOps(body.value);
-  const sub = c.info.subresource;
+  const sub = r.info.subresource;
   const isApply = body.kind === 'apply-patch';
-  const applied = isApply ? readAppliedConfig(c, body, mode, ctx.warnings) : null;
+  const applied = isApply ? readAppliedConfig(rt, r, body, mode, ctx.warnings) : null;
   // A merge patch is decoded strictly into a map first when fields are validated.
   if (body.kind === 'merge-patch' && mode !== 'Ignore' && body.value !== null && !isJsonObject(body.value)) {
     throw errors.badRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(body.value)} into Go value of type map[string]interface {}`);
@@ -49,23 +51,23 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
     if (typeErr) throw strategicPatchTypeError(typeErr, body.value);
   }
   // PatchOptions.force converts as kube's query booleans: any value but 0/false is true.
-  const force = queryBool(c.query.getAll('force')[0]) ?? false;
-  if (!isApply && c.query.get('force') !== null) {
+  const force = queryBool(r.query.getAll('force')[0]) ?? false;
+  if (!isApply && r.query.get('force') !== null) {
     throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.forbidden('force', 'may not be specified for non-apply patch')]);
   }
-  const applyCtx = applyContextFor(rt, isApply ? c.query.get('fieldManager')! : managerFor(c), sub, ctx.now);
+  const applyCtx = applyContextFor(rt, isApply ? r.query.get('fieldManager')! : managerFor(r.query, r.userAgent), sub, ctx.now);
   const writeCtx: WriteContext = { ...ctx, manager: applyCtx.manager, subresource: sub, skipManagedFields: isApply };
   const patchStrictErrors = isApply ? [] : patchDecodeStrictErrors(body, mode);
   let warned = false;
 
   return store.update(
-    c.info.namespace,
-    c.info.name,
+    r.info.namespace,
+    r.info.name,
     (current) => {
       if (isApply) {
         // (A live object that cannot be typed is the engine's 500 `failed to create typed live object`.)
         const merged = serverSideApply(current, cloneObject(applied!), { ...applyCtx, force });
-        checkPatchedName((merged.metadata ??= {}), c.info.name, rt.namespaced ? c.info.namespace : '');
+        checkPatchedName((merged.metadata ??= {}), r.info.name, rt.namespaced ? r.info.namespace : '');
         if (current) {
           mergeSubresource(merged, current, sub, rt);
           unpinResourceVersion(merged, current);
@@ -74,7 +76,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
         }
         return merged;
       }
-      if (!current) throw errors.notFound(store.gr, c.info.name);
+      if (!current) throw errors.notFound(store.gr, r.info.name);
       let patched: unknown;
       switch (body.kind) {
         case 'json-patch':
@@ -103,7 +105,7 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
         if (violations.length > 0 && !warned) ctx.warnings.push(...violations);
         warned = true;
       }
-      checkPatchedName(meta, c.info.name, rt.namespaced ? c.info.namespace : '');
+      checkPatchedName(meta, r.info.name, rt.namespaced ? r.info.namespace : '');
       mergeSubresource(obj, current, sub, rt);
       unpinResourceVersion(obj, current);
       return obj;
@@ -119,9 +121,8 @@ export async function applyPatchBody(c: VerbContext, ctx: WriteContext): Promise
  * the field manager's typing (unknown fields and ill-typed values fail with 500 whatever the
  * validation mode; nothing is pruned), then strict YAML decoding for duplicate keys.
  */
-function readAppliedConfig(c: VerbContext, body: DecodedBody, mode: FieldValidation, warnings: string[]): KubeObject {
-  const { rt } = c.served;
-  if ((c.query.get('fieldManager') ?? '') === '') {
+function readAppliedConfig(rt: ResourceType, r: ResourceRequest, body: DecodedBody, mode: FieldValidation, warnings: string[]): KubeObject {
+  if ((r.query.get('fieldManager') ?? '') === '') {
     throw errors.invalid('PatchOptions.meta.k8s.io', 'meta.k8s.io', 'PatchOptions', '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
   }
   const raw = appliedObject(body.value);
@@ -134,7 +135,7 @@ function readAppliedConfig(c: VerbContext, body: DecodedBody, mode: FieldValidat
   const typeErrors = typedPatchErrors(raw, rt.schema);
   // Deeper Go type mismatches are reported by the decode check, one at a time.
   const typeErr = typeErrors.length === 0 ? goTypeErrorOf(raw, rt) : undefined;
-  const applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: c.info.namespace, name: c.info.name }, 'Ignore', warnings);
+  const applied = checkObjectBody({ ...body, duplicates: [] }, { rt, namespace: r.info.namespace, name: r.info.name }, 'Ignore', warnings);
   if (typeErrors.length > 0) throw typedPatchError(raw, typeErrors);
   if (typeErr) throw applyTypeError(typeErr, raw, rt);
   if (body.duplicates.length > 0 && mode === 'Strict') {
@@ -241,10 +242,10 @@ const JSON_BODIED_PATCHES: Readonly<Record<string, 'json-patch' | 'merge-patch' 
  * decode when fields are validated (`error decoding patch: ...`), else the patch library (JSON
  * patch: the bare error; merge patch: `Invalid JSON Patch`); strategic merge patch always bare.
  */
-function checkPatchSyntax(c: VerbContext, mode: FieldValidation): void {
-  const ct = String(c.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+function checkPatchSyntax(r: ResourceRequest, mode: FieldValidation): void {
+  const ct = String(r.body.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const kind = JSON_BODIED_PATCHES[ct];
-  const raw = c.req.body as Buffer | undefined;
+  const raw = r.body.bytes;
   if (!kind || !raw || raw.length === 0) return;
   const syntax = goJsonSyntaxError(raw.toString('utf8'), DEFAULT_MAX_DEPTH);
   if (syntax === undefined) return;
@@ -275,9 +276,9 @@ function checkJsonPatchOps(value: unknown): void {
  * Decodes a PATCH body. Failures are the decoder's own words (kube reads patches as plain maps,
  * not as objects of a kind); an apply body's are prefixed as kube's apply patcher does.
  */
-async function decodePatchBody(c: VerbContext): Promise<DecodedBody> {
+async function decodePatchBody(target: ServedResource, r: ResourceRequest): Promise<DecodedBody> {
   try {
-    return await decodeBody(c.req, 'patch', c.served.rt, '');
+    return await decodeBody(r.body, r.features.enabled('CBORServingAndStorage'), 'patch', target.rt, '');
   } catch (err) {
     if (err instanceof ApiError && err.code === 400 && err.message.startsWith('error converting YAML to JSON')) {
       throw errors.badRequest(`error decoding YAML: ${err.message}`);

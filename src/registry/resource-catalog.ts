@@ -2,7 +2,7 @@
  * The server's registry of served resource types and their stores, looked up by the request info.
  */
 import type { ResourceType } from '../api/types.ts';
-import type { ResourceStore } from '../registry/resource-store.ts';
+import type { ResourceStore } from './resource-store.ts';
 
 export interface ServedResource {
   readonly rt: ResourceType;

@@ -3,7 +3,7 @@
  * with the Ignore / Warn / Strict modes of SPEC.md.
  */
 import { goDecodedForm } from '../../codec/go-zero.ts';
-import type { FastifyRequest } from 'fastify';
+import type { RequestBody } from '../../request/request-body.ts';
 import { errors } from '../../api/status-errors.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.ts';
 import { builtinResourceTypes } from '../../api/builtin.ts';
@@ -15,7 +15,7 @@ import { decodeProtobufObject, isProtobufKind } from '../../codec/protobuf/index
 import { pruneUnknownFields, formatUnknownFieldWarning, formatStrictDecodingError } from '../../schema/prune.ts';
 import { checkGoTypes, goValue, type GoTypeError } from '../../codec/go-types.ts';
 import { decodeFailure, MAX_STRICT_ERRORS } from '../../codec/decode-errors.ts';
-import { LARGE_BODY_BYTES } from '../load-limits.ts';
+import { LARGE_BODY_BYTES } from '../../request/request-body.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import { fieldErr } from '../../api/field-errors.ts';
 
@@ -38,16 +38,18 @@ export function fieldValidationMode(q: URLSearchParams): FieldValidation {
   throw errors.badRequest(`fieldValidation parameter must be one of 'Ignore', 'Warn', or 'Strict', got ${JSON.stringify(v)}`);
 }
 
-/** Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes. */
-export async function decodeBody(req: FastifyRequest, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind, protobuf = false): Promise<DecodedBody> {
-  const ct = req.headers['content-type'];
+/**
+ * Decodes the request body per its Content-Type; 415 for types we do not take, 400 for bad bytes.
+ * `cbor`: whether CBOR bodies are taken (the CBORServingAndStorage gate).
+ */
+export async function decodeBody(body: RequestBody, cbor: boolean, verb: 'body' | 'patch', rt?: ResourceType, expectedKind = rt?.kind, protobuf = false): Promise<DecodedBody> {
+  const ct = body.contentType;
   // Built-in kinds also take protobuf bodies, as kubectl's typed clients send them; CBOR when its gate is on.
-  const cbor = req.server.features.enabled('CBORServingAndStorage');
   const serializers: Serializer[] = protobuf || (rt && protobufServed(rt)) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
   if (cbor) serializers.push('cbor');
   // Custom resources take no strategic merge patch (kube's CRD handler answers 415).
-  const { kind, mediaType } = parseContentType(ct === undefined ? undefined : String(ct), { verb, serializers, strategicMergePatch: !rt?.unstructured, applyCbor: cbor });
-  const raw = req.body as Buffer | undefined;
+  const { kind, mediaType } = parseContentType(ct, { verb, serializers, strategicMergePatch: !rt?.unstructured, applyCbor: cbor });
+  const raw = body.bytes;
   if (!raw || raw.length === 0) {
     // A create or update decodes even no bytes, and fails reading the type meta from them.
     if (verb === 'body' && kind === 'json' && expectedKind) {
@@ -306,18 +308,19 @@ export function checkObjectBody(
 
 /** Decodes and checks an object body (create, update); see checkObjectBody. */
 export async function readObjectBody(
-  req: FastifyRequest,
+  body: RequestBody,
+  cbor: boolean,
   target: { readonly rt: ResourceType; readonly namespace: string; readonly name: string },
   mode: FieldValidation,
   warnings: string[],
 ): Promise<KubeObject> {
-  const decoded = await decodeBody(req, 'body', target.rt);
+  const decoded = await decodeBody(body, cbor, 'body', target.rt);
   const value = decoded.value === null ? {} : decoded.value;
   if (typeof value !== 'object' || Array.isArray(value)) {
     // kube reads the type meta first, into a Go struct: any other JSON value fails there. (YAML
     // reaches the decoder converted to JSON, so its summary is of the JSON.)
     const jsonKind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
-    const bytes = decoded.kind === 'json' ? (req.body as Buffer) : Buffer.from(JSON.stringify(value));
+    const bytes = decoded.kind === 'json' ? body.bytes! : Buffer.from(JSON.stringify(value));
     throw decodeFailure(
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
       bytes,

@@ -4,13 +4,12 @@
  */
 import { errors } from '../../api/status-errors.ts';
 import { managerFromUserAgent } from '../../apply/index.ts';
-import type { VerbContext } from './resource.ts';
 
-export function managerFor(c: Pick<VerbContext, 'query' | 'req'>): string {
-  const m = c.query.get('fieldManager');
+export function managerFor(query: URLSearchParams, userAgent: string): string {
+  const m = query.get('fieldManager');
   if (m !== null && m !== '') {
     if (m.length > 128) throw errors.badRequest('fieldManager: Too long: must have at most 128 bytes');
     return m;
   }
-  return managerFromUserAgent(String(c.req.headers['user-agent'] ?? ''));
+  return managerFromUserAgent(userAgent);
 }

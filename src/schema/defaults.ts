@@ -65,3 +65,30 @@ function defaultNode(x: unknown, s: Schema | undefined): void {
     defaultNode(x[k], prop);
   }
 }
+
+/**
+ * Whether `applyDefaults` would change `x` (a null it drops, a default it sets), found without
+ * copying: reads of stored custom resources default them, and most need nothing, so the copy a
+ * read would make for defaulting is skipped for them.
+ */
+export function defaultsWouldChange(x: unknown, s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (Array.isArray(x)) {
+    const items = s.items;
+    if (!items) return false;
+    for (const v of x) if (needsDefault(v, items) || defaultsWouldChange(v, items)) return true;
+    return false;
+  }
+  if (!isPlainObject(x)) return false;
+  for (const [k, prop] of Object.entries(s.properties ?? {})) {
+    if (needsDefault(Object.hasOwn(x, k) ? x[k] : undefined, prop)) return true;
+  }
+  for (const k of Object.keys(x)) {
+    const prop = propertySchema(s, k);
+    if (!prop) continue;
+    const v = x[k];
+    if (v === null && !prop.nullable && prop.default === undefined) return true;
+    if (needsDefault(v, prop) || defaultsWouldChange(v, prop)) return true;
+  }
+  return false;
+}

@@ -6,54 +6,31 @@
  * figure, rates and latencies are printed beside it with the load average. Asserts nothing.
  */
 import { readFileSync } from 'node:fs';
-import https from 'node:https';
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { startTestServer } from '../test/server/harness.ts';
+import { startServerProcess } from './server-process.ts';
 
 const crd = parse(readFileSync(new URL('../test/fixtures/crd-databases.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
 const CLIENTS = 32;
 const PER_CLIENT = Number(process.env.BENCH_CRD_PER_CLIENT ?? 40);
 const load = () => loadavg()[0]!.toFixed(1);
 
-interface Ready { url: string; ca: string; cert: string; key: string }
-const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CRD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CRD_PROF}`] : [])],
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
-const agent = new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 });
+const server = await startServerProcess(process.env.BENCH_CRD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CRD_PROF}`] : []);
+const { request } = server;
+const serverCpu = server.cpuMicros;
 
-function request(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = https.request(`${ready.url}${path}`, { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
-/** The server process's CPU time so far (user + system), in microseconds. */
-function serverCpu(): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', on);
-      resolve(m.micros);
-    };
-    child.on('message', on);
-    child.send({ type: 'cpu' });
-  });
+/** Waits until the server is idle (start-up work done): under 5 ms of CPU in a 200 ms window, at most 10 s. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const before = await serverCpu();
+    await new Promise((r) => setTimeout(r, 200));
+    if ((await serverCpu()) - before < 5000) return;
+  }
 }
 
 try {
+  await settle();
   const cpu0 = await serverCpu();
   const start = performance.now();
   const created = await request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
@@ -99,9 +76,7 @@ try {
   const cr = await run('Database (CEL rules)', '/apis/ops.example.com/v1/namespaces/default/databases', (i) => body(i, 'db'));
   console.log(`custom resource / ConfigMap create rate, by server CPU per create: ${((cm / cr) * 100).toFixed(0)}%`);
 } finally {
-  agent.destroy();
-  child.send({ type: 'stop' });
-  await new Promise((r) => child.once('exit', r));
+  await server.stop();
 }
 
 /** With many CRDs installed: memory per CRD, aggregated discovery and OpenAPI v3 latencies. */

@@ -1,14 +1,20 @@
 /**
  * Aggregation figures (issue 16): a flunder GET through the gateway's proxy at 32 clients beside
  * the same GET sent to the sample-apiserver directly (with the front-proxy identity the gateway
- * would send); 1,000 concurrent watches through the proxy (memory per stream, gateway and clients
- * share this process); `/apis` aggregated discovery with 50 remote APIServices of which 5 are down
- * (2 refuse connections, 3 accept and never answer). Prints figures; asserts nothing.
+ * would send), with the gateway's CPU time per proxied request (load-independent); 1,000
+ * concurrent watches through the proxy (the gateway's memory per stream); `/apis` aggregated
+ * discovery with 50 remote APIServices of which 5 are down (2 refuse connections, 3 accept and
+ * never answer). The gateway runs in its own process (bench/aggregator-gateway-child.ts), the
+ * sample-apiserver in another, the clients here. Prints figures; asserts nothing.
+ * BENCH_AGG_PROF=DIR writes a CPU profile of the gateway process there.
  */
+import { fork } from 'node:child_process';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
-import { startAggregatedSetup, SAMPLE_NAMESPACE, SAMPLE_SERVICE } from '../test/aggregator/sample-fixture.ts';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { SAMPLE_NAMESPACE, SAMPLE_SERVICE } from '../test/aggregator/sample-fixture.ts';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certs.ts';
 
 const CLIENTS = 32;
@@ -52,26 +58,54 @@ async function load(label: string, fn: () => Promise<number>): Promise<{ p50: nu
   return r;
 }
 
-const s = await startAggregatedSetup({ probeIntervalMs: 5000 });
+interface Ready {
+  url: string;
+  ca: string;
+  cert: string;
+  key: string;
+  samplePort: number;
+  sampleCa: string;
+  frontProxyCert: string;
+  frontProxyKey: string;
+}
+
+const child = fork(fileURLToPath(new URL('./aggregator-gateway-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_AGG_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AGG_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const ask = <T>(msg: Record<string, unknown>, reply: string): Promise<T> =>
+  new Promise((resolve) => {
+    const on = (m: { type: string; id?: number }) => {
+      if (m.type !== reply || (msg.id !== undefined && m.id !== msg.id)) return;
+      child.off('message', on);
+      resolve(m as T);
+    };
+    child.on('message', on);
+    child.send(msg);
+  });
+const gw = await new Promise<Ready>((resolve, reject) => {
+  child.once('exit', (code) => reject(new Error(`gateway child exited ${code}`)));
+  child.on('message', (m: { type: string }) => {
+    if (m.type === 'ready') resolve(m as unknown as Ready);
+  });
+});
+const cpuMicros = async () => (await ask<{ micros: number }>({ type: 'cpu' }, 'cpu')).micros;
+const memory = () => ask<{ rss: number; heapUsed: number }>({ type: 'mem' }, 'mem');
+const load1 = () => loadavg()[0]!.toFixed(2);
+
 try {
-  await s.startSample();
-  await s.register();
-  const made = await s.gw.kubectl(['create', '-f', '-'], { input: 'apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata: {name: bench, namespace: default}\n' });
-  if (made.code !== 0) throw new Error(made.stderr);
   const path = '/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/bench';
 
   // 1. Proxied vs direct GET.
-  const gwAgent = new https.Agent({ ca: s.gw.server.caCert, cert: s.gw.server.adminCert, key: s.gw.server.adminKey, keepAlive: true, maxSockets: CLIENTS });
-  const directAgent = new https.Agent({ ca: s.sampleCa.cert, cert: s.frontProxyClient.cert, key: s.frontProxyClient.key, keepAlive: true, maxSockets: CLIENTS });
+  const gwAgent = new https.Agent({ ca: gw.ca, cert: gw.cert, key: gw.key, keepAlive: true, maxSockets: CLIENTS });
+  const directAgent = new https.Agent({ ca: gw.sampleCa, cert: gw.frontProxyCert, key: gw.frontProxyKey, keepAlive: true, maxSockets: CLIENTS });
   const identity = { 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters' };
-  const direct = await load('direct GET (sample-apiserver)', () => get(directAgent, `https://127.0.0.1:${s.samplePort}${path}`, identity, `${SAMPLE_SERVICE}.${SAMPLE_NAMESPACE}.svc`));
-  const proxied = await load('proxied GET (through the gateway)', () => get(gwAgent, `${s.gw.server.url}${path}`));
-  console.log(`added by the gateway: p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms (load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`);
+  const direct = await load('direct GET (sample-apiserver)', () => get(directAgent, `https://127.0.0.1:${gw.samplePort}${path}`, identity, `${SAMPLE_SERVICE}.${SAMPLE_NAMESPACE}.svc`));
+  const cpu0 = await cpuMicros();
+  const proxied = await load('proxied GET (through the gateway)', () => get(gwAgent, `${gw.url}${path}`));
+  const cpuPerRequest = (await cpuMicros()) - cpu0;
+  console.log(`added by the gateway: p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms; gateway CPU per proxied request ${(cpuPerRequest / (CLIENTS * PER_CLIENT) / 1000).toFixed(3)} ms (load average ${load1()})`);
 
-  // 2. Concurrent watches through the proxy.
-  global.gc?.();
-  const before = process.memoryUsage();
-  const watchAgent = new https.Agent({ ca: s.gw.server.caCert, cert: s.gw.server.adminCert, key: s.gw.server.adminKey, keepAlive: false, maxSockets: Infinity });
+  // 2. Concurrent watches through the proxy: the gateway's memory per stream.
+  const before = await memory();
+  const watchAgent = new https.Agent({ ca: gw.ca, cert: gw.cert, key: gw.key, keepAlive: false, maxSockets: Infinity });
   const requests: import('node:http').ClientRequest[] = [];
   const t0 = performance.now();
   await Promise.all(
@@ -79,7 +113,7 @@ try {
       { length: WATCHES },
       () =>
         new Promise<void>((resolve, reject) => {
-          const req = https.request(`${s.gw.server.url}/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true&resourceVersion=0`, { agent: watchAgent }, (res) => {
+          const req = https.request(`${gw.url}/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true&resourceVersion=0`, { agent: watchAgent }, (res) => {
             res.once('data', () => resolve());
             res.on('error', () => undefined);
           });
@@ -90,10 +124,9 @@ try {
     ),
   );
   const opened = performance.now() - t0;
-  global.gc?.();
-  const after = process.memoryUsage();
+  const after = await memory();
   console.log(
-    `${WATCHES} watches through the proxy open in ${opened.toFixed(0)} ms; per stream (gateway + client in this process): RSS ${((after.rss - before.rss) / WATCHES / 1024).toFixed(1)} KiB, heap ${((after.heapUsed - before.heapUsed) / WATCHES / 1024).toFixed(1)} KiB`,
+    `${WATCHES} watches through the proxy open in ${opened.toFixed(0)} ms; gateway memory per stream: RSS ${((after.rss - before.rss) / WATCHES / 1024).toFixed(1)} KiB, heap ${((after.heapUsed - before.heapUsed) / WATCHES / 1024).toFixed(1)} KiB (load average ${load1()})`,
   );
   for (const r of requests) r.destroy();
   watchAgent.destroy();
@@ -118,35 +151,40 @@ try {
   await new Promise((r) => refused.close(r));
   for (let i = 0; i < 50; i++) {
     const port = i < 2 ? refusedPort : i < 5 ? (hung.address() as AddressInfo).port : (ext.address() as AddressInfo).port;
-    s.resolver.set('bench', `svc${i}`, '127.0.0.1', port);
-    const r = await s.gw.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      body: {
-        apiVersion: 'apiregistration.k8s.io/v1',
-        kind: 'APIService',
-        metadata: { name: `v1.g${i}.bench.example.com` },
-        spec: { group: `g${i}.bench.example.com`, version: 'v1', groupPriorityMinimum: 500 + i, versionPriority: 10, caBundle: Buffer.from(ca.cert).toString('base64'), service: { namespace: 'bench', name: `svc${i}` } },
-      },
-    });
+    const spec = { group: `g${i}.bench.example.com`, version: 'v1', groupPriorityMinimum: 500 + i, versionPriority: 10, caBundle: Buffer.from(ca.cert).toString('base64'), service: { namespace: 'bench', name: `svc${i}` } };
+    const r = await ask<{ status: number; text: string }>({ type: 'register', id: i, name: `v1.g${i}.bench.example.com`, namespace: 'bench', service: `svc${i}`, port, spec }, 'registered');
     if (r.status !== 201) throw new Error(`APIService: ${r.status} ${r.text}`);
   }
   await new Promise((r) => setTimeout(r, 7000));
-  const list = (await s.gw.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices')).json.items as { metadata: { name: string }; status: { conditions?: { status: string }[] } }[];
+  const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+  const listed = await new Promise<string>((resolve, reject) => {
+    https.get(`${gw.url}/apis/apiregistration.k8s.io/v1/apiservices`, { agent: gwAgent }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve(text));
+    }).on('error', reject);
+  });
+  const list = (JSON.parse(listed) as { items: { metadata: { name: string }; status: { conditions?: { status: string }[] } }[] }).items;
   const available = list.filter((a) => a.metadata.name.includes('bench') && a.status.conditions?.[0]?.status === 'True').length;
   console.log(`remote APIServices: 50, available: ${available}`);
-  const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
   const lat: number[] = [];
+  const cpu1 = await cpuMicros();
   for (let i = 0; i < 1000; i++) {
     const t = performance.now();
-    const code = await get(gwAgent, `${s.gw.server.url}/apis`, { accept });
+    const code = await get(gwAgent, `${gw.url}/apis`, { accept });
     lat.push(performance.now() - t);
     if (code !== 200) throw new Error(`/apis: ${code}`);
   }
-  console.log(`/apis aggregated discovery (50 remote APIServices, 5 down), 1 client: p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms`);
+  const discoveryCpu = ((await cpuMicros()) - cpu1) / 1000 / 1000;
+  console.log(`/apis aggregated discovery (50 remote APIServices, 5 down), 1 client: p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${Math.max(...lat).toFixed(2)} ms; gateway CPU per request ${discoveryCpu.toFixed(3)} ms (load average ${load1()})`);
   gwAgent.destroy();
   directAgent.destroy();
   ext.close();
   hung.close();
 } finally {
-  await s.close();
+  const exited = new Promise((r) => child.once('exit', r));
+  child.send({ type: 'stop' });
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
 }
 process.exit(0);

@@ -5,6 +5,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { startApiServer } from '../src/server/api-server.ts';
 
 const dataDir = await mkdtemp(join(tmpdir(), 'kgw-bench-'));
@@ -51,6 +52,10 @@ process.on('message', (msg: { type: string }) => {
     // Process CPU time so far (user + system, microseconds): load-independent cost per request.
     const u = process.cpuUsage();
     process.send?.({ type: 'cpu', micros: u.user + u.system });
+  } else if (msg.type === 'snapshot') {
+    // bench/api-watch-memory.ts --snapshots: a heap snapshot to compare (after collecting garbage).
+    for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
+    process.send?.({ type: 'snapshot', file: writeHeapSnapshot() });
   } else if (msg.type === 'stop') {
     void server.shutdown().then(() => process.exit(0));
   }

@@ -86,50 +86,81 @@ export class BackendTransport {
     this.sessions.clear();
   }
 
-  /** Sends one request; `body` is sent whole (the front door has read it already). */
+  /**
+   * Sends one request; `body` is sent whole (the front door has read it already). An idempotent
+   * request whose reused HTTP/2 connection turns out dead before any answer (a backend killed
+   * without GOAWAY) is sent once more on a new connection, as Go's transport does.
+   */
   request(host: string, port: number, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): UpstreamRequest {
     let destroyed: Error | undefined;
     let h1: ReturnType<typeof https.request> | undefined;
     let h2: ClientHttp2Stream | undefined;
-    const response = this.sessionFor(host, port).then(
-      (s) =>
-        new Promise<UpstreamResponse>((resolve, reject) => {
-          if (destroyed) {
-            if (s) s.active--;
-            return reject(destroyed);
-          }
-          if (s) {
-            const h2Headers: OutgoingHttpHeaders = { ':method': method, ':path': path, ':authority': String(headers.host ?? `${this.tlsOpts.serverName}:${port}`) };
-            for (const [k, v] of Object.entries(headers)) if (v !== undefined && !H2_FORBIDDEN.has(k.toLowerCase())) h2Headers[k.toLowerCase()] = v;
-            const stream = s.session.request(h2Headers, { endStream: body === undefined || body.length === 0 });
-            h2 = stream;
-            stream.once('close', () => {
-              s.active--;
-            });
-            stream.once('error', reject);
-            stream.once('response', (h) => {
-              const out: IncomingHttpHeaders = {};
-              for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) out[k] = v as string | string[];
-              resolve({ status: Number(h[':status'] ?? 502), headers: out, body: stream, protocol: 'h2' });
-            });
-            if (body && body.length > 0) stream.end(body);
-            return;
-          }
-          const req = https.request({ host, port, servername: this.tlsOpts.serverName, method, path, headers, agent: this.agent });
-          h1 = req;
-          req.once('error', reject);
-          req.once('response', (res: IncomingMessage) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: res, protocol: 'http/1.1' }));
-          req.end(body);
-        }),
-    );
+    const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+    const attempt = async (mayRetry: boolean): Promise<UpstreamResponse> => {
+      const s = await this.sessionFor(host, port);
+      return new Promise<UpstreamResponse>((resolve, reject) => {
+        if (destroyed) {
+          if (s) s.active--;
+          return reject(destroyed);
+        }
+        if (s) {
+          const h2Headers: OutgoingHttpHeaders = { ':method': method, ':path': path, ':authority': String(headers.host ?? `${this.tlsOpts.serverName}:${port}`) };
+          for (const [k, v] of Object.entries(headers)) if (v !== undefined && !H2_FORBIDDEN.has(k.toLowerCase())) h2Headers[k.toLowerCase()] = v;
+          let answered = false;
+          const stream = s.session.request(h2Headers, { endStream: body === undefined || body.length === 0 });
+          h2 = stream;
+          let settled = false;
+          const failed = (err: NodeJS.ErrnoException) => {
+            if (answered || settled) return;
+            settled = true;
+            const deadConnection = s.session.closed || s.session.destroyed || err.code === 'ECONNRESET' || String(err.code ?? '').startsWith('ERR_HTTP2');
+            if (!destroyed && mayRetry && idempotent && deadConnection) {
+              // This session is done for: the retry opens a new connection (and sees the backend's real state).
+              this.forget(s);
+              attempt(false).then(resolve, reject);
+            } else reject(destroyed ?? err);
+          };
+          stream.once('error', failed);
+          stream.once('close', () => {
+            s.active--;
+            // A stream closed without an answer or an error (its session went away with the connection) fails too.
+            failed(Object.assign(new Error(`stream closed before a response (code ${stream.rstCode})`), { code: 'ERR_HTTP2_STREAM_CLOSED_EARLY' }));
+          });
+          stream.once('response', (h) => {
+            answered = true;
+            const out: IncomingHttpHeaders = {};
+            for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) out[k] = v as string | string[];
+            resolve({ status: Number(h[':status'] ?? 502), headers: out, body: stream, protocol: 'h2' });
+          });
+          if (body && body.length > 0) stream.end(body);
+          return;
+        }
+        const req = https.request({ host, port, servername: this.tlsOpts.serverName, method, path, headers, agent: this.agent });
+        h1 = req;
+        req.once('error', reject);
+        req.once('response', (res: IncomingMessage) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: res, protocol: 'http/1.1' }));
+        req.end(body);
+      });
+    };
     return {
-      response,
+      response: attempt(true),
       destroy(err = new Error('aborted')) {
         destroyed ??= err;
         h1?.destroy(err);
         h2?.destroy(err);
       },
     };
+  }
+
+  /** Drops a session that failed: no new stream goes to it. */
+  private forget(s: Session): void {
+    for (const [key, list] of this.sessions) {
+      const rest = list.filter((x) => x !== s);
+      if (rest.length === list.length) continue;
+      if (rest.length > 0) this.sessions.set(key, rest);
+      else this.sessions.delete(key);
+    }
+    s.session.destroy();
   }
 
   /**

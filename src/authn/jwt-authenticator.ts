@@ -8,7 +8,7 @@
  * Keys come from the issuer's discovery document (or `discoveryURL`), fetched over TLS trusting
  * `certificateAuthority` (else the host's roots). A token naming a key id the set lacks triggers
  * a refetch (at most one per `refetchIntervalMs`), so the issuer can rotate keys without restart.
- * Verified tokens are cached (kube's token cache: 10 s, never past `exp`), keyed by the token text.
+ * Results are not cached here: kube's token cache sits in front of all token steps (token-cache.ts).
  * A groups claim given as a distributed claim is fetched from its endpoint (distributed-claims.ts).
  */
 import https from 'node:https';
@@ -60,9 +60,6 @@ export interface JwtAuthenticatorOptions {
   readonly log?: (message: string) => void;
 }
 
-/** kube's token cache: a success is remembered this long (never past the token's exp). */
-const SUCCESS_CACHE_MS = 10_000;
-const MAX_CACHED = 4096;
 /** kube's go-oidc allows this much clock skew on nbf; exp has none. */
 const NBF_LEEWAY_SECONDS = 300;
 const FETCH_TIMEOUT_MS = 10_000;
@@ -97,7 +94,6 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
   const audiences = new Set(spec.issuer.audiences);
   const apiAudiences = new Set(opts.apiAudiences);
   const mapping = compileMapping(spec);
-  const cache = new Map<string, { user: UserInfo; until: number }>();
 
   // Keys: fetched through discovery; refetched on an unknown kid.
   let keySet: ReturnType<typeof createLocalJWKSet> | undefined;
@@ -209,10 +205,7 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
         reviewAudiences = context.audiences.filter((a) => apiAudiences.has(a));
         if (reviewAudiences.length === 0) return { kind: 'no-credentials' };
       }
-      // A cached token was verified as this issuer's: no need to decode it again.
       const t = now();
-      const hit = cache.get(token);
-      if (hit && hit.until > t) return { kind: 'authenticated', user: hit.user, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
       // kube's hasCorrectIssuer: only tokens that claim this issuer are looked at.
       let unverified: JWTPayload;
       try {
@@ -232,8 +225,6 @@ export function createJwtAuthenticator(spec: JwtAuthenticatorSpec, opts: JwtAuth
       }
       const mapped = mapping(claims as Record<string, unknown>);
       if (typeof mapped === 'string') return reject(mapped);
-      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-      cache.set(token, { user: mapped, until: Math.min(t + SUCCESS_CACHE_MS, claims.exp! * 1000) });
       return { kind: 'authenticated', user: mapped, ...(reviewAudiences ? { audiences: reviewAudiences } : {}) };
     },
   };

@@ -107,7 +107,8 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountAuthe
   const issuers = new Set(opts.issuers);
   const now = opts.now ?? Date.now;
   // Tokens whose signature verified lately: the signature check (the costly part) is skipped
-  // for them; every other check, the lookup included, runs on each request.
+  // for them; every other check, the lookup included, runs each time the step is asked (a miss of
+  // kube's token cache in front of the steps, or a TokenReview for other audiences).
   const verified = new Map<string, { readonly claims: Readonly<Record<string, unknown>>; readonly until: number }>();
   return {
     name: 'service-account',

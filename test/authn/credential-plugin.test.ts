@@ -75,6 +75,23 @@ describe('kube-gateway-oidc-login under kubectl', () => {
     expect(issuer.hits.get('/token') ?? 0).toBe(tokenCalls);
   });
 
+  it('the example config/oidc-login.example.kubeconfig works once its placeholders are filled', async () => {
+    const example = await readFile(join(__dirname, '../../config/oidc-login.example.kubeconfig'), 'utf8');
+    const filled = example
+      .replace('https://127.0.0.1:6443', t.server.url)
+      .replace('certificate-authority: ca.crt', `certificate-authority: ${join(dir, 'server-ca.crt')}`)
+      .replace('command: node', `command: ${process.execPath}`)
+      .replace('/path/to/kube-gateway/bin/kube-gateway-oidc-login.js', plugin)
+      .replace('--issuer-url=https://issuer.example.com', `--issuer-url=${issuer.url}\n      - --ca-file=${join(dir, 'oidc-ca.crt')}\n      - --cache-dir=${join(dir, 'cache-example')}`)
+      .replace('--client-id=kubernetes', '--client-id=kube')
+      .replace('--refresh-token=REFRESH', '--refresh-token=rt-alice');
+    const path = join(dir, 'example.kubeconfig');
+    await writeFile(path, filled);
+    const r = await kubectl(path, ['auth', 'whoami', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).status.userInfo).toEqual({ username: 'oidc:alice', groups: ['system:authenticated'] });
+  });
+
   it('speaks ExecCredential v1beta1 too', async () => {
     const config = await kubeconfig('v1beta1', 'client.authentication.k8s.io/v1beta1', [...common(), '--refresh-token=rt-alice', `--cache-dir=${join(dir, 'cache-v1beta1')}`]);
     const r = await kubectl(config, ['auth', 'whoami', '-o', 'json']);

@@ -5,9 +5,10 @@
 import https from 'node:https';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { parseFlags } from '../../src/server/config.ts';
 import { createCertificateAuthority, issueClientCertificate, type CertKeyPair } from '../../src/server/certs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-reqheader-'));
@@ -25,14 +26,19 @@ beforeAll(async () => {
   foreign = await issueClientCertificate({ caCert: otherCa.cert, caKey: otherCa.key }, { commonName: 'front-proxy-client' });
   const caFile = join(dir, 'front-proxy-ca.crt');
   writeFileSync(caFile, ca.cert);
+  // The server's flags are the example's (config/front-proxy.example.sh), its CA file put here.
+  const example = readFileSync(join(__dirname, '../../config/front-proxy.example.sh'), 'utf8');
+  const flags = parseFlags((example.match(/--requestheader-[a-z-]+=\S+/g) ?? []).map((f) => f.replace('=front-proxy-ca.crt', `=${caFile}`)));
+  if ('help' in flags) throw new Error(flags.help);
+  expect(flags.requestheaderClientCaFile).toBe(caFile);
   t = await startTestServer({
     config: {
       authorizationModes: ['AlwaysAllow'],
-      requestheaderClientCaFile: caFile,
-      requestheaderAllowedNames: ['front-proxy-client'],
-      requestheaderUsernameHeaders: ['X-Remote-User'],
-      requestheaderGroupHeaders: ['X-Remote-Group'],
-      requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
+      requestheaderClientCaFile: flags.requestheaderClientCaFile,
+      requestheaderAllowedNames: flags.requestheaderAllowedNames,
+      requestheaderUsernameHeaders: flags.requestheaderUsernameHeaders,
+      requestheaderGroupHeaders: flags.requestheaderGroupHeaders,
+      requestheaderExtraHeadersPrefix: flags.requestheaderExtraHeadersPrefix,
     },
   });
 }, 60_000);

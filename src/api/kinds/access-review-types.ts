@@ -5,6 +5,7 @@
  */
 import type { ResourceType } from '../types.ts';
 import { s } from './common-schemas.ts';
+import { createOnlyType } from './create-only-type.ts';
 import { kindSchema } from './object-meta-schema.ts';
 
 const GROUP = 'authorization.k8s.io';
@@ -39,26 +40,9 @@ const status = s.object('Whether the request is allowed.', {
 }, { default: {} });
 
 function reviewType(resource: string, kind: string, namespaced: boolean, spec: Record<string, unknown>): ResourceType {
-  return {
-    group: GROUP,
-    version: 'v1',
-    resource,
-    kind,
-    listKind: `${kind}List`,
-    singular: kind.toLowerCase(),
-    namespaced,
-    shortNames: [],
-    categories: [],
-    // spec and status are non-pointer structs (kube's OpenAPI `default: {}`).
-    schema: kindSchema(`${kind} checks whether an action is allowed.`, { spec: s.object('The request being evaluated.', spec as never, { default: {} }), status }),
-    hasStatus: false,
-    nameValidation: 'path-segment',
-    tableColumns: [],
-    fieldSelectors: {},
-    strategy: {},
-    storagePrefix: `/registry/${GROUP}/${resource}/`,
-    virtual: { verbs: ['create'] },
-  };
+  // spec and status are non-pointer structs (kube's OpenAPI `default: {}`).
+  const schema = kindSchema(`${kind} checks whether an action is allowed.`, { spec: s.object('The request being evaluated.', spec as never, { default: {} }), status });
+  return createOnlyType(GROUP, resource, kind, namespaced, schema);
 }
 
 const subjectSpec = {

@@ -5,6 +5,7 @@
  */
 import type { ResourceType } from '../types.ts';
 import { s } from './common-schemas.ts';
+import { createOnlyType } from './create-only-type.ts';
 import { kindSchema } from './object-meta-schema.ts';
 
 const GROUP = 'authentication.k8s.io';
@@ -30,26 +31,7 @@ const boundObjectReferenceSchema = s.object('A reference to an object that a tok
 // spec and status are Go non-pointer structs in these kinds (kube's OpenAPI `default: {}`): a
 // create does not take ownership of the struct itself, only of what the body sets inside it.
 function virtualType(resource: string, kind: string, namespaced: boolean, description: string, properties: Parameters<typeof kindSchema>[1]): ResourceType {
-  return {
-    group: GROUP,
-    version: 'v1',
-    resource,
-    kind,
-    listKind: `${kind}List`,
-    singular: kind.toLowerCase(),
-    namespaced,
-    shortNames: [],
-    categories: [],
-    schema: kindSchema(description, properties),
-    hasStatus: false,
-    nameValidation: 'path-segment',
-    tableColumns: [],
-    fieldSelectors: {},
-    strategy: {},
-    // Never stored; a prefix nobody else uses keeps the type well-formed.
-    storagePrefix: `/registry/${GROUP}/${resource}/`,
-    virtual: { verbs: ['create'] },
-  };
+  return createOnlyType(GROUP, resource, kind, namespaced, kindSchema(description, properties));
 }
 
 export const tokenRequestType = virtualType('tokenrequests', 'TokenRequest', true, 'TokenRequest requests a token for a given service account.', {

@@ -4,6 +4,7 @@
  */
 import { message, type KindDef, type MessageDef } from './schema-types.ts';
 import { ADMISSIONREGISTRATION_KIND_DEFS, ADMISSIONREGISTRATION_LIST_ITEMS, ADMISSIONREGISTRATION_MESSAGES } from './schema-admissionregistration.ts';
+import { APIREGISTRATION_KIND_DEFS, APIREGISTRATION_LIST_ITEMS, APIREGISTRATION_MESSAGES } from './schema-apiregistration.ts';
 
 const CORE: readonly MessageDef[] = [
   message('Namespace', [
@@ -292,6 +293,8 @@ export const KIND_MESSAGES: readonly MessageDef[] = [
   ...LIST_ITEMS.map((item) => listOf(item)),
   ...ADMISSIONREGISTRATION_MESSAGES,
   ...ADMISSIONREGISTRATION_LIST_ITEMS.map((item) => listOf(item)),
+  ...APIREGISTRATION_MESSAGES,
+  ...APIREGISTRATION_LIST_ITEMS.map((item) => listOf(item)),
 ];
 
 function kinds(apiVersion: string, pairs: readonly (readonly [kind: string, message: string])[]): KindDef[] {
@@ -328,6 +331,7 @@ export const KINDS: readonly KindDef[] = [
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', message: 'SelfSubjectRulesReview' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
   ...ADMISSIONREGISTRATION_KIND_DEFS,
+  ...APIREGISTRATION_KIND_DEFS,
   // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
   { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },
   { apiVersion: '', kind: 'APIResourceList', message: 'APIResourceList' },

@@ -5,6 +5,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { startApiServer } from '../src/server/api-server.ts';
 import { benchServerConfig, serveParent } from './lib/server-child.ts';
 
@@ -36,3 +37,9 @@ const server = await startApiServer({
   recordMetrics: process.env.BENCH_METRICS !== '0',
 });
 serveParent(server);
+process.on('message', (msg: { type: string }) => {
+  if (msg.type !== 'snapshot') return;
+  // bench/api-watch-memory.ts --snapshots: a heap snapshot to compare (after collecting garbage).
+  for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
+  process.send?.({ type: 'snapshot', file: writeHeapSnapshot() });
+});

@@ -14,7 +14,7 @@ import type { KubeObject } from '../api/types.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
 import { isApiError } from '../api/status-errors.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
-import { AUTOMANAGED_LABEL, apiServiceSpec, availableCondition, type APIServiceSpec } from './apiservice.ts';
+import { AUTOMANAGED_LABEL, LOCAL_AVAILABLE as LOCAL_AVAILABLE_WORDS, apiServiceSpec, availableCondition, type APIServiceSpec } from './apiservice.ts';
 import { isKubeGroupVersion, localPriority } from './priorities.ts';
 import { RemoteBackend, type ProxySettings } from './remote-backend.ts';
 import { trafficContractOf, type TrafficContract } from './traffic.ts';
@@ -50,7 +50,7 @@ interface Condition {
   readonly message: string;
 }
 
-const LOCAL_AVAILABLE: Condition = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' };
+const LOCAL_AVAILABLE: Condition = { status: 'True', ...LOCAL_AVAILABLE_WORDS };
 
 function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');

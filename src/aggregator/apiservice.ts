@@ -57,6 +57,9 @@ export interface APIServiceSpec {
   readonly insecureSkipTLSVerify: boolean;
 }
 
+/** The Available condition of every local APIService (kube-aggregator's words). */
+export const LOCAL_AVAILABLE = { reason: 'Local', message: 'Local APIServices are always available' } as const;
+
 export function apiServiceSpec(obj: KubeObject): APIServiceSpec {
   const spec = isObj(obj.spec) ? obj.spec : {};
   const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -211,6 +214,12 @@ export const apiServiceType: ResourceType = {
     },
     prepareForCreate(obj) {
       obj.status = {};
+      // kube-aggregator marks a local APIService (no service) Available as it is created, so its
+      // status is stored with the object and no status write (nor managedFields entry) follows.
+      if (!(isObj(obj.spec) && isObj(obj.spec.service))) {
+        const lastTransitionTime = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+        obj.status = { conditions: [{ type: 'Available', status: 'True', lastTransitionTime, ...LOCAL_AVAILABLE }] };
+      }
       reorder(obj);
     },
     prepareForUpdate(obj, old) {

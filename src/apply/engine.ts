@@ -335,7 +335,7 @@ export function trackUpdate(live: KubeObject | null, updated: KubeObject, ctx: A
   return encodeOnto(newBody, out, before, liveBody);
 }
 
-/** The default manager kube derives from a User-Agent: the part before the first `/`, printable, at most 128 characters. */
+/** The default manager kube derives from a User-Agent: the part before the first `/`, printable, at most 128 characters; `unknown` when that is empty. */
 export function managerFromUserAgent(ua: string | undefined): string {
   const head = (ua ?? '').split('/')[0]!;
   let out = '';
@@ -346,7 +346,8 @@ export function managerFromUserAgent(ua: string | undefined): string {
     out += ch;
     bytes += Buffer.byteLength(ch);
   }
-  return out;
+  // kube-apiserver v1.32.4 records a write with no usable User-Agent (none, blank, or starting with `/`) as "unknown".
+  return out === '' ? 'unknown' : out;
 }
 
 /** The manager of a non-apply write: `fieldManager` when given, else derived from the User-Agent. */

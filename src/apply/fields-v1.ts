@@ -37,10 +37,34 @@ function emit(set: FieldSet, includeSelf: boolean): FieldsV1 {
   return out;
 }
 
+/**
+ * Sets decoded lately, by their FieldsV1 text. Every apply and update decodes the stored object's
+ * managed fields, which mostly are what an earlier write encoded; sets are immutable once built,
+ * so one decoded set serves them all. Bounded in entries and in the text length kept.
+ */
+const decodedSets = new Map<string, FieldSet>();
+const MAX_DECODED_SETS = 2048;
+const MAX_CACHED_TEXT = 16 * 1024;
+
 /** Decodes a FieldsV1 object; throws an Error naming the bad key when it is malformed. */
 export function fieldsV1ToFieldSet(fields: unknown): FieldSet {
+  const text = fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? JSON.stringify(fields) : undefined;
+  const cacheable = text !== undefined && text.length <= MAX_CACHED_TEXT;
+  if (cacheable) {
+    const hit = decodedSets.get(text);
+    if (hit) {
+      // Most recently used last: the oldest entry is the first to go.
+      decodedSets.delete(text);
+      decodedSets.set(text, hit);
+      return hit;
+    }
+  }
   const set = new FieldSet();
   read(fields, set);
+  if (cacheable) {
+    decodedSets.set(text, set);
+    if (decodedSets.size > MAX_DECODED_SETS) decodedSets.delete(decodedSets.keys().next().value!);
+  }
   return set;
 }
 

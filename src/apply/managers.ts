@@ -76,7 +76,8 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
       cmp(p.subresource, q.subresource),
   );
   return recs.map((r) => {
-    const e: ManagedFieldsEntry = { manager: r.manager, operation: r.operation, apiVersion: r.apiVersion };
+    // Go's omitempty: a request without a User-Agent updates as the empty manager, which is left out.
+    const e = (r.manager ? { manager: r.manager, operation: r.operation, apiVersion: r.apiVersion } : { operation: r.operation, apiVersion: r.apiVersion }) as ManagedFieldsEntry;
     if (r.time !== undefined) e.time = r.time;
     e.fieldsType = 'FieldsV1';
     e.fieldsV1 = fieldSetToFieldsV1(r.set);

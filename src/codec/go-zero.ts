@@ -44,6 +44,11 @@ function isListOrMap(s: Schema): 'list' | 'map' | undefined {
   return undefined;
 }
 
+/** A schema renderValue passes every value through unchanged under (a map of strings' values, say). */
+function isLeaf(s: Schema): boolean {
+  return !s.properties && !s.items && typeof s.additionalProperties !== 'object';
+}
+
 function isTime(s: Schema): boolean {
   return s.type === 'string' && (s.format === 'date-time' || s.format === 'date-time-micro');
 }
@@ -113,7 +118,7 @@ function renderValue(value: unknown, s: Schema, mode: Mode): unknown {
       }
     }
     if (out && added.length > 0) out = inStructOrder(out, added, names);
-  } else if (typeof s.additionalProperties === 'object') {
+  } else if (typeof s.additionalProperties === 'object' && !isLeaf(s.additionalProperties)) {
     const ps = s.additionalProperties;
     for (const [k, v] of Object.entries(value)) {
       const r = renderValue(v, ps, mode);

@@ -9,6 +9,7 @@ import { goTrackedForm, goWireForm } from '../codec/go-zero.ts';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type ResourceType } from '../api/types.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import type { Schema } from '../schema/types.ts';
+import { cloneJson } from '../schema/walk.ts';
 import { nowRfc3339 } from './object-meta.ts';
 import type { WriteContext } from './resource-store.ts';
 
@@ -44,7 +45,7 @@ export function zeroObject(schema: Schema): KubeObject {
     z = goWireForm({ ...(zeroOf(schema) as KubeObject), metadata: { creationTimestamp: null } }, schema);
     zeroCache.set(schema, z);
   }
-  return structuredClone(z);
+  return cloneJson(z);
 }
 
 function isZeroValue(v: unknown): boolean {

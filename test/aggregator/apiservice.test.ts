@@ -69,6 +69,21 @@ test('defaults: service port 443, an empty status; status is written only throug
   expect(obj.status).toEqual({});
 });
 
+test('a local APIService is Available as it is created: no status write follows, no status managedFields entry (as kube-aggregator)', async () => {
+  const created = await t.kubectl(['create', '-o', 'json', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.local.example.com' }, spec: { group: 'local.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } }),
+  });
+  const obj = JSON.parse(created.stdout);
+  expect(obj.status.conditions).toEqual([{ type: 'Available', status: 'True', lastTransitionTime: obj.metadata.creationTimestamp, reason: 'Local', message: 'Local APIServices are always available' }]);
+  // The availability controller's passes leave it alone (kube-apiserver v1.32.4: one kubectl-create entry, same resourceVersion).
+  await new Promise((r) => setTimeout(r, 300));
+  const again = (await t.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.local.example.com')).json;
+  expect(again.metadata.resourceVersion).toBe(obj.metadata.resourceVersion);
+  expect(again.metadata.managedFields.map((m: { manager: string; subresource?: string }) => [m.manager, m.subresource])).toEqual([['kubectl-create', undefined]]);
+  expect(Object.keys(again.metadata.managedFields[0].fieldsV1)).toEqual(['f:spec']);
+  await t.request('DELETE', '/apis/apiregistration.k8s.io/v1/apiservices/v1.local.example.com');
+});
+
 test('automanaged: one Local APIService per served group/version, kube\'s priorities; CRD groups come and go', async () => {
   const k = await t.kubectl(['get', 'apiservices']);
   expect(k.stdout).toMatch(/^NAME\s+SERVICE\s+AVAILABLE\s+AGE$/m);

@@ -68,7 +68,11 @@ describe('manager names', () => {
     ['kubectl/v1.32.0 (linux/amd64) kubernetes/abc', 'kubectl'],
     ['kube-controller-manager/v1.32.0', 'kube-controller-manager'],
     ['curl', 'curl'],
-    [undefined, ''],
+    // No usable User-Agent: kube-apiserver v1.32.4 records the write as "unknown".
+    [undefined, 'unknown'],
+    ['', 'unknown'],
+    ['/x', 'unknown'],
+    ['a b/c', 'a b'],
     ['a\u0001b/x', 'ab'],
     ['x'.repeat(200), 'x'.repeat(128)],
   ])('User-Agent %j gives %j', (ua, want) => {
@@ -78,5 +82,20 @@ describe('manager names', () => {
   it('prefers fieldManager', () => {
     expect(managerOrUserAgent('mine', 'kubectl/v1')).toBe('mine');
     expect(managerOrUserAgent('', 'kubectl/v1')).toBe('kubectl');
+  });
+});
+
+describe('FieldsV1 decoding reuse', () => {
+  it('decodes the same text once: sets are immutable, so the stored object of every write shares it', () => {
+    const fields = { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:labels': { 'f:x': {} } } };
+    const first = fieldsV1ToFieldSet(fields);
+    expect(fieldsV1ToFieldSet(structuredClone(fields))).toBe(first);
+    expect(fieldSetToFieldsV1(first)).toEqual(fields);
+  });
+
+  it('never keeps a malformed text: it fails every time', () => {
+    const bad = { 'f:data': { 'x:nope': {} } };
+    expect(() => fieldsV1ToFieldSet(bad)).toThrow();
+    expect(() => fieldsV1ToFieldSet(structuredClone(bad))).toThrow();
   });
 });

@@ -147,6 +147,7 @@ describe('SqliteStore writer thread', () => {
   it('stays off while the server starts: concurrent writes are batched on the event loop', async () => {
     const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'kgw-writer-')), 'db.sqlite'), { historyMs: false, writerIdleMs: 300 });
     try {
+      expect(store.fsyncEachCommit).toBe(true);
       store.preferEventLoopCommits(true);
       const created = await Promise.all(Array.from({ length: 20 }, (_, i) => store.create(`/s/${i}`, Buffer.from(String(i)))));
       expect(store.writerThreadRunning).toBe(false);
@@ -157,6 +158,26 @@ describe('SqliteStore writer thread', () => {
       expect(store.writerThreadRunning).toBe(true);
     } finally {
       await store.close();
+    }
+  });
+
+  it('commits the start without an fsync each, and makes it durable when the start ends', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'kgw-start-sync-')), 'db.sqlite');
+    const store = SqliteStore.open(path, { historyMs: false });
+    store.preferEventLoopCommits(true);
+    expect(store.fsyncEachCommit).toBe(false);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => store.create(`/start/${i}`, Buffer.from(String(i)))));
+    store.preferEventLoopCommits(false);
+    expect(store.fsyncEachCommit).toBe(true);
+    const later = await store.create('/after/0', Buffer.from('x'));
+    await store.close();
+    const reopened = SqliteStore.open(path, { historyMs: false });
+    try {
+      expect(await reopened.count('/start/')).toBe(10);
+      expect(await reopened.currentRevision()).toBe(later.modRevision);
+      expect(reopened.fsyncEachCommit).toBe(true);
+    } finally {
+      await reopened.close();
     }
   });
 });

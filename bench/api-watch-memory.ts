@@ -7,6 +7,8 @@
  * redefining `name` on every closure: each closure then carries a 256-byte property store that
  * the build (bin/build.js, no keepNames) does not have. Of the ~18 KB per watcher measured this
  * way, about 6 KB is that; compare runs of this script with each other, not with the build.
+ * With --built (session 23): 12.2 KB per idle watcher before WatchStream and the shared watch
+ * timer queue, 10.0 KB after; most of the rest is Node's HTTP/2 compat objects and header copies.
  *
  * `npx tsx bench/api-watch-memory.ts [--watchers N] [--built] [--snapshots]` (--built: the server
  * child is bundled as bin/build.js bundles src/, and run by plain Node, so the figure is the shipped

@@ -57,15 +57,26 @@ export interface CacheWatchOptions<T> {
   readonly filter?: (e: CachedEntry<T>) => boolean;
 }
 
-interface CacheWatcher<T> {
-  readonly keyPrefix: string;
-  readonly filter: ((e: CachedEntry<T>) => boolean) | undefined;
-  readonly listener: CacheWatchListener<T>;
-  /** Events at or below this revision are not delivered (the watch start). */
-  readonly after: number;
+/**
+ * One watcher of the cache, and its own handle: a class, so that each of many idle watches costs
+ * one object rather than an object, a handle and a closure over both.
+ */
+class CacheWatcher<T> {
   /** While non-null, the backlog is not yet delivered and live events queue behind it. */
-  pending: CacheEvent<T>[] | null;
-  closed: boolean;
+  pending: CacheEvent<T>[] | null = [];
+  closed = false;
+  constructor(
+    private readonly cache: WatchCache<T>,
+    readonly keyPrefix: string,
+    readonly filter: ((e: CachedEntry<T>) => boolean) | undefined,
+    readonly listener: CacheWatchListener<T>,
+    /** Events at or below this revision are not delivered (the watch start). */
+    readonly after: number,
+  ) {}
+
+  close(): void {
+    this.cache.closeWatcher(this);
+  }
 }
 
 export class WatchCache<T> {
@@ -205,8 +216,8 @@ export class WatchCache<T> {
     const keyPrefix = opts.keyPrefix ?? this.prefix;
     const filter = opts.filter;
     const after = opts.fromRevision > 0 ? opts.fromRevision : this.rev;
-    const w: CacheWatcher<T> = { keyPrefix, filter, listener, after, pending: [], closed: false };
-    const handle = { close: () => this.closeWatcher(w) };
+    const w = new CacheWatcher(this, keyPrefix, filter, listener, after);
+    const handle: { close(): void } = w;
     if (this.stopped) {
       queueMicrotask(() => listener.onError(new StorageError('Unavailable', 'watch cache is stopped')));
       return handle;
@@ -330,7 +341,8 @@ export class WatchCache<T> {
     }
   }
 
-  private closeWatcher(w: CacheWatcher<T>): void {
+  /** Detaches a watcher (its handle's close). */
+  closeWatcher(w: CacheWatcher<T>): void {
     w.closed = true;
     this.watchers.delete(w);
   }

@@ -13,22 +13,25 @@ import { buildObjectFilter } from '../../registry/object-filter.ts';
 import { tableWatchEventObject, toPartialObjectMetadata } from '../../codec/table.ts';
 import { stringifyGo } from '../../codec/json-encode.ts';
 import { encodeCbor } from '../../codec/cbor.ts';
-import { negotiateWatch } from '../../codec/negotiate.ts';
+import { negotiateWatch, type MetaVersion } from '../../codec/negotiate.ts';
 import { encodeProtobufList, encodeProtobufObject, encodeProtobufStatus, encodeProtobufWatchEvent } from '../../codec/protobuf/index.ts';
 import { apiVersionOf } from '../../api/types.ts';
 import { offerFor, type VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
+import { WatchTimerQueue, type TimedWatch } from './watch-timers.ts';
 
 /** Live watches, so a graceful shutdown can end them cleanly; and their shared buffer budget. */
 export class WatchRegistry {
-  private readonly active = new Set<() => void>();
+  private readonly active = new Set<{ end(): void }>();
   constructor(readonly budget: WatchBufferBudget = defaultBudget) {}
-  add(end: () => void): () => void {
-    this.active.add(end);
-    return () => this.active.delete(end);
+  add(watch: { end(): void }): void {
+    this.active.add(watch);
+  }
+  delete(watch: { end(): void }): void {
+    this.active.delete(watch);
   }
   endAll(): void {
-    for (const end of [...this.active]) end();
+    for (const w of [...this.active]) w.end();
   }
   get size(): number {
     return this.active.size;
@@ -97,6 +100,8 @@ const preTimeoutBookmarkMs = 2_000;
 const defaultTimeoutSeconds = 1800;
 
 type Frame = 'ADDED' | 'MODIFIED' | 'DELETED';
+/** Every watch's next bookmark or deadline, on one timer. */
+const watchTimers = new WatchTimerQueue();
 
 export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promise<void> {
   const { rt, store } = c.served;
@@ -138,171 +143,318 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     startRevision = rv === '' || rv === '0' ? cache.revision : Number(rv);
   }
 
-  const isTable = fmt.kind === 'table';
-  const isProtobuf = fmt.serializer === 'protobuf' && !isTable;
-  // CBOR: every event one self-described item of a CBOR sequence, the object embedded as its own item.
-  const isCbor = fmt.serializer === 'cbor';
-  const encodeOther = (v: unknown): Uint8Array => (isProtobuf ? encodeProtobufObject(v as KubeObject) : isCbor ? encodeCbor(v) : Buffer.from(JSON.stringify(v)));
-  // A metadata-only watch (client-go's metadata informers) sends each object as PartialObjectMetadata.
-  const partialVersion = fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list' ? fmt.version : undefined;
-  const baseKey = isTable ? `table@${rt.group}/${rt.version}/${rt.resource}` : isProtobuf ? `pb@${apiVersionOf(rt)}` : isCbor ? `cbor@${apiVersionOf(rt)}` : store.formatKey;
-  const formatKey = partialVersion ? `partial-${partialVersion}:${baseKey}` : baseKey;
-  // Table watches carry column definitions on their first event only, as kube's do.
-  let headersSent = false;
-  const objectBytes = (type: Frame, entry: Entry, withHeaders: boolean): Uint8Array => {
-    if (partialVersion) {
-      return entry.encode(formatKey, (v) => {
-        const partial = toPartialObjectMetadata(store.served(v), partialVersion);
-        return isProtobuf ? encodeProtobufObject(partial) : isCbor ? encodeCbor(partial) : Buffer.from(stringifyGo(partial));
-      });
-    }
-    if (isProtobuf) return entry.encode(formatKey, (v) => encodeProtobufObject(store.served(v)));
-    if (isCbor && !isTable) return entry.encode(formatKey, (v) => encodeCbor(store.served(v), rt.schema));
-    if (!isTable) return store.encodeJson(entry);
-    // Table cells hold ages, so rows are rendered now rather than memoized on the long-lived entry.
-    const row = tableWatchEventObject(type, store.served(entry.value), rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders });
-    return isCbor ? encodeCbor(row) : Buffer.from(JSON.stringify(row));
-  };
-  /** One event on the wire: a JSON line, a length-prefixed protobuf WatchEvent, or a CBOR item. */
-  const eventBytes = (type: string, object: Uint8Array): Uint8Array =>
-    isProtobuf
-      ? encodeProtobufWatchEvent(type, object)
-      : isCbor
-        ? cborWatchEvent(type, object)
-        : Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
-  const frame = (type: Frame, entry: Entry, withHeaders = false): Uint8Array => eventBytes(type, objectBytes(type, entry, withHeaders));
-  // A deleted object is sent as its last state stamped with the revision of the delete. An object
-  // that an update moved out of the selector is "deleted" as its previous, still matching state
-  // (kube's cacheWatcher), stamped likewise.
-  const deletedEntry = (ev: CacheEvent<KubeObject>): Entry => {
-    const last = ev.type === 'DELETED' || !ev.prev ? ev.entry : ev.prev;
-    if (last.value.metadata?.resourceVersion === String(ev.revision)) return last;
-    const value = { ...last.value, metadata: { ...last.value.metadata, resourceVersion: String(ev.revision) } };
-    store.derive(value, last.value);
-    const memo = ev.type === 'DELETED' ? 'deleted' : 'left-selector';
-    return { ...last, value, encode: (format, encoder) => ev.encode(`${format}:${memo}`, () => encoder(value)) };
-  };
-
   c.reply.hijack();
   const res = c.reply.raw as ServerResponse | Http2ServerResponse;
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
   if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
 
-  let ended = false;
-  const timers: NodeJS.Timeout[] = [];
-  let handle: { close(): void } | undefined;
-  // Live events that arrive while the initial events are still being written wait here.
-  let queued: Uint8Array[] | undefined = [];
-  let queuedBytes = 0;
-  const budget = watches.budget;
-  const self = { buffered: 0, close: () => abort() };
-  budget.add(self);
-  const unsent = (): number => (res as ServerResponse).writableLength ?? 0;
   // kube's apiserver_watch_events_total/_sizes and apiserver_longrunning_requests.
   const apiMetrics = c.req.server.apiMetrics;
-  const recordEvent = apiMetrics?.watchEventRecorder(rt.group, rt.version, rt.kind);
-  const longRunningDone = apiMetrics?.longRunningStarted(c.info);
-  const rawWrite = (buf: Uint8Array): void => {
-    recordEvent?.(buf.byteLength);
-    (res as ServerResponse).write(buf);
-    budget.account(self, unsent());
-  };
-  const write = (buf: Uint8Array): void => {
-    if (ended) return;
-    if (queued) {
-      queued.push(buf);
-      queuedBytes += buf.byteLength;
-      if (queuedBytes > WATCHER_BUFFER_BYTES) abort();
+  // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
+  const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);
+  const w = new WatchStream({
+    res,
+    rt,
+    store,
+    filter,
+    output: fmt,
+    startRevision,
+    allowBookmarks: q.allowWatchBookmarks === true,
+    initialEndBookmark: q.sendInitialEvents === true && q.allowWatchBookmarks === true,
+    deadline: Date.now() + timeout * 1000,
+    watches,
+    recordEvent: apiMetrics?.watchEventRecorder(rt.group, rt.version, rt.kind),
+    longRunningDone: apiMetrics?.longRunningStarted(c.info),
+  });
+  // The Fastify request, reply, query and request info are not referenced past this point: an idle
+  // watch holds only its stream and this one object (issue 19, memory per idle watcher).
+  const raw = c.req.raw as NodeJS.EventEmitter & { [watchOf]?: WatchStream };
+  raw[watchOf] = w;
+  raw.on('close', endWatchOf);
+  w.handle = cache.watch({ fromRevision: startRevision, keyPrefix }, w);
+  // API Priority and Fairness counts a watch's seat until its initial events are out (src/flowcontrol/filter.ts).
+  const initialized = c.req.watchInitialized;
+  w.writeInitialEvents(initial).then(
+    () => initialized?.(),
+    () => w.abort(),
+  );
+  w.armTimer();
+}
+
+type WatchOutput = ReturnType<typeof negotiateWatch>['output'];
+type Response = ServerResponse | Http2ServerResponse;
+/** The watch a response (or request) belongs to, for the listeners shared by every watch. */
+const watchOf = Symbol('watch');
+function endWatchOf(this: { [watchOf]?: WatchStream }): void {
+  this[watchOf]?.end();
+}
+function accountWatchOf(this: { [watchOf]?: WatchStream }): void {
+  this[watchOf]?.account();
+}
+
+interface WatchStreamOptions {
+  res: Response;
+  rt: VerbContext['served']['rt'];
+  store: VerbContext['served']['store'];
+  filter: ReturnType<typeof buildObjectFilter>;
+  output: WatchOutput;
+  startRevision: number;
+  allowBookmarks: boolean;
+  initialEndBookmark: boolean;
+  deadline: number;
+  watches: WatchRegistry;
+  recordEvent: ((bytes: number) => void) | undefined;
+  longRunningDone: (() => void) | undefined;
+}
+
+/**
+ * One live watch: its response stream and what it needs to encode and pace events. A class rather
+ * than closures over the request: a thousand idle watchers then cost a thousand of these objects
+ * (methods on the prototype), not a thousand sets of ~20 closures and their contexts.
+ */
+class WatchStream implements BufferedWatcher, TimedWatch {
+  buffered = 0;
+  ended = false;
+  handle: { close(): void } | undefined;
+  // Live events that arrive while the initial events are still being written wait here.
+  private queued: Uint8Array[] | undefined = [];
+  private queuedBytes = 0;
+  // Table watches carry column definitions on their first event only, as kube's do.
+  private tableHeadersSent = false;
+  // A kind converted by webhook converts each event's objects before it is sent, in order.
+  private converting: Promise<void> | undefined;
+  // The shared timer queue's bookkeeping: when this watch is next due, its place in the queue,
+  // and the last bookmark moment scheduled (each is due strictly after the previous one).
+  dueAt = 0;
+  timerIndex = -1;
+  private lastBookmarkDue = -Infinity;
+  private readonly res: Response;
+  private readonly rt: WatchStreamOptions['rt'];
+  private readonly store: WatchStreamOptions['store'];
+  private readonly filter: WatchStreamOptions['filter'];
+  private readonly isTable: boolean;
+  private readonly isProtobuf: boolean;
+  // CBOR: every event one self-described item of a CBOR sequence, the object embedded as its own item.
+  private readonly isCbor: boolean;
+  // A metadata-only watch (client-go's metadata informers) sends each object as PartialObjectMetadata.
+  private readonly partialVersion: MetaVersion | undefined;
+  private readonly formatKey: string;
+  private readonly startRevision: number;
+  private readonly allowBookmarks: boolean;
+  private readonly initialEndBookmark: boolean;
+  private readonly deadline: number;
+  private readonly watches: WatchRegistry;
+  private readonly recordEvent: WatchStreamOptions['recordEvent'];
+  private readonly longRunningDone: WatchStreamOptions['longRunningDone'];
+
+  constructor(o: WatchStreamOptions) {
+    this.res = o.res;
+    this.rt = o.rt;
+    this.store = o.store;
+    this.filter = o.filter;
+    this.startRevision = o.startRevision;
+    this.allowBookmarks = o.allowBookmarks;
+    this.initialEndBookmark = o.initialEndBookmark;
+    this.deadline = o.deadline;
+    this.watches = o.watches;
+    this.recordEvent = o.recordEvent;
+    this.longRunningDone = o.longRunningDone;
+    const fmt = o.output;
+    this.isTable = fmt.kind === 'table';
+    this.isProtobuf = fmt.serializer === 'protobuf' && !this.isTable;
+    this.isCbor = fmt.serializer === 'cbor';
+    this.partialVersion = fmt.kind === 'partial-metadata' || fmt.kind === 'partial-metadata-list' ? fmt.version : undefined;
+    const rt = o.rt;
+    const baseKey = this.isTable
+      ? `table@${rt.group}/${rt.version}/${rt.resource}`
+      : this.isProtobuf
+        ? `pb@${apiVersionOf(rt)}`
+        : this.isCbor
+          ? `cbor@${apiVersionOf(rt)}`
+          : o.store.formatKey;
+    this.formatKey = this.partialVersion ? `partial-${this.partialVersion}:${baseKey}` : baseKey;
+    this.watches.budget.add(this);
+    this.watches.add(this);
+    const res = this.res as Response & { [watchOf]?: WatchStream };
+    res[watchOf] = this;
+    res.on('drain', accountWatchOf);
+    res.on('close', endWatchOf);
+  }
+
+  private encodeOther(v: unknown): Uint8Array {
+    return this.isProtobuf ? encodeProtobufObject(v as KubeObject) : this.isCbor ? encodeCbor(v) : Buffer.from(JSON.stringify(v));
+  }
+
+  private objectBytes(type: Frame, entry: Entry, withHeaders: boolean): Uint8Array {
+    const { store, isProtobuf, isCbor, partialVersion } = this;
+    if (partialVersion) {
+      return entry.encode(this.formatKey, (v) => {
+        const partial = toPartialObjectMetadata(store.served(v), partialVersion);
+        return isProtobuf ? encodeProtobufObject(partial) : isCbor ? encodeCbor(partial) : Buffer.from(stringifyGo(partial));
+      });
+    }
+    if (isProtobuf) return entry.encode(this.formatKey, (v) => encodeProtobufObject(store.served(v)));
+    if (isCbor && !this.isTable) return entry.encode(this.formatKey, (v) => encodeCbor(store.served(v), this.rt.schema));
+    if (!this.isTable) return store.encodeJson(entry);
+    // Table cells hold ages, so rows are rendered now rather than memoized on the long-lived entry.
+    const row = tableWatchEventObject(type, store.served(entry.value), this.rt, { includeObject: 'Metadata', now: new Date(), firstEvent: withHeaders });
+    return isCbor ? encodeCbor(row) : Buffer.from(JSON.stringify(row));
+  }
+
+  /** One event on the wire: a JSON line, a length-prefixed protobuf WatchEvent, or a CBOR item. */
+  private eventBytes(type: string, object: Uint8Array): Uint8Array {
+    return this.isProtobuf
+      ? encodeProtobufWatchEvent(type, object)
+      : this.isCbor
+        ? cborWatchEvent(type, object)
+        : Buffer.concat([Buffer.from(`{"type":"${type}","object":`), object, Buffer.from('}\n')]);
+  }
+
+  private frame(type: Frame, entry: Entry, withHeaders = false): Uint8Array {
+    return this.eventBytes(type, this.objectBytes(type, entry, withHeaders));
+  }
+
+  private firstFrame(type: Frame, entry: Entry): Uint8Array | undefined {
+    if (!this.isTable || this.tableHeadersSent) return undefined;
+    this.tableHeadersSent = true;
+    return this.frame(type, entry, true);
+  }
+
+  /**
+   * A deleted object is sent as its last state stamped with the revision of the delete. An object
+   * that an update moved out of the selector is "deleted" as its previous, still matching state
+   * (kube's cacheWatcher), stamped likewise.
+   */
+  private deletedEntry(ev: CacheEvent<KubeObject>): Entry {
+    const last = ev.type === 'DELETED' || !ev.prev ? ev.entry : ev.prev;
+    if (last.value.metadata?.resourceVersion === String(ev.revision)) return last;
+    const value = { ...last.value, metadata: { ...last.value.metadata, resourceVersion: String(ev.revision) } };
+    this.store.derive(value, last.value);
+    const memo = ev.type === 'DELETED' ? 'deleted' : 'left-selector';
+    return { ...last, value, encode: (format, encoder) => ev.encode(`${format}:${memo}`, () => encoder(value)) };
+  }
+
+  private unsent(): number {
+    return (this.res as ServerResponse).writableLength ?? 0;
+  }
+
+  /** Records this watch's unsent bytes in the global budget (after a write, and on drain). */
+  account(): void {
+    this.watches.budget.account(this, this.unsent());
+  }
+
+  private rawWrite(buf: Uint8Array): void {
+    this.recordEvent?.(buf.byteLength);
+    (this.res as ServerResponse).write(buf);
+    this.account();
+  }
+
+  private write(buf: Uint8Array): void {
+    if (this.ended) return;
+    if (this.queued) {
+      this.queued.push(buf);
+      this.queuedBytes += buf.byteLength;
+      if (this.queuedBytes > WATCHER_BUFFER_BYTES) this.abort();
       return;
     }
-    rawWrite(buf);
+    this.rawWrite(buf);
     // A live watcher this far behind is closed, as kube closes a watcher whose buffer stays full.
-    if (!ended && unsent() > WATCHER_BUFFER_BYTES) abort();
-  };
-  res.on('drain', () => budget.account(self, unsent()));
+    if (!this.ended && this.unsent() > WATCHER_BUFFER_BYTES) this.abort();
+  }
+
   // kube 1.32 marks the end of a watch-list's initial events with an empty list of the kind in the
   // response's encoding (base64), from which clients build the list the events stand for.
   // A metadata-only watch gets its bookmarks and blueprint as PartialObjectMetadata(List), as kube's
   // watch encoder transforms every object of the stream, bookmarks included.
-  const streamKind = partialVersion ? 'PartialObjectMetadata' : rt.kind;
-  const streamListKind = partialVersion ? 'PartialObjectMetadataList' : rt.listKind;
-  const streamApiVersion = partialVersion ? `meta.k8s.io/${partialVersion}` : apiVersionOf(rt);
-  const listBlueprint = (): string => {
-    const bytes = isProtobuf
-      ? encodeProtobufList(streamListKind, streamApiVersion, {}, [])
-      : isCbor
-        ? encodeCbor({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })
-        : Buffer.from(`${JSON.stringify({ kind: streamListKind, apiVersion: streamApiVersion, metadata: {}, items: null })}\n`);
+  private get streamApiVersion(): string {
+    return this.partialVersion ? `meta.k8s.io/${this.partialVersion}` : apiVersionOf(this.rt);
+  }
+
+  private listBlueprint(): string {
+    const kind = this.partialVersion ? 'PartialObjectMetadataList' : this.rt.listKind;
+    const apiVersion = this.streamApiVersion;
+    const bytes = this.isProtobuf
+      ? encodeProtobufList(kind, apiVersion, {}, [])
+      : this.isCbor
+        ? encodeCbor({ kind, apiVersion, metadata: {}, items: null })
+        : Buffer.from(`${JSON.stringify({ kind, apiVersion, metadata: {}, items: null })}\n`);
     return Buffer.from(bytes).toString('base64');
-  };
-  const bookmark = (revision: number, initialEnd: boolean): void => {
+  }
+
+  private bookmark(revision: number, initialEnd: boolean): void {
     const annotations = initialEnd
-      ? { 'k8s.io/initial-events-end': 'true', ...(q.allowWatchBookmarks ? { 'kubernetes.io/initial-events-list-blueprint': listBlueprint() } : {}) }
+      ? { 'k8s.io/initial-events-end': 'true', ...(this.allowBookmarks ? { 'kubernetes.io/initial-events-list-blueprint': this.listBlueprint() } : {}) }
       : undefined;
     const object = {
-      kind: streamKind,
-      apiVersion: streamApiVersion,
+      kind: this.partialVersion ? 'PartialObjectMetadata' : this.rt.kind,
+      apiVersion: this.streamApiVersion,
       metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
     };
-    write(eventBytes('BOOKMARK', encodeOther(object)));
-  };
-  const end = (): void => {
-    if (ended) return;
-    ended = true;
-    longRunningDone?.();
-    handle?.close();
-    for (const t of timers) clearTimeout(t);
-    unregister();
-    budget.remove(self);
-    queued = undefined;
-    res.end();
-  };
+    this.write(this.eventBytes('BOOKMARK', this.encodeOther(object)));
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.longRunningDone?.();
+    this.handle?.close();
+    watchTimers.remove(this);
+    this.watches.delete(this);
+    this.watches.budget.remove(this);
+    this.queued = undefined;
+    this.res.end();
+  }
+
   /**
    * Ends a watcher that cannot keep up. Ending the response politely would keep its unsent bytes
    * queued behind the stuck client, so the stream (HTTP/2) or connection (HTTP/1.1) is reset,
    * which frees them; the client sees the watch end and re-watches.
    */
-  const abort = (): void => {
-    if (ended) return;
-    end();
-    const stream = (res as Http2ServerResponse).stream;
+  abort(): void {
+    if (this.ended) return;
+    this.end();
+    const stream = (this.res as Http2ServerResponse).stream;
     if (stream && typeof stream.close === 'function') stream.close(0x8 /* NGHTTP2_CANCEL */);
-    else (res as ServerResponse).socket?.destroy();
-  };
-  const unregister = watches.add(end);
-  res.on('close', end);
-  (c.req.raw as NodeJS.EventEmitter).on('close', end);
+    else (this.res as ServerResponse).socket?.destroy();
+  }
 
-  const firstFrame = (type: Frame, entry: Entry): Uint8Array | undefined => {
-    if (!isTable || headersSent) return undefined;
-    headersSent = true;
-    return frame(type, entry, true);
-  };
+  /** The global buffer budget closes the most backed-up watchers. */
+  close(): void {
+    this.abort();
+  }
+
   /**
    * Initial events go out as fast as the client takes them: past the per-watcher buffer the loop
    * waits for the response to drain rather than holding every object's bytes at once.
    */
-  const writeInitialEvents = async (): Promise<void> => {
-    const pending = queued!;
-    queued = undefined;
+  async writeInitialEvents(initial: Entry[]): Promise<void> {
+    const pending = this.queued!;
+    this.queued = undefined;
     for (const e of initial) {
-      if (ended) return;
-      rawWrite(firstFrame('ADDED', e) ?? frame('ADDED', e));
-      if (unsent() > WATCHER_BUFFER_BYTES) {
-        queued = pending;
+      if (this.ended) return;
+      this.rawWrite(this.firstFrame('ADDED', e) ?? this.frame('ADDED', e));
+      if (this.unsent() > WATCHER_BUFFER_BYTES) {
+        this.queued = pending;
         await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
+          this.res.once('drain', resolve);
+          this.res.once('close', resolve);
         });
-        queued = undefined;
+        this.queued = undefined;
       }
     }
-    if (ended) return;
-    if (q.sendInitialEvents && q.allowWatchBookmarks) bookmark(startRevision, true);
-    for (const b of pending) write(b);
-  };
+    if (this.ended) return;
+    if (this.initialEndBookmark) this.bookmark(this.startRevision, true);
+    for (const b of pending) this.write(b);
+  }
 
-  const onEvent = (ev: CacheEvent<KubeObject>): void => {
+  /** The watch cache's listener: an event of the watched prefix, in revision order. */
+  onEvent(ev: CacheEvent<KubeObject>): void {
+    if (this.rt.asyncConversion) this.convertThenSend(ev);
+    else this.send(ev);
+  }
+
+  private send(ev: CacheEvent<KubeObject>): void {
+    const { filter, store } = this;
     const nowMatches = ev.type !== 'DELETED' && (filter.always || filter.matches(store.served(ev.entry.value)));
     const prevMatched = ev.prev !== undefined && (filter.always || filter.matches(store.served(ev.prev.value)));
     let type: Frame | undefined;
@@ -310,69 +462,68 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     else if (ev.type === 'MODIFIED') type = nowMatches ? (prevMatched || ev.prev === undefined ? 'MODIFIED' : 'ADDED') : prevMatched ? 'DELETED' : undefined;
     else type = filter.always || filter.matches(store.served(ev.entry.value)) ? 'DELETED' : undefined;
     if (!type) return;
-    const entry = type === 'DELETED' ? deletedEntry(ev) : ev.entry;
+    const entry = type === 'DELETED' ? this.deletedEntry(ev) : ev.entry;
     // The common case (the event's own type) shares one buffer across all watchers.
-    const bytes = firstFrame(type, entry) ?? (type === ev.type ? ev.encode(`${formatKey}:frame`, () => frame(type!, entry)) : frame(type, entry));
-    write(bytes);
-  };
-  // A kind converted by webhook converts each event's objects before it is sent, in order; a
-  // conversion that fails ends the watch with its error.
-  let converting = Promise.resolve();
-  const convertThenSend = (ev: CacheEvent<KubeObject>): void => {
-    converting = converting
+    const bytes = this.firstFrame(type, entry) ?? (type === ev.type ? ev.encode(`${this.formatKey}:frame`, () => this.frame(type, entry)) : this.frame(type, entry));
+    this.write(bytes);
+  }
+
+  // A conversion that fails ends the watch with its error.
+  private convertThenSend(ev: CacheEvent<KubeObject>): void {
+    this.converting = (this.converting ?? Promise.resolve())
       .then(async () => {
-        if (ended) return;
-        const p = store.prepare([ev.entry.value, ev.prev?.value]);
+        if (this.ended) return;
+        const p = this.store.prepare([ev.entry.value, ev.prev?.value]);
         if (p) await p;
-        if (!ended) onEvent(ev);
+        if (!this.ended) this.send(ev);
       })
       .catch((err: unknown) => {
         const status = watchError(err).toStatus();
-        write(eventBytes('ERROR', Buffer.from(JSON.stringify(status))));
-        end();
+        this.write(this.eventBytes('ERROR', Buffer.from(JSON.stringify(status))));
+        this.end();
       });
-  };
-  handle = cache.watch(
-    { fromRevision: startRevision, keyPrefix },
-    {
-      onEvent: rt.asyncConversion ? convertThenSend : onEvent,
-      // A custom resource's CRD went away: the watch ends as kube's does, without an error event.
-      onClose: () => end(),
-      onError: (err: StorageError) => {
-        const status = watchError(err).toStatus();
-        write(eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : isCbor ? encodeCbor(status) : Buffer.from(JSON.stringify(status))));
-        end();
-      },
-    },
-  );
-
-  // API Priority and Fairness counts a watch's seat until its initial events are out (src/flowcontrol/filter.ts).
-  writeInitialEvents().then(() => c.req.watchInitialized?.(), () => abort());
-
-  // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
-  const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);
-  const deadline = Date.now() + timeout * 1000;
-  if (q.allowWatchBookmarks) {
-    // Each bookmark is due strictly after the previous one: the pre-deadline one comes once.
-    let lastDue = -Infinity;
-    const schedule = (): void => {
-      const now = Date.now();
-      const at = nextBookmarkAt(now, deadline);
-      if (at === undefined || at <= lastDue) return;
-      lastDue = at;
-      timers.push(setTimeout(tick, Math.max(0, at - now)).unref());
-    };
-    const tick = (): void => {
-      if (ended) return;
-      // Like kube's cacher, a bookmark goes out only when a change of this resource came after the
-      // watch's start, and carries that change's revision: writes of other kinds do not count.
-      const rev = cache.lastEventRevision;
-      if (rev > startRevision) bookmark(rev, false);
-      schedule();
-    };
-    schedule();
   }
-  timers.push(setTimeout(end, timeout * 1000).unref());
+
+  /** A custom resource's CRD went away: the watch ends as kube's does, without an error event. */
+  onClose(): void {
+    this.end();
+  }
+
+  onError(err: StorageError): void {
+    const status = watchError(err).toStatus();
+    const { isProtobuf, isCbor } = this;
+    this.write(this.eventBytes('ERROR', isProtobuf ? encodeProtobufStatus(status) : isCbor ? encodeCbor(status) : Buffer.from(JSON.stringify(status))));
+    this.end();
+  }
+
+  /** Puts this watch in the shared timer queue at its next bookmark or its deadline, whichever is first. */
+  armTimer(): void {
+    if (this.ended) return;
+    let due = this.deadline;
+    if (this.allowBookmarks) {
+      const now = Date.now();
+      const at = nextBookmarkAt(now, this.deadline);
+      if (at !== undefined && at > this.lastBookmarkDue) {
+        this.lastBookmarkDue = at;
+        due = Math.min(due, Math.max(at, now));
+      }
+    }
+    watchTimers.schedule(this, due);
+  }
+
+  /** Called by the timer queue when this watch is due: its deadline ends it; otherwise a bookmark is due. */
+  onDue(now: number): void {
+    if (this.ended) return;
+    if (now >= this.deadline) {
+      this.end();
+      return;
+    }
+    // Like kube's cacher, a bookmark goes out only when a change of this resource came after the
+    // watch's start, and carries that change's revision: writes of other kinds do not count.
+    const rev = this.store.cache.lastEventRevision;
+    if (rev > this.startRevision) this.bookmark(rev, false);
+    this.armTimer();
+  }
 }
 
 /**

@@ -152,7 +152,12 @@ export class BackendTransport {
     };
   }
 
-  /** Drops a session that failed: no new stream goes to it. */
+  /**
+   * Drops a session one of whose streams failed: no new stream goes to it, and it is closed
+   * gracefully, so the other streams it carries (answers whose bodies are still arriving, watches)
+   * finish, as Go's transport retires a connection. Destroying it here cut those answers short:
+   * one stream's error became a 500 for every request sharing the connection.
+   */
   private forget(s: Session): void {
     for (const [key, list] of this.sessions) {
       const rest = list.filter((x) => x !== s);
@@ -160,7 +165,7 @@ export class BackendTransport {
       if (rest.length > 0) this.sessions.set(key, rest);
       else this.sessions.delete(key);
     }
-    s.session.destroy();
+    if (!s.session.closed && !s.session.destroyed) s.session.close();
   }
 
   /**

@@ -17,7 +17,7 @@ await writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- le
 
 async function server(audit: boolean, round: number): Promise<{ child: ChildProcess; ready: Ready; agent: https.Agent; log: string }> {
   const log = join(dir, `audit-${round}.log`);
-  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {} });
+  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}, execArgv: audit && process.env.BENCH_AUDIT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AUDIT_PROF}`] : [] });
   return { child, ready, agent: new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 }), log };
 }
 

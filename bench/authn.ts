@@ -22,7 +22,7 @@ const ready = server.ready;
 
 const CLIENTS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const path = '/api/v1/namespaces/default/configmaps/bench';
 
 const serverCpu = server.cpu;

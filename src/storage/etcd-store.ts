@@ -53,7 +53,10 @@ export class EtcdStore implements Store {
 
   /** Connects to etcd and checks that it serves; starts the background compactor unless disabled. */
   static async connect(endpoints: string[], opts: EtcdStoreOptions = {}): Promise<EtcdStore> {
-    const client = new Etcd3({ ...opts.client, hosts: endpoints });
+    // No cap on a response's size, as etcd's Go client (MaxCallRecvMsgSize defaults to MaxInt32) that
+    // kube-apiserver uses: a full list of one resource (a watch cache's first list) can pass gRPC's
+    // default 4 MiB, which would stop the server from starting over such a store.
+    const client = new Etcd3({ ...opts.client, hosts: endpoints, grpcOptions: { 'grpc.max_receive_message_length': -1, ...opts.client?.grpcOptions } });
     const store = new EtcdStore(client, opts);
     try {
       await store.healthCheck();

@@ -123,6 +123,11 @@ export interface RunningServer {
   readonly metrics: ServerMetrics;
   /** Where a Service reference (an APIService's spec.service) sends traffic: cluster IP and ready endpoints (src/services/resolve.ts). */
   resolveService(ref: ServiceReference): ResolveOutcome;
+  /**
+   * Resolves once every post-start hook (the default RBAC policy, system namespaces, APF bootstrap
+   * configuration, ...) has finished; /readyz fails until then, as kube-apiserver's does.
+   */
+  waitForPostStartHooks(): Promise<void>;
   /** Graceful shutdown: readyz fails for the shutdown delay, watches end, in-flight requests finish, the store closes. */
   shutdown(): Promise<void>;
 }
@@ -685,6 +690,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     app,
     metrics,
     resolveService: (ref) => resolveServiceReference(catalog, ref),
+    waitForPostStartHooks: () => Promise.resolve(),
     shutdown: () =>
       (closing ??= (async () => {
         shuttingDown = true;

@@ -68,6 +68,8 @@ export async function startTestServer(
     extraAdmissionPlugins: opts.extraAdmissionPlugins,
     ...opts.aggregation,
   });
+  // Tests act at once: the bootstrap (default RBAC policy, system namespaces, ...) is in place first, as a client waiting for /readyz sees it.
+  await server.waitForPostStartHooks();
   const agent = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey, keepAlive: true });
   const anonAgent = new https.Agent({ ca: server.caCert, keepAlive: true });
 

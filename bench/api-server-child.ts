@@ -42,6 +42,8 @@ const server = await startApiServer({
   // bench:metrics runs one server with per-request metrics and one without.
   recordMetrics: process.env.BENCH_METRICS !== '0',
 });
+// Measured on a settled server: the bootstrap (default RBAC policy, APF configuration) in place.
+await server.waitForPostStartHooks();
 process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey });
 process.on('message', (msg: { type: string }) => {
   if (msg.type === 'mem') {

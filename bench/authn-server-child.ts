@@ -55,6 +55,8 @@ const server = await startApiServer({
     },
   },
 });
+// Measured on a settled server: the bootstrap (default RBAC policy, APF configuration) in place.
+await server.waitForPostStartHooks();
 
 const admin = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey });
 const post = (path: string, body: unknown) =>

@@ -6,57 +6,21 @@
  * each figure and the ratio of the medians b/a (the issue's target is at least 80%), and the server
  * process's CPU time per create, which a loaded machine does not skew.
  */
-import { fork } from 'node:child_process';
-import https from 'node:https';
-import { fileURLToPath } from 'node:url';
+import { forkServer, httpsClient, median, pct } from './lib/driver.ts';
 
-interface Ready { url: string; ca: string; cert: string; key: string }
+const server = await forkServer(new URL('./api-server-child.ts', import.meta.url));
+const { request, close } = httpsClient(server.ready);
 
-const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
-const agent = new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 });
-
-function request(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = https.request(`${ready.url}${path}`, { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const VAP = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
 const VAPB = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
 const POLICIES = 10;
 const TOTAL = Number(process.env.BENCH_CREATES ?? 3000);
 const CLIENTS = 32;
 
-/** The server process's CPU time so far, in microseconds. */
-function serverCpu(): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', on);
-      resolve(m.micros);
-    };
-    child.on('message', on);
-    child.send({ type: 'cpu' });
-  });
-}
-
 const cpuPerCreate: Record<'a' | 'b', number[]> = { a: [], b: [] };
 
 async function createLoad(label: string, prefix: string, side?: 'a' | 'b'): Promise<number> {
-  const cpu0 = await serverCpu();
+  const cpu0 = await server.cpu();
   const lat: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -73,7 +37,7 @@ async function createLoad(label: string, prefix: string, side?: 'a' | 'b'): Prom
     }),
   );
   const rate = TOTAL / ((performance.now() - t0) / 1000);
-  const cpu = ((await serverCpu()) - cpu0) / TOTAL;
+  const cpu = ((await server.cpu()) - cpu0) / TOTAL;
   if (side) cpuPerCreate[side].push(cpu);
   console.log(`${label.padEnd(32)} clients=${CLIENTS}  ${rate.toFixed(0).padStart(6)}/s  p50 ${pct(lat, 50).toFixed(2)} ms  p99 ${pct(lat, 99).toFixed(2)} ms  server CPU ${cpu.toFixed(0)} us/create`);
   return rate;
@@ -133,7 +97,6 @@ for (let round = 0; round < ROUNDS; round++) {
   policed.push(await createLoad(`(b) 10 policies x 3 expr #${round + 1}`, `b${round}`, 'b'));
   await unbindAll();
 }
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 console.log(`median creates/s: (a) ${median(plain).toFixed(0)}  (b) ${median(policed).toFixed(0)}  ratio ${((100 * median(policed)) / median(plain)).toFixed(1)}% (target >= 80%)`);
 // On a shared machine wall-clock rates drift; the server's CPU per create does not: at saturation
 // the create rate is inversely proportional to it.
@@ -141,5 +104,5 @@ const ca = median(cpuPerCreate.a);
 const cb = median(cpuPerCreate.b);
 console.log(`median server CPU per create: (a) ${ca.toFixed(0)} us  (b) ${cb.toFixed(0)} us  => CPU-bound rate ratio ${((100 * ca) / cb).toFixed(1)}%`);
 
-child.send({ type: 'stop' });
-agent.destroy();
+await server.stop();
+close();

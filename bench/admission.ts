@@ -11,58 +11,17 @@
  * shared 2-core machine latency differences at 32 clients are mostly queueing, CPU per request is
  * what the webhook call costs the gateway. The webhook's own CPU (its process) is reported apart.
  */
-import { fork } from 'node:child_process';
-import https from 'node:https';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { cpuOf, forkServer, httpsClient, pct } from './lib/driver.ts';
 
-interface Ready { url: string; ca: string; cert: string; key: string }
-
-const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
-  env: { ...process.env, BENCH_BACKEND: 'memory' },
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-// The server process goes with this one, however this one ends.
-process.on('exit', () => child.kill());
-const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
-const agent = new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 });
-
-function request(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = https.request(`${ready.url}${path}`, { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
+const server = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: { BENCH_BACKEND: 'memory' } });
+const child = server.child;
+const { request, close } = httpsClient(server.ready);
 
 let runs = 0;
 
-/** CPU time (user + system, µs) a forked process used so far, as it reports it over IPC. */
-function cpuOf(proc: import('node:child_process').ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      proc.off('message', on);
-      resolve(m.micros);
-    };
-    proc.on('message', on);
-    proc.send({ type: 'cpu' });
-  });
-}
-
 /** createLoad, with the server's (and the webhook's) CPU per request in µs. */
-async function measured(label: string, total: number, clients: number, webhook?: import('node:child_process').ChildProcess) {
+async function measured(label: string, total: number, clients: number, webhook?: ChildProcess) {
   const s0 = await cpuOf(child);
   const w0 = webhook ? await cpuOf(webhook) : 0;
   const out = await createLoad(label, total, clients);
@@ -97,11 +56,9 @@ async function createLoad(label: string, total: number, clients: number, expect 
 }
 
 /** The webhook runs in a third process (see admission-webhook-child.ts). */
-async function webhookServer(): Promise<{ port: number; caBundle: string; proc: import('node:child_process').ChildProcess; close(): void }> {
-  const wh = fork(fileURLToPath(new URL('./admission-webhook-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  process.on('exit', () => wh.kill());
-  const m = await new Promise<{ port: number; caBundle: string }>((resolve) => wh.on('message', (msg: { type: string; port: number; caBundle: string }) => msg.type === 'ready' && resolve(msg)));
-  return { port: m.port, caBundle: m.caBundle, proc: wh, close: () => wh.send({ type: 'stop' }) };
+async function webhookServer(): Promise<{ port: number; caBundle: string; proc: ChildProcess; close(): void }> {
+  const wh = await forkServer<{ port: number; caBundle: string }>(new URL('./admission-webhook-child.ts', import.meta.url));
+  return { port: wh.ready.port, caBundle: wh.ready.caBundle, proc: wh.child, close: () => void wh.stop() };
 }
 
 const webhookConfig = (name: string, url: string, caBundle: string, extra: Record<string, unknown> = {}) => ({
@@ -195,5 +152,5 @@ for (let i = 0; i < 10; i++) await request('POST', '/api/v1/namespaces/bench/con
 const d = await createLoad('(d) breaker open, 1 client', 1000, 1, 500);
 console.log(`admission (d) failing request p50 ${d.p50.toFixed(2)} ms end to end vs ${a1.p50.toFixed(2)} ms for a successful create: the breaker fails it without waiting`);
 
-child.send({ type: 'stop' });
-agent.destroy();
+await server.stop();
+close();

@@ -12,64 +12,23 @@
  *
  * Prints figures; asserts nothing.
  */
-import { fork } from 'node:child_process';
-import https from 'node:https';
-import { fileURLToPath } from 'node:url';
-
-interface Ready { url: string; ca: string; cert: string; key: string }
+import { forkServer, httpsClient, pct, type Ready } from './lib/driver.ts';
 
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
 
 async function withServer<T>(env: Record<string, string>, fn: (s: Ready, cpu: () => Promise<number>) => Promise<T>): Promise<T> {
-  const child = fork(fileURLToPath(new URL('./apf-server-child.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const kill = () => child.kill();
-  process.on('exit', kill);
+  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { env });
   try {
-    const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
-    const cpu = () =>
-      new Promise<number>((resolve) => {
-        const on = (m: { type: string; micros: number }) => {
-          if (m.type !== 'cpu') return;
-          child.off('message', on);
-          resolve(m.micros);
-        };
-        child.on('message', on);
-        child.send({ type: 'cpu' });
-      });
-    return await fn(ready, cpu);
+    return await fn(server.ready, server.cpu);
   } finally {
-    child.send({ type: 'stop' });
-    await new Promise((r) => child.once('exit', r));
-    process.off('exit', kill);
+    await server.stop();
   }
 }
 
 function client(s: Ready, token: string | undefined, maxSockets: number) {
-  const agent = new https.Agent({ ca: s.ca, ...(token ? {} : { cert: s.cert, key: s.key }), keepAlive: true, maxSockets });
-  const request = (method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers: Record<string, string | number> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) };
-      const req = https.request(`${s.url}${path}`, { method, agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      });
-      req.on('error', reject);
-      if (payload) req.write(payload);
-      req.end();
-    });
-  return { request, close: () => agent.destroy() };
+  return httpsClient(s, { token, maxSockets });
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const median = (xs: number[]) => pct(xs, 50);
 
 async function createRate(s: Ready, total: number, clients: number, cpu: () => Promise<number>): Promise<{ rate: number; cpuMicros: number }> {

@@ -7,18 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { startApiServer } from '../src/server/api-server.ts';
+import { benchServerConfig, serveParent } from './lib/server-child.ts';
 
 const dataDir = await mkdtemp(join(tmpdir(), 'kgw-bench-'));
 const server = await startApiServer({
-  config: {
-    securePort: 0,
-    bindAddress: '127.0.0.1',
-    etcdServers: [],
-    shutdownDelayMs: 0,
-    anonymousAuth: true,
-    dataDir,
+  config: benchServerConfig(dataDir, {
     storageBackend: (process.env.BENCH_BACKEND as 'sqlite' | 'memory' | undefined) ?? 'sqlite',
-    historyMs: 5 * 60_000,
     // bench/audit.ts: audit events to a file under the given policy.
     ...(process.env.BENCH_AUDIT_POLICY && process.env.BENCH_AUDIT_LOG
       ? {
@@ -38,27 +32,16 @@ const server = await startApiServer({
           },
         }
       : {}),
-  },
+  }),
   // bench:metrics runs one server with per-request metrics and one without.
   recordMetrics: process.env.BENCH_METRICS !== '0',
 });
-// Measured on a settled server: the bootstrap (default RBAC policy, APF configuration) in place.
+// Measured on a settled server: the bootstrap (system namespaces, default RBAC policy, APF configuration) in place.
 await server.waitForPostStartHooks();
-process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey });
+serveParent(server);
 process.on('message', (msg: { type: string }) => {
-  if (msg.type === 'mem') {
-    for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
-    const m = process.memoryUsage();
-    process.send?.({ type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
-  } else if (msg.type === 'cpu') {
-    // Process CPU time so far (user + system, microseconds): load-independent cost per request.
-    const u = process.cpuUsage();
-    process.send?.({ type: 'cpu', micros: u.user + u.system });
-  } else if (msg.type === 'snapshot') {
-    // bench/api-watch-memory.ts --snapshots: a heap snapshot to compare (after collecting garbage).
-    for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
-    process.send?.({ type: 'snapshot', file: writeHeapSnapshot() });
-  } else if (msg.type === 'stop') {
-    void server.shutdown().then(() => process.exit(0));
-  }
+  if (msg.type !== 'snapshot') return;
+  // bench/api-watch-memory.ts --snapshots: a heap snapshot to compare (after collecting garbage).
+  for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
+  process.send?.({ type: 'snapshot', file: writeHeapSnapshot() });
 });

@@ -3,17 +3,11 @@
  * process on the embedded SQLite store. Prints creates/s with p50/p99 at 1 and 32 clients, get,
  * list of 10,000 ConfigMaps (full and paged by 500), and memory with 100,000 ConfigMaps stored.
  */
-import { fork } from 'node:child_process';
 import https from 'node:https';
-import { fileURLToPath } from 'node:url';
+import { forkServer, pct } from './lib/driver.ts';
 
-interface Ready { url: string; ca: string; cert: string; key: string }
-
-const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx', '--expose-gc'],
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
+const server = await forkServer(new URL('./api-server-child.ts', import.meta.url), { execArgv: ['--expose-gc'] });
+const ready = server.ready;
 const agent = new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 });
 
 function request(method: string, path: string, body?: unknown): Promise<{ status: number; bytes: number; text?: string }> {
@@ -33,22 +27,8 @@ function request(method: string, path: string, body?: unknown): Promise<{ status
   });
 }
 
-function memory(): Promise<{ rss: number; heapUsed: number; external: number; arrayBuffers: number }> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; rss: number; heapUsed: number; external: number; arrayBuffers: number }) => {
-      if (m.type !== 'mem') return;
-      child.off('message', on);
-      resolve(m);
-    };
-    child.on('message', on);
-    child.send({ type: 'mem' });
-  });
-}
+const memory = server.mem;
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
 async function createLoad(ns: string, total: number, clients: number, prefix: string): Promise<void> {
@@ -138,5 +118,5 @@ await createLoad('big', 10000, 32, 'cm');
   console.log(`api memory   per stored ConfigMap: ${fmt(perObject, 0)} B of heap+buffers for ${jsonSize} B of JSON = ${fmt(perObject - jsonSize, 0)} B beyond its JSON size`);
 }
 
-child.send({ type: 'stop' });
+await server.stop();
 agent.destroy();

@@ -4,14 +4,12 @@
  * Metadata level to a log file; rounds alternate between fresh servers of each kind, and the
  * medians are printed with the server's CPU time per request (load-independent on a shared machine).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-interface Ready { url: string; ca: string; cert: string; key: string }
+import { cpuOf, forkServer, median, type Ready } from './lib/driver.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'kgw-bench-audit-'));
 const policy = join(dir, 'policy.yaml');
@@ -19,13 +17,7 @@ await writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- le
 
 async function server(audit: boolean, round: number): Promise<{ child: ChildProcess; ready: Ready; agent: https.Agent; log: string }> {
   const log = join(dir, `audit-${round}.log`);
-  const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...(audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  process.on('exit', () => child.kill());
-  const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
+  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {} });
   return { child, ready, agent: new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 }), log };
 }
 
@@ -38,18 +30,6 @@ function request(s: { ready: Ready; agent: https.Agent }, method: string, path: 
     });
     req.on('error', reject);
     req.end(payload);
-  });
-}
-
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', on);
-      resolve(m.micros);
-    };
-    child.on('message', on);
-    child.send({ type: 'cpu' });
   });
 }
 
@@ -88,7 +68,6 @@ for (let r = 0; r < ROUNDS; r++) {
     await new Promise((r2) => s.child.on('exit', r2));
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const off = median(results.off.map((x) => x.rate));
 const on = median(results.on.map((x) => x.rate));
 const cpuOff = median(results.off.map((x) => x.cpu));

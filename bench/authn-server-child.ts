@@ -9,6 +9,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer } from '../src/server/api-server.ts';
+import { adminPost, benchServerConfig, serveParent } from './lib/server-child.ts';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certs.ts';
 import { startTestIssuer } from '../test/authn/oidc-issuer.ts';
 
@@ -37,15 +38,7 @@ await writeFile(
 );
 
 const server = await startApiServer({
-  config: {
-    securePort: 0,
-    bindAddress: '127.0.0.1',
-    etcdServers: [],
-    shutdownDelayMs: 0,
-    anonymousAuth: true,
-    dataDir: join(dir, 'data'),
-    storageBackend: 'memory',
-    historyMs: 5 * 60_000,
+  config: benchServerConfig(join(dir, 'data'), {
     authorizationModes: ['AlwaysAllow'],
     authn: {
       oidc: { issuerUrl: issuer.url, clientId: 'kube', caFile: join(dir, 'oidc-ca.crt'), requiredClaims: [], signingAlgs: [] },
@@ -53,33 +46,15 @@ const server = await startApiServer({
       enableBootstrapTokenAuth: false,
       anonymousAuthGiven: false,
     },
-  },
+  }),
 });
-// Measured on a settled server: the bootstrap (default RBAC policy, APF configuration) in place.
+// Measured on a settled server: the bootstrap (system namespaces, default RBAC policy, APF configuration) in place.
 await server.waitForPostStartHooks();
 
-const admin = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey });
-const post = (path: string, body: unknown) =>
-  new Promise<any>((resolve, reject) => {
-    const req = https.request(`${server.url}${path}`, { method: 'POST', agent: admin, headers: { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve(JSON.parse(text)));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+const post = adminPost(server);
 await post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'bench' }, data: { k: 'v' } });
 await post('/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'bench' } });
 const tr = await post('/api/v1/namespaces/default/serviceaccounts/bench/token', { spec: { expirationSeconds: 3600 } });
 const now = Math.floor(Date.now() / 1000);
 const oidcToken = await issuer.sign({ sub: 'bench', aud: 'kube', exp: now + 3600, iat: now });
-process.send?.({ type: 'ready', url: server.url, ca: server.caCert, cert: server.adminCert, key: server.adminKey, saToken: tr.status.token, oidcToken, webhookToken: 'webhook-token' });
-process.on('message', (msg: { type: string }) => {
-  if (msg.type === 'stop') void server.shutdown().then(() => process.exit(0));
-  // The server's CPU time so far: on a shared machine, CPU per request is the figure load does not skew.
-  if (msg.type === 'cpu') {
-    const u = process.cpuUsage();
-    process.send?.({ type: 'cpu', micros: u.user + u.system });
-  }
-});
+serveParent(server, { saToken: tr.status.token, oidcToken, webhookToken: 'webhook-token' });

@@ -11,34 +11,21 @@
  * BENCH_METHODS=cert,sa (none, cert, sa, oidc, webhook) runs some; BENCH_CPU_PROF=DIR writes the
  * server's CPU profile there.
  */
-import { fork } from 'node:child_process';
 import https from 'node:https';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { forkServer, type Ready as ServerReady } from './lib/driver.ts';
 
-interface Ready { url: string; ca: string; cert: string; key: string; saToken: string; oidcToken: string; webhookToken: string }
+interface Ready extends ServerReady { saToken: string; oidcToken: string; webhookToken: string }
 const profileDir = process.env.BENCH_CPU_PROF;
-const child = fork(fileURLToPath(new URL('./authn-server-child.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
+const server = await forkServer<Ready>(new URL('./authn-server-child.ts', import.meta.url), { execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+const ready = server.ready;
 
 const CLIENTS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const path = '/api/v1/namespaces/default/configmaps/bench';
 
-const serverCpu = () =>
-  new Promise<number>((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', on);
-      resolve(m.micros);
-    };
-    child.on('message', on);
-    child.send({ type: 'cpu' });
-  });
+const serverCpu = server.cpu;
 
 /** One timed run of one credential: requests per second and server CPU µs per request. */
 async function run(name: string, agent: https.Agent, token?: string): Promise<{ rate: number; cpu: number }> {
@@ -113,4 +100,4 @@ if (cert !== undefined && worst > -Infinity) {
 }
 plain.destroy();
 withCert.destroy();
-child.send({ type: 'stop' });
+await server.stop();

@@ -5,10 +5,9 @@
  * second at 32 clients for a user allowed by RBAC beside a system:masters user (same token
  * authentication), alternating runs so the machine's load falls on both alike. Nothing is asserted.
  */
-import { fork } from 'node:child_process';
 import https from 'node:https';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { forkServer, median } from './lib/driver.ts';
 import { RbacIndex, bindingOf } from '../src/authz/rbac/index.ts';
 import { RbacAuthorizer } from '../src/authz/rbac/authorizer.ts';
 import { AuthorizerChain, type Attributes, type Decision } from '../src/authz/authorizer.ts';
@@ -82,21 +81,12 @@ console.log(
 );
 
 // HTTP: RBAC user against system:masters, in a server of its own process.
-const child = fork(fileURLToPath(new URL('./authz-server-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-const ready = await new Promise<{ url: string; ca: string }>((resolve) => child.on('message', (m: { type: string; url: string; ca: string }) => m.type === 'ready' && resolve(m)));
+const server = await forkServer(new URL('./authz-server-child.ts', import.meta.url));
+const ready = server.ready;
 const CLIENTS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const agent = new https.Agent({ ca: ready.ca, keepAlive: true, maxSockets: CLIENTS });
-const serverCpu = () =>
-  new Promise<number>((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      child.off('message', on);
-      resolve(m.micros);
-    };
-    child.on('message', on);
-    child.send({ type: 'cpu' });
-  });
+const serverCpu = server.cpu;
 async function httpRun(token: string): Promise<{ rate: number; cpuMicrosPerRequest: number }> {
   const get = () =>
     new Promise<number>((resolve, reject) => {
@@ -130,7 +120,6 @@ for (let round = 0; round < 3; round++) {
   masters.push(await httpRun('masters-token'));
   rbac.push(await httpRun('rbac-token'));
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const m = median(masters.map((x) => x.rate));
 const r = median(rbac.map((x) => x.rate));
 const mc = median(masters.map((x) => x.cpuMicrosPerRequest));
@@ -141,4 +130,4 @@ console.log(
     `(RBAC ${rc >= mc ? '+' : ''}${(((rc - mc) / mc) * 100).toFixed(1)}%); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
 );
 agent.destroy();
-child.send({ type: 'stop' });
+await server.stop();

@@ -6,53 +6,26 @@
  * machine hits both; prints each figure, the ratio of the medians (target: within 5%), and the
  * server CPU time per create, which a loaded machine does not skew.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import https from 'node:https';
-import { fileURLToPath } from 'node:url';
+import { forkServer, httpsClient, median, type ChildServer, type Response } from './lib/driver.ts';
 
-interface Ready { url: string; ca: string; cert: string; key: string }
-interface Server { child: ChildProcess; ready: Ready; agent: https.Agent }
+type Server = ChildServer & { client: ReturnType<typeof httpsClient> };
 
 async function startServer(metrics: boolean): Promise<Server> {
-  const child = fork(fileURLToPath(new URL('./api-server-child.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, BENCH_METRICS: metrics ? '1' : '0' },
-  });
-  const ready = await new Promise<Ready>((resolve) => child.on('message', (m: Ready & { type: string }) => m.type === 'ready' && resolve(m)));
-  return { child, ready, agent: new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 }) };
+  const server = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: { BENCH_METRICS: metrics ? '1' : '0' } });
+  return { ...server, client: httpsClient(server.ready) };
 }
 
-function request(s: Server, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = https.request(`${s.ready.url}${path}`, { method, agent: s.agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
+function request(s: Server, method: string, path: string, body?: unknown): Promise<Response> {
+  return s.client.request(method, path, body);
 }
 
 function serverCpu(s: Server): Promise<number> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; micros: number }) => {
-      if (m.type !== 'cpu') return;
-      s.child.off('message', on);
-      resolve(m.micros);
-    };
-    s.child.on('message', on);
-    s.child.send({ type: 'cpu' });
-  });
+  return s.cpu();
 }
 
 const TOTAL = Number(process.env.BENCH_CREATES ?? 3000);
 const CLIENTS = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function createLoad(s: Server, label: string, prefix: string): Promise<{ rate: number; cpu: number }> {
   const cpu0 = await serverCpu(s);

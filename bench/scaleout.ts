@@ -235,6 +235,7 @@ function hopSummary(replicas: Replica[], fromLine: number[]): string {
   let appended = 0;
   let maxQueued = 0;
   const pump: number[][] = [];
+  const pumpers = new Set<string>();
   replicas.forEach((r, i) => {
     const lines = r.stats.slice(fromLine[i]);
     let reads = 0;
@@ -243,6 +244,7 @@ function hopSummary(replicas: Replica[], fromLine: number[]): string {
     const hops: number[][] = [];
     for (const l of lines) {
       appends += l.appends;
+      if (l.appends > 0) pumpers.add(`r${i}`);
       appended += l.appends * l.entriesPerAppend;
       maxQueued = Math.max(maxQueued, l.maxQueued);
       reads += l.reads;
@@ -256,7 +258,7 @@ function hopSummary(replicas: Replica[], fromLine: number[]): string {
     parts.push(`r${i}: ${reads} XREADs (${empty} empty), ${(entries / Math.max(1, reads - empty)).toFixed(1)} entries/XREAD, pump->read p50 ${ms(median(0))} (median of 1 s periods), p99 up to ${ms(worst(1))}, max ${ms(worst(2))}`);
   });
   const pumpWorst = (k: number) => Math.max(...pump.map((h) => h[k]!));
-  return `  pump: ${appends} EVALs, ${(appended / Math.max(1, appends)).toFixed(1)} entries/EVAL, at most ${maxQueued} queued; receive->appended p99 up to ${ms(pumpWorst(1))}, max ${ms(pumpWorst(2))}\n  ${parts.join('\n  ')}`;
+  return `  pump (on ${[...pumpers].join(', ') || 'none'}): ${appends} EVALs, ${(appended / Math.max(1, appends)).toFixed(1)} entries/EVAL, at most ${maxQueued} queued; receive->appended p99 up to ${ms(pumpWorst(1))}, max ${ms(pumpWorst(2))}\n  ${parts.join('\n  ')}`;
 }
 
 /** One latency measurement: 3 replicas, WATCHERS watchers, RATE paced writes for SECONDS. */

@@ -56,9 +56,12 @@ export class AuditRecord {
   responsePayload: unknown;
   responseType = '';
   started = false;
-  /** The parts every event of the request repeats, computed once. */
-  userJson: Record<string, unknown> | undefined;
-  sourceIPs: string[] | undefined;
+  /**
+   * The JSON text every event of the request repeats, made once: from `{"kind"` through
+   * auditID, and from requestURI through userAgent (made again once impersonation is known).
+   */
+  head: string | undefined;
+  middle: string | undefined;
 
   constructor(
     readonly id: string,
@@ -72,22 +75,28 @@ export class AuditRecord {
   }
 }
 
+/** The date and time up to the seconds' dot of the last second formatted (events come in bursts). */
+let microSecond = NaN;
+let microPrefix = '';
+
 /** Go's MicroTime in RFC 3339 with microseconds, from epoch milliseconds with a fraction. */
-function microTime(ms: number): string {
-  const whole = Math.floor(ms);
-  const micros = Math.floor((ms - whole) * 1000);
-  const iso = new Date(whole).toISOString();
-  return `${iso.slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+export function microTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== microSecond) {
+    microSecond = second;
+    microPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  const micros = Math.floor((ms - second * 1000) * 1000);
+  return `${microPrefix}${String(micros).padStart(6, '0')}Z`;
 }
 
 /** The wall clock with sub-millisecond precision. */
 const nowMs = () => performance.timeOrigin + performance.now();
 
-const HTML_CHARS = /[<>&\u2028\u2029]/;
-
 /** Go's encoding/json escapes these in strings (HTML-safe output); kube's audit log shows them so. */
 function goEscape(json: string): string {
-  if (!HTML_CHARS.test(json)) return json;
+  // Five indexOf scans are several times cheaper than one character-class scan of a long line.
+  if (json.indexOf('<') < 0 && json.indexOf('>') < 0 && json.indexOf('&') < 0 && json.indexOf('\u2028') < 0 && json.indexOf('\u2029') < 0) return json;
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -224,15 +233,21 @@ export class Auditor {
     if (config.level === 'None') return;
     const record = new AuditRecord(req.auditID ?? randomUUID(), config, req.user, req.auditReceived ?? nowMs());
     req.audit = record;
-    const info = req.requestInfo;
-    if (info?.isResourceRequest) {
-      const facts = this.opts.deprecation?.(info.apiGroup, info.apiVersion, info.resource);
-      if (facts?.deprecated) {
-        record.annotations['k8s.io/deprecated'] = 'true';
-        if (facts.removedRelease) record.annotations['k8s.io/removed-release'] = facts.removedRelease;
-      }
-    }
     this.emit(req, record, 'RequestReceived');
+  }
+
+  /**
+   * kube's MonitorRequest: a request its resource's handler served, for a deprecated version, is
+   * annotated once the handler returns, so only the final stage shows it (not RequestReceived,
+   * nor a watch's ResponseStarted, nor a request refused before the handler).
+   */
+  private annotateDeprecation(req: FastifyRequest, record: AuditRecord): void {
+    const info = req.requestInfo;
+    if (!info?.isResourceRequest || record.annotations['authorization.k8s.io/decision'] !== 'allow') return;
+    const facts = this.opts.deprecation?.(info.apiGroup, info.apiVersion, info.resource);
+    if (!facts?.deprecated) return;
+    record.annotations['k8s.io/deprecated'] = 'true';
+    if (facts.removedRelease) record.annotations['k8s.io/removed-release'] = facts.removedRelease;
   }
 
   /** The authorization filter's annotations (decision allow or forbid, and the reason). */
@@ -240,7 +255,10 @@ export class Auditor {
     const record = req.audit;
     if (!record) return;
     // Impersonation ran between authentication and authorization.
-    if (req.user !== record.user) record.impersonatedUser = req.user;
+    if (req.user !== record.user) {
+      record.impersonatedUser = req.user;
+      record.middle = undefined;
+    }
     record.annotations['authorization.k8s.io/decision'] = decision.decision === 'allow' ? 'allow' : 'forbid';
     record.annotations['authorization.k8s.io/reason'] = decision.reason;
   }
@@ -299,6 +317,7 @@ export class Auditor {
         this.emit(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
         return;
       }
+      this.annotateDeprecation(req, record);
       this.emit(req, record, 'ResponseComplete', { code: reply.statusCode });
     });
   }
@@ -359,27 +378,22 @@ export class Auditor {
     }
     const annotations = response?.failedAuthentication ? {} : record.annotations;
     const keys = Object.keys(annotations).sort();
-    const event: Record<string, unknown> = {
-      kind: 'Event',
-      apiVersion: 'audit.k8s.io/v1',
-      level: record.config.level,
-      auditID: record.id,
-      stage,
-      requestURI: req.url,
-      verb: info?.verb ?? req.method.toLowerCase(),
-      user: (record.userJson ??= userInfo(record.user)),
-      ...(record.impersonatedUser ? { impersonatedUser: userInfo(record.impersonatedUser) } : {}),
-      sourceIPs: (record.sourceIPs ??= sourceIPs(req)),
-      ...(req.headers['user-agent'] ? { userAgent: String(req.headers['user-agent']) } : {}),
-      ...(objectRef ? { objectRef } : {}),
-      ...(responseStatus ? { responseStatus } : {}),
-      ...(requestObject !== undefined ? { requestObject } : {}),
-      ...(responseObject !== undefined ? { responseObject } : {}),
-      requestReceivedTimestamp: microTime(record.received),
-      stageTimestamp: microTime(stage === 'RequestReceived' ? record.received : nowMs()),
-      ...(keys.length > 0 ? { annotations: Object.fromEntries(keys.map((k) => [k, annotations[k]])) } : {}),
-    };
-    const line = goEscape(JSON.stringify(event));
+    // The event as JSON, field by field in kube's order; the parts every stage repeats are made once.
+    record.head ??= `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":${JSON.stringify(record.config.level)},"auditID":${JSON.stringify(record.id)}`;
+    record.middle ??=
+      `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${JSON.stringify(userInfo(record.user))}` +
+      (record.impersonatedUser ? `,"impersonatedUser":${JSON.stringify(userInfo(record.impersonatedUser))}` : '') +
+      `,"sourceIPs":${JSON.stringify(sourceIPs(req))}` +
+      (req.headers['user-agent'] ? `,"userAgent":${JSON.stringify(String(req.headers['user-agent']))}` : '');
+    let json = `${record.head},"stage":"${stage}"${record.middle}`;
+    if (objectRef) json += `,"objectRef":${JSON.stringify(objectRef)}`;
+    if (responseStatus) json += `,"responseStatus":${JSON.stringify(responseStatus)}`;
+    if (requestObject !== undefined) json += `,"requestObject":${JSON.stringify(requestObject)}`;
+    if (responseObject !== undefined) json += `,"responseObject":${JSON.stringify(responseObject)}`;
+    json += `,"requestReceivedTimestamp":"${microTime(record.received)}","stageTimestamp":"${microTime(stage === 'RequestReceived' ? record.received : nowMs())}"`;
+    if (keys.length > 0) json += `,"annotations":${JSON.stringify(Object.fromEntries(keys.map((k) => [k, annotations[k]])))}`;
+    json += '}';
+    const line = goEscape(json);
     this.events?.inc();
     for (const s of this.sinks) s.push(line);
   }

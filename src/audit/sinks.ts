@@ -133,7 +133,8 @@ export class LogSink implements AuditSink {
     const max = this.opts.path !== '-' && this.opts.maxSizeMB > 0 ? this.opts.maxSizeMB * 1024 * 1024 : Infinity;
     let pending = '';
     for (const line of batch) {
-      const bytes = Buffer.byteLength(line) + 1;
+      // Sizes matter only with a maximum (counting UTF-8 bytes scans the line).
+      const bytes = max === Infinity ? line.length + 1 : Buffer.byteLength(line) + 1;
       if (this.size > 0 && this.size + bytes > max) {
         if (pending !== '') this.stream!.write(pending);
         pending = '';

@@ -8,7 +8,7 @@
 import type { AsyncConversion, KubeObject, ResourceType, StorageConversion } from '../api/types.ts';
 import type { Schema } from '../schema/types.ts';
 import { pruneUnknownFields } from '../schema/prune.ts';
-import { applyDefaults } from '../schema/defaults.ts';
+import { applyDefaults, defaultsWouldChange } from '../schema/defaults.ts';
 import { ConversionWebhook, type ServiceResolver } from './conversion-webhook.ts';
 
 type Obj = Record<string, unknown>;
@@ -40,7 +40,9 @@ export function withConversions(crd: KubeObject, types: readonly ResourceType[],
   const readDefaults = (obj: KubeObject): KubeObject => {
     const version = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1) : storage;
     if (!withDefaults.has(version)) return obj;
-    return applyDefaults(structuredClone(obj), schemas.get(version));
+    const schema = schemas.get(version);
+    // Stored objects are shared: copied only when defaulting changes them.
+    return defaultsWouldChange(obj, schema) ? applyDefaults(structuredClone(obj), schema) : obj;
   };
   if (conversion.strategy === 'Webhook' && isObj(conversion.webhook)) {
     const kind = types[0]?.kind ?? '';

@@ -3,7 +3,6 @@
  * tables aligned as Go's tabwriter aligns them (each column as wide as its widest cell plus one
  * space; the last column unpadded).
  */
-import { ESTIMATED_SERVICE_SECONDS } from './queueset.ts';
 import type { FlowControl } from './controller.ts';
 
 export const APF_DEBUG_PREFIX = '/debug/api_priority_and_fairness/';
@@ -35,7 +34,7 @@ export function dumpQueues(fc: FlowControl): string {
   for (const l of fc.priorityLevels) {
     if (l.exempt) continue;
     for (const q of l.queueSet.queueRows()) {
-      rows.push([l.name, q.index, q.pending, q.executing, q.seatsInUse, seatSeconds(q.nextDispatchR), q.initialSeatsSum, q.initialSeatsSum, seatSeconds(q.initialSeatsSum * ESTIMATED_SERVICE_SECONDS)]);
+      rows.push([l.name, q.index, q.pending, q.executing, q.seatsInUse, seatSeconds(q.nextDispatchR), q.initialSeatsSum, q.maxSeatsSum, seatSeconds(q.totalWorkSum)]);
     }
   }
   return tabular(rows);
@@ -47,7 +46,9 @@ export function dumpRequests(fc: FlowControl): string {
   for (const l of fc.priorityLevels) {
     for (const w of l.queueSet.waitingRows()) {
       const at = new Date(origin + w.arrivedMs).toISOString();
-      rows.push([l.name, w.flowSchema, w.queueIndex, w.indexInQueue, w.distinguisher, at, w.seats, 0, '0s', '']);
+      const { initialSeats, finalSeats, additionalLatencyMs } = w.estimate;
+      // Go's Duration text: 0s, 5ms, 7.5ms.
+      rows.push([l.name, w.flowSchema, w.queueIndex, w.indexInQueue, w.distinguisher, at, initialSeats, finalSeats, additionalLatencyMs === 0 ? '0s' : `${additionalLatencyMs}ms`, '']);
     }
   }
   return tabular(rows);

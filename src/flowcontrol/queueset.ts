@@ -378,8 +378,17 @@ export class QueueSet {
   }
 
   /** Rows of dump_queues: one per queue. */
-  queueRows(): { index: number; pending: number; executing: number; seatsInUse: number; nextDispatchR: number; initialSeatsSum: number }[] {
-    return this.queues.map((q) => ({ index: q.index, pending: q.waiting.length, executing: q.executing, seatsInUse: q.seatsInUse, nextDispatchR: q.nextDispatchR, initialSeatsSum: q.waitingSeats }));
+  queueRows(): { index: number; pending: number; executing: number; seatsInUse: number; nextDispatchR: number; initialSeatsSum: number; maxSeatsSum: number; totalWorkSum: number }[] {
+    return this.queues.map((q) => ({
+      index: q.index,
+      pending: q.waiting.length,
+      executing: q.executing,
+      seatsInUse: q.seatsInUse,
+      nextDispatchR: q.nextDispatchR,
+      initialSeatsSum: q.waiting.reduce((n, w) => n + w.estimate.initialSeats, 0),
+      maxSeatsSum: q.waitingSeats,
+      totalWorkSum: q.waitingWork,
+    }));
   }
 
   /** Queues with waiting or executing requests. */
@@ -388,9 +397,9 @@ export class QueueSet {
   }
 
   /** Waiting requests (dump_requests). */
-  waitingRows(): { queueIndex: number; indexInQueue: number; flowSchema: string; distinguisher: string; arrivedMs: number; seats: number }[] {
+  waitingRows(): { queueIndex: number; indexInQueue: number; flowSchema: string; distinguisher: string; arrivedMs: number; estimate: WorkEstimate }[] {
     const rows: ReturnType<QueueSet['waitingRows']> = [];
-    for (const q of this.allQueues()) q.waiting.forEach((w, i) => rows.push({ queueIndex: q.index, indexInQueue: i, flowSchema: w.flowSchema, distinguisher: w.distinguisher, arrivedMs: w.arrivedMs, seats: w.seats }));
+    for (const q of this.allQueues()) q.waiting.forEach((w, i) => rows.push({ queueIndex: q.index, indexInQueue: i, flowSchema: w.flowSchema, distinguisher: w.distinguisher, arrivedMs: w.arrivedMs, estimate: w.estimate }));
     return rows;
   }
 }

@@ -66,6 +66,33 @@ function defaultNode(x: unknown, s: Schema | undefined): void {
   }
 }
 
+/**
+ * Whether `applyDefaults` would change `x` (a null it drops, a default it sets), found without
+ * copying: reads of stored custom resources default them, and most need nothing, so the copy a
+ * read would make for defaulting is skipped for them.
+ */
+export function defaultsWouldChange(x: unknown, s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (Array.isArray(x)) {
+    const items = s.items;
+    if (!items) return false;
+    for (const v of x) if (needsDefault(v, items) || defaultsWouldChange(v, items)) return true;
+    return false;
+  }
+  if (!isPlainObject(x)) return false;
+  for (const [k, prop] of defaultedProperties(s)) {
+    if (needsDefault(Object.hasOwn(x, k) ? x[k] : undefined, prop)) return true;
+  }
+  for (const k of Object.keys(x)) {
+    const prop = propertySchema(s, k);
+    if (!prop) continue;
+    const v = x[k];
+    if (v === null && !prop.nullable && prop.default === undefined) return true;
+    if (needsDefault(v, prop) || defaultsWouldChange(v, prop)) return true;
+  }
+  return false;
+}
+
 // Schemas are not changed once built (a changed CRD brings new schema objects), so what defaulting
 // needs of each is worked out once: most of an object's subtrees have no default anywhere.
 const defaultedCache = new WeakMap<Schema, ReadonlyArray<readonly [string, Schema]>>();

@@ -124,7 +124,8 @@ function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json
   props['kind'] = { type: 'string', description: KIND_DESCRIPTION, ...stripType(props['kind']) };
   props['metadata'] = r.refWith(OBJECT_META, { default: {}, description: OBJECT_METADATA_DESCRIPTION });
   const kindDef: Json = {
-    description: `${rt.kind} is the Schema for the ${rt.resource} API.`,
+    // A custom resource's kind has only the description its schema gives (kube publishes none otherwise).
+    ...(rt.unstructured ? {} : { description: `${rt.kind} is the Schema for the ${rt.resource} API.` }),
     ...kindSchema,
     type: 'object',
     properties: sortKeys(props),

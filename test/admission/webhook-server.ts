@@ -1,6 +1,6 @@
 /**
  * Test fixture: an admission webhook server over TLS on loopback whose behaviour is chosen by the
- * request path (/allow, /deny, /mutate, /warn, /slow, /garbage, /close, /baduid, /badpatch,
+ * request path (/allow, /deny, /mutate, /mutate-dimensions, /warn, /slow, /garbage, /close, /baduid, /badpatch,
  * /flaky, /v1beta1). It records every AdmissionReview it receives.
  */
 import https from 'node:https';
@@ -71,6 +71,9 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf(labelPatch('mutated')), warnings: ['the object was labelled mutated=yes'], auditAnnotations: { touched: 'true' } });
         case '/mutate-unknown':
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([...labelPatch('mutated'), { op: 'add', path: '/notAField', value: 1 }]) });
+        case '/mutate-dimensions':
+          // Written for the v2 shape of test/crd/conversion-webhook.ts's Widget.
+          return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/spec/dimensions', value: { size: 7 } }]) });
         case '/mutate-b':
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf(labelPatch('second')) });
         case '/warn':

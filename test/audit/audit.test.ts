@@ -11,30 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../server/harness.ts';
 import { auditFlags } from './flags.ts';
+import { normalize } from './event-lines.ts';
 import { REFERENCE_EVENTS } from './reference-events.ts';
 import { parsePromText, sampleValue } from '../metrics/prom-text.ts';
 
 const POLICY = new URL('./audit-policy.yaml', import.meta.url).pathname;
-
-/** Values that differ between any two servers: IDs, clocks, generated names, the credential. */
-function normalize(line: string): string {
-  const e = JSON.parse(line) as Record<string, any>;
-  e.auditID = 'ID';
-  e.requestReceivedTimestamp = 'T';
-  e.stageTimestamp = 'T';
-  e.user = 'USER';
-  const scrub = (o: any) => {
-    if (!o || typeof o !== 'object') return;
-    if (o.metadata) {
-      for (const k of ['uid', 'resourceVersion', 'creationTimestamp']) if (typeof o.metadata[k] === 'string') o.metadata[k] = k;
-      for (const m of o.metadata.managedFields ?? []) m.time = 'T';
-    }
-  };
-  scrub(e.requestObject);
-  scrub(e.responseObject);
-  if (e.responseStatus?.details?.uid) e.responseStatus.details.uid = 'uid';
-  return JSON.stringify(e);
-}
 
 let t: TestServer;
 let dir: string;

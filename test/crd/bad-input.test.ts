@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { createCrd } from './crd-setup.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -89,11 +90,7 @@ describe('bad input', () => {
         },
       },
     });
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
-    for (let i = 0; i < 100; i++) {
-      if ((await t.request('GET', '/apis/crdh.example.com/v1/namespaces/default/junks')).status === 200) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await createCrd(t, crd);
     const specs: unknown[] = [
       {},
       { a: 5 },

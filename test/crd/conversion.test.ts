@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import https from 'node:https';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { createCrd, waitFor } from './crd-setup.ts';
 import { conversionCrd, startConversionWebhook, type ConversionWebhook } from './conversion-webhook.ts';
 
 let t: TestServer;
@@ -21,15 +22,6 @@ afterAll(async () => {
   await t.close();
   await hook.close();
 });
-
-async function waitFor<T>(fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 250; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met');
-}
 
 /** Points the CRD's webhook at another path and waits until the served types use it. */
 async function useHook(path: string, reviewVersions = ['v1']): Promise<void> {
@@ -47,8 +39,7 @@ const widget = (v: string, name: string, spec: Record<string, unknown>) => ({ ap
 
 describe('conversion webhooks', () => {
   it('converts writes and reads in the non-storage version, with storage defaults applied before conversion', async () => {
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: conversionCrd(hook.url('/convert'), hook.caBundle) })).status).toBe(201);
-    await waitFor(async () => ((await t.request('GET', ns('v2'))).status === 200 ? true : undefined));
+    await createCrd(t, conversionCrd(hook.url('/convert'), hook.caBundle));
     // A probe object the helper above reads to see which webhook path is in use.
     expect((await t.request('POST', ns('v1'), { body: widget('v1', 'probe', { size: 0 }) })).status).toBe(201);
 

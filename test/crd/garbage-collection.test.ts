@@ -1,13 +1,9 @@
 /** The garbage collector follows custom resources: as owners and as dependents. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { createCrd, schemalessCrd } from './crd-setup.ts';
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gizmos.crdh.example.com' },
-  spec: { group: 'crdh.example.com', scope: 'Namespaced', names: { plural: 'gizmos', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
-};
+const crd = schemalessCrd('crdh.example.com', 'gizmos', 'Gizmo');
 const base = '/apis/crdh.example.com/v1/namespaces/default/gizmos';
 const cms = '/api/v1/namespaces/default/configmaps';
 
@@ -29,8 +25,7 @@ async function gone(path: string): Promise<boolean> {
 
 describe('garbage collection with custom resources', () => {
   it('collects dependents of a deleted custom resource, and custom resources whose owner went', async () => {
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
-    for (let i = 0; i < 100 && (await t.request('GET', base)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    await createCrd(t, crd);
     const owner = await t.request('POST', base, { body: { apiVersion: 'crdh.example.com/v1', kind: 'Gizmo', metadata: { name: 'owner' } } });
     expect(owner.status).toBe(201);
     const ref = (o: { apiVersion: string; kind: string; metadata: { name: string; uid: string } }) => [{ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid }];

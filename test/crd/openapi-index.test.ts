@@ -52,6 +52,8 @@ describe('the /openapi/v3 index and client caches', () => {
     await createCrd(t, schemalessCrd('idx.example.com', 'memos', 'Memo'));
     const explain = await t.kubectl(['explain', 'memos']);
     expect(explain.stderr).toBe('');
-    expect(explain.stdout).toMatch(/GROUP:\s+idx.example.com\nKIND:\s+Memo\nVERSION:\s+v1/);
+    expect(explain.stdout).toMatch(/GROUP:\s+idx.example.com\nKIND:\s+Memo\nVERSION:\s+v1\n/);
+    // A schema without a description: kube-apiserver publishes none, and kubectl says so.
+    expect(explain.stdout).toContain('DESCRIPTION:\n    <empty>\n');
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { waitFor } from './crd-setup.ts';
 
 const crd = parse(readFileSync(new URL('../fixtures/crd-databases.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
 const base = '/apis/ops.example.com/v1/namespaces/default/databases';
@@ -19,15 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function waitFor<T>(fn: () => Promise<T | undefined>, tries = 100): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met');
-}
 
 const db = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'ops.example.com/v1', kind: 'Database', metadata: { name }, spec });
 

@@ -4,13 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { createCrd, schemalessCrd, waitFor } from './crd-setup.ts';
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gizmos.crdh.example.com' },
-  spec: { group: 'crdh.example.com', scope: 'Namespaced', names: { plural: 'gizmos', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
-};
+const crd = schemalessCrd('crdh.example.com', 'gizmos', 'Gizmo');
 const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.crdh.example.com';
 const base = '/apis/crdh.example.com/v1/namespaces/default/gizmos';
 
@@ -22,19 +18,9 @@ afterAll(async () => {
   await t.close();
 });
 
-async function waitFor<T>(fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met');
-}
-
 describe('a terminating CRD', () => {
   it('waits for its resources, refusing new ones', async () => {
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
-    await waitFor(async () => ((await t.request('GET', base)).status === 200 ? true : undefined));
+    await createCrd(t, crd);
     const held = await t.request('POST', base, { body: { apiVersion: 'crdh.example.com/v1', kind: 'Gizmo', metadata: { name: 'fin', finalizers: ['crdh.example.com/hold'] } } });
     expect(held.status).toBe(201);
     const del = await t.request('DELETE', crdPath);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import https from 'node:https';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { createCrd, waitFor } from './crd-setup.ts';
 
 const things = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -40,21 +41,11 @@ afterAll(async () => {
   await t.close();
 });
 
-async function waitFor<T>(fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met');
-}
-
 const crdStatus = async (name: string) => (await t.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`)).json?.status;
 
 describe('versions, selectors, conflicts, watches', () => {
   it('serves every version of one stored object, pruned and defaulted per version', async () => {
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: things })).status).toBe(201);
-    await waitFor(async () => ((await t.request('GET', '/apis/crdh.example.com/v1/things')).status === 200 ? true : undefined));
+    await createCrd(t, things);
     const created = await t.request('POST', '/apis/crdh.example.com/v1beta1/things', { body: { apiVersion: 'crdh.example.com/v1beta1', kind: 'Thing', metadata: { name: 't1' }, spec: { color: 'red', x: 1 } } });
     expect(created.status).toBe(201);
     expect(created.json.apiVersion).toBe('crdh.example.com/v1beta1');
@@ -145,9 +136,8 @@ describe('versions, selectors, conflicts, watches', () => {
       },
     };
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.crdnone.example.com';
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: gadgets })).status).toBe(201);
+    await createCrd(t, gadgets);
     const path = (v: string) => `/apis/crdnone.example.com/${v}/namespaces/default/gadgets`;
-    await waitFor(async () => ((await t.request('GET', path('v2'))).status === 200 ? true : undefined));
     const created = await t.request('POST', path('v1'), { body: { apiVersion: 'crdnone.example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: { a: 'x' } } });
     expect(created.json.spec).toEqual({ a: 'x', s: 'stored-default' });
     // Read in v2: pruned to v2's schema; v2's own default is not applied on read.

@@ -7,7 +7,8 @@ import { deprecationOf } from '../../src/features/deprecation.ts';
 import { configMapType } from '../../src/api/kinds/configmap.ts';
 import type { ResourceType } from '../../src/api/types.ts';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import { parsePrometheusText } from '../metrics/prometheus-text.ts';
+import { createDeprecatedCrd } from './deprecated-crd.ts';
+import { parsePromText } from '../metrics/prom-text.ts';
 
 describe('deprecationOf', () => {
   it("words a built-in version's lifecycle as kube does", () => {
@@ -38,31 +39,12 @@ describe('requests to a deprecated version', () => {
   });
 
   it('get the Warning and set apiserver_requested_deprecated_apis', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'olds.dep.example.com' },
-      spec: {
-        group: 'dep.example.com',
-        scope: 'Namespaced',
-        names: { plural: 'olds', kind: 'Old' },
-        versions: [
-          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-          { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-        ],
-      },
-    };
-    expect((await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status).toBe(201);
-    let list;
-    for (let i = 0; i < 200; i++) {
-      list = await t.request('GET', '/apis/dep.example.com/v1beta1/namespaces/default/olds');
-      if (list.status === 200) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(list!.status).toBe(200);
-    expect(list!.headers.warning).toBe('299 - "dep.example.com/v1beta1 Old is deprecated; use dep.example.com/v1 Old"');
+    expect(await createDeprecatedCrd(t, '/apis/dep.example.com/v1/namespaces/default/olds')).toBe(200);
+    const list = await t.request('GET', '/apis/dep.example.com/v1beta1/namespaces/default/olds');
+    expect(list.status).toBe(200);
+    expect(list.headers.warning).toBe('299 - "dep.example.com/v1beta1 Old is deprecated; use dep.example.com/v1 Old"');
     expect((await t.request('GET', '/apis/dep.example.com/v1/namespaces/default/olds')).headers.warning).toBeUndefined();
-    const families = parsePrometheusText((await t.request('GET', '/metrics')).text);
+    const families = parsePromText((await t.request('GET', '/metrics')).text);
     const f = families.get('apiserver_requested_deprecated_apis')!;
     expect(f.help).toBe('[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
     expect(f.samples).toEqual([{ name: 'apiserver_requested_deprecated_apis', labels: { group: 'dep.example.com', version: 'v1beta1', resource: 'olds', subresource: '', removed_release: '' }, value: 1 }]);

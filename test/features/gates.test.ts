@@ -9,7 +9,7 @@ import { FlagError, parseFlags, usage } from '../../src/server/config.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { ListOptions, ListResult } from '../../src/storage/types.ts';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import { parsePrometheusText } from '../metrics/prometheus-text.ts';
+import { parsePromText } from '../metrics/prom-text.ts';
 
 const refuse = (values: string[]) => {
   try {
@@ -114,7 +114,7 @@ describe('gates turned off', () => {
   });
 
   it('reports every gate in kubernetes_feature_enabled', async () => {
-    const families = parsePrometheusText((await t.request('GET', '/metrics')).text);
+    const families = parsePromText((await t.request('GET', '/metrics')).text);
     const f = families.get('kubernetes_feature_enabled')!;
     expect(f.help).toBe('[BETA] This metric records the data about the stage and enablement of a k8s feature.');
     expect(f.type).toBe('gauge');

@@ -183,6 +183,18 @@ describe('QueueSet with work estimates', () => {
     expect(qs.seatsInUse).toBe(2);
   });
 
+  it('dump_queues sums: initial seats, max seats and work (seat-seconds) of the waiting requests', () => {
+    const qs = new QueueSet(1, { queues: 1, handSize: 1, queueLengthLimit: 10 }, 60_000);
+    executions(qs.start('fs', 'a', 1));
+    qs.start('fs', 'a', { initialSeats: 1, finalSeats: 4, additionalLatencyMs: 5 });
+    qs.start('fs', 'a', 2);
+    const [row] = qs.queueRows();
+    expect(row).toMatchObject({ pending: 2, initialSeatsSum: 3, maxSeatsSum: 6 });
+    // 1 x 3 ms + 4 x 5 ms, then 2 x 3 ms.
+    expect(row!.totalWorkSum).toBeCloseTo(0.003 + 0.02 + 0.006, 9);
+    expect(qs.waitingRows().map((w) => w.estimate)).toEqual([{ initialSeats: 1, finalSeats: 4, additionalLatencyMs: 5 }, { initialSeats: 2, finalSeats: 0, additionalLatencyMs: 0 }]);
+  });
+
   it('a request wider than the free seats waits for them (no accommodation counted)', async () => {
     const qs = new QueueSet(3, { queues: 8, handSize: 2, queueLengthLimit: 10 }, 60_000);
     const a = executions(qs.start('fs', 'a', 2));

@@ -7,7 +7,7 @@
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import { parsePrometheusText, sampleValue, type PromFamily } from './prometheus-text.ts';
+import { parsePromText, sampleValue, type PromFamily } from './prom-text.ts';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ afterAll(async () => {
 async function scrape(): Promise<Map<string, PromFamily>> {
   const res = await t.request('GET', '/metrics');
   expect(res.status).toBe(200);
-  return parsePrometheusText(res.text);
+  return parsePromText(res.text);
 }
 
 const les = (f: PromFamily | undefined) => [...new Set(f!.samples.filter((s) => s.name.endsWith('_bucket')).map((s) => s.labels.le))];

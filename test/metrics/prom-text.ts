@@ -80,7 +80,7 @@ export function parsePromText(text: string): Map<string, PromFamily> {
 }
 
 /** The value of the one sample named `name` whose labels include `labels`; undefined when none, an error when several. */
-export function sampleValue(families: Map<string, PromFamily>, name: string, labels: Readonly<Record<string, string>>): number | undefined {
+export function sampleValue(families: Map<string, PromFamily>, name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
   const f = familyOf(name, families);
   const hits = (f?.samples ?? []).filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   if (hits.length > 1) throw new Error(`${hits.length} samples of ${name} match ${JSON.stringify(labels)}`);

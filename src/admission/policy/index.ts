@@ -8,8 +8,9 @@ import type { CachedEntry } from '../../storage/watch-cache.ts';
 import type { ResourceStore } from '../../registry/resource-store.ts';
 import type { AdmissionPluginDeps } from '../chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
-import { ValidatingAdmissionPolicyPlugin, type ListedObject, type ParamSource } from './plugin.ts';
+import { ParamsNotSynced, ValidatingAdmissionPolicyPlugin, type ListedObject, type ParamSource } from './plugin.ts';
 import { PolicyStatusController } from './status-controller.ts';
+import { convertEquivalent } from '../equivalent-conversion.ts';
 
 export { ValidatingAdmissionPolicyPlugin } from './plugin.ts';
 
@@ -25,23 +26,42 @@ function listed(entries: readonly CachedEntry<KubeObject>[]): ListedObject[] {
   return out;
 }
 
-function paramSourceOf(store: ResourceStore): ParamSource {
+/**
+ * The objects of a paramKind as its informer would hold them: in the paramKind's version, so a
+ * custom resource converted by webhook is converted (each stored object once, by the store).
+ */
+function paramSourceOf(store: ResourceStore, apiVersion: string, kind: string): ParamSource {
   const value = (e: CachedEntry<KubeObject> | undefined) => (e === undefined || e.corrupt ? undefined : store.served(e.value));
+  /** Converts what `served` is about to serve, when the kind needs a conversion webhook for it. */
+  const converted = async (objs: readonly KubeObject[]): Promise<void> => {
+    try {
+      await store.prepare(objs);
+    } catch (err) {
+      if (isApiError(err)) throw new ParamsNotSynced(apiVersion, kind);
+      throw err;
+    }
+  };
   return {
     namespaced: store.rt.namespaced,
     get: async (namespace, name) => {
-      const cached = value(store.cache.get(store.key(namespace, name)));
+      const e = store.cache.get(store.key(namespace, name));
+      if (e !== undefined && !e.corrupt) await converted([e.value]);
+      const cached = value(e);
       if (cached !== undefined) return cached;
       try {
-        return (await store.get(namespace, name, '')).value;
+        return store.served((await store.get(namespace, name, '')).value);
       } catch (err) {
         if (isApiError(err) && err.code === 404) return undefined;
+        if (isApiError(err) && store.rt.asyncConversion) throw new ParamsNotSynced(apiVersion, kind);
         throw err;
       }
     },
-    list: (namespace, matches) => {
+    list: async (namespace, matches) => {
+      const entries = store.cache.list({ keyPrefix: store.listPrefix(namespace) }).entries.filter((e) => !e.corrupt);
+      // The selector matches the converted labels (a conversion webhook may change them).
+      await converted(entries.map((e) => e.value));
       const out: KubeObject[] = [];
-      for (const e of store.cache.list({ keyPrefix: store.listPrefix(namespace) }).entries) {
+      for (const e of entries) {
         const obj = value(e);
         if (obj !== undefined && matches(obj.metadata?.labels ?? {})) out.push(obj);
       }
@@ -67,7 +87,7 @@ export function validatingAdmissionPolicy(deps: AdmissionPluginDeps): AdmissionP
     paramSource: (group, version, kind) => {
       const served = catalog.groupVersion(group, version);
       if (served === undefined) return undefined;
-      for (const s of served.values()) if (s.rt.kind === kind) return paramSourceOf(s.store);
+      for (const s of served.values()) if (s.rt.kind === kind) return paramSourceOf(s.store, group ? `${group}/${version}` : version, kind);
       return undefined;
     },
     namespace: (name) => {
@@ -84,11 +104,9 @@ export function validatingAdmissionPolicy(deps: AdmissionPluginDeps): AdmissionP
         .filter((s) => s.rt.storagePrefix === own.rt.storagePrefix && s !== own)
         .map((s) => ({ resource: { group: s.rt.group, version: s.rt.version, resource: s.rt.resource }, kind: { group: s.rt.group, version: s.rt.version, kind: s.rt.kind } }));
     },
-    convert: (obj, from, to) => {
-      const source = catalog.lookup(from.group, from.version, from.resource)?.rt;
+    convert: async (obj, from, to) => {
       const target = catalog.lookup(to.group, to.version, to.resource)?.rt;
-      const stored = source?.storageConversion ? source.storageConversion.toStorage(structuredClone(obj)) : obj;
-      return target?.storageConversion ? target.storageConversion.fromStorage(structuredClone(stored)) : stored;
+      return target ? convertEquivalent(obj, catalog.lookup(from.group, from.version, from.resource)?.rt, target) : obj;
     },
     authorizer: deps.authorizer,
     metrics: deps.metrics,

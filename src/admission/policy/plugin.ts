@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../api/types.ts';
-import { ApiError, groupResourceString, type StatusReason } from '../../api/status-errors.ts';
+import { ApiError, groupResourceString, isApiError, type StatusReason } from '../../api/status-errors.ts';
 import type { Authorizer as RequestAuthorizer } from '../../authz/authorizer.ts';
 import { authorizerValue, toCelValue } from '../../cel/index.ts';
 import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
@@ -37,7 +37,18 @@ export interface ParamSource {
   readonly namespaced: boolean;
   /** From memory; on a miss, a consistent read (kube reads a param its informer has not seen yet directly). */
   get(namespace: string, name: string): KubeObject | undefined | Promise<KubeObject | undefined>;
-  list(namespace: string, matches: (labels: Readonly<Record<string, string>>) => boolean): KubeObject[];
+  list(namespace: string, matches: (labels: Readonly<Record<string, string>>) => boolean): KubeObject[] | Promise<KubeObject[]>;
+}
+
+/**
+ * The params cannot be read in the paramKind's version (its conversion webhook fails): kube's
+ * param informer then never syncs, and the binding is a configuration error with this text.
+ */
+export class ParamsNotSynced extends Error {
+  constructor(apiVersion: string, kind: string) {
+    // kube formats the *v1.ParamKind with its generated String().
+    super(`paramKind kind \`&ParamKind{APIVersion:${apiVersion},Kind:${kind},}\` not yet synced to use for admission`);
+  }
 }
 
 export interface PolicyPluginDeps {
@@ -54,7 +65,7 @@ export interface PolicyPluginDeps {
   /** Other group/versions serving the same objects (matchPolicy Equivalent). */
   equivalents?(resource: GroupVersionResource, subresource: string): readonly MatchedAs[];
   /** An object of one resource as the equivalent resource serves it (kube converts to the version a policy matched). */
-  convert?(obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource): KubeObject;
+  convert?(obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource): Promise<KubeObject>;
   /** The server's authorizer, for the `authorizer` variable; absent: every check has no opinion. */
   readonly authorizer?: RequestAuthorizer;
   /** Where the check metrics go; absent: not recorded. */
@@ -137,6 +148,15 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         configError(collected.error, binding);
         continue;
       }
+      // The objects in the matched version: a conversion that fails is the binding's configuration
+      // error (kube-apiserver v1.32.4's text), so the failure policy decides.
+      try {
+        await request.convertFor(matchedAs.resource);
+      } catch (err) {
+        if (!isApiError(err)) throw err;
+        configError(`failed to convert object version: ${err.message}`, binding);
+        continue;
+      }
       for (const param of collected.params) {
         const result = evaluatePolicy(policy, request.activation(matchedAs, param));
         if (!result.matched) continue;
@@ -209,17 +229,22 @@ async function collectParams(
     return { error: 'paramRef.namespace must not be provided for a cluster-scoped `paramKind`' };
   }
   let found: KubeObject[];
-  if (ref.name !== '') {
-    const one = await source.get(namespace, ref.name);
-    found = one ? [one] : [];
-  } else {
-    let selector;
-    try {
-      selector = labelSelectorFromObject((ref.selector ?? {}) as LabelSelectorObject);
-    } catch (err) {
-      return { error: err instanceof Error ? err.message : String(err) };
+  try {
+    if (ref.name !== '') {
+      const one = await source.get(namespace, ref.name);
+      found = one ? [one] : [];
+    } else {
+      let selector;
+      try {
+        selector = labelSelectorFromObject((ref.selector ?? {}) as LabelSelectorObject);
+      } catch (err) {
+        return { error: err instanceof Error ? err.message : String(err) };
+      }
+      found = await source.list(namespace, (labels) => selector.matches(labels));
     }
-    found = source.list(namespace, (labels) => selector.matches(labels));
+  } catch (err) {
+    if (err instanceof ParamsNotSynced) return { error: err.message };
+    throw err;
   }
   if (found.length === 0) {
     if (ref.parameterNotFoundAction === 'Deny') return { error: 'no params found for policy binding with `Deny` parameterNotFoundAction' };
@@ -294,16 +319,23 @@ class RequestFacts implements MatchContext {
     return { object: objects.object, oldObject: objects.oldObject, request: this.request(matchedAs), namespaceObject: this.celNamespace, params, authorizer: this.celAuthorizer };
   }
 
-  private objectsAs(resource: GroupVersionResource): { object: unknown; oldObject: unknown } {
+  /** Converts the object and old object to `resource`'s version (once per request); `activation` needs it done. */
+  async convertFor(resource: GroupVersionResource): Promise<void> {
     const key = `${resource.group}/${resource.version}/${resource.resource}`;
-    let objects = this.celObjects.get(key);
-    if (objects === undefined) {
-      const own = this.attrs.resource;
-      const same = resource.group === own.group && resource.version === own.version && resource.resource === own.resource;
-      const as = (obj: KubeObject | null) => (obj === null || same || this.deps.convert === undefined ? obj : this.deps.convert(obj, own, resource));
-      objects = { object: toCelValue(as(this.attrs.object)), oldObject: toCelValue(as(this.attrs.oldObject)) };
-      this.celObjects.set(key, objects);
-    }
+    if (this.celObjects.has(key)) return;
+    const own = this.attrs.resource;
+    const same = resource.group === own.group && resource.version === own.version && resource.resource === own.resource;
+    const convert = this.deps.convert;
+    const as = async (obj: KubeObject | null) => (obj === null || same || convert === undefined ? obj : convert(obj, own, resource));
+    // Old object first, as kube's NewVersionedAttributes.
+    const oldObject = await as(this.attrs.oldObject);
+    const object = await as(this.attrs.object);
+    this.celObjects.set(key, { object: toCelValue(object), oldObject: toCelValue(oldObject) });
+  }
+
+  private objectsAs(resource: GroupVersionResource): { object: unknown; oldObject: unknown } {
+    const objects = this.celObjects.get(`${resource.group}/${resource.version}/${resource.resource}`);
+    if (objects === undefined) throw new Error(`the request's objects were not converted to ${resource.group}/${resource.version} ${resource.resource}`);
     return objects;
   }
 

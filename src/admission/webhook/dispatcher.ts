@@ -10,7 +10,7 @@
  * README): a circuit breaker per webhook, and an audit-only rollout annotation on a configuration.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, errors } from '../../api/status-errors.ts';
+import { ApiError, errors, isApiError } from '../../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../../api/types.ts';
 import { ADMISSION_GROUP, MATCH_CONDITION_VARIABLES } from '../../api/kinds/admissionregistration.ts';
 import type { ResourceStore } from '../../registry/resource-store.ts';
@@ -26,6 +26,7 @@ import type { AdmissionAttributes, AdmissionPlugin, GroupVersionKind, GroupVersi
 import type { AdmissionPluginDeps, ReinvocablePlugin } from '../chain.ts';
 import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
 import { AdmissionMetrics, type WebhookType } from '../metrics.ts';
+import { convertEquivalent } from '../equivalent-conversion.ts';
 import { CircuitBreaker, type BreakerSnapshot } from './breaker.ts';
 import { CallError, WebhookClient, type WebhookEndpoint } from './client.ts';
 import { credentialsFor, webhookSettings, type WebhookSettings } from './settings.ts';
@@ -418,20 +419,39 @@ class WebhookDispatcher {
     }
   }
 
-  /** The object in the invoked version. */
-  convert(obj: KubeObject | null, from: AdmissionAttributes, to: ResourceType | undefined): KubeObject | null {
+  /**
+   * The object in the invoked version (a conversion webhook is asked for custom resources that
+   * have one). A failed conversion fails the request whatever the failure policy: kube's 500
+   * InternalError, which the mutating dispatcher wraps once more (as kube-apiserver v1.32.4 answers).
+   */
+  async convert(obj: KubeObject | null, from: AdmissionAttributes, to: ResourceType | undefined): Promise<KubeObject | null> {
     if (!obj || !to) return obj;
-    const self = this.catalog.lookup(from.resource.group, from.resource.version, from.resource.resource)?.rt;
-    const stored = self?.storageConversion ? self.storageConversion.toStorage(obj) : obj;
-    return to.storageConversion ? to.storageConversion.fromStorage(stored) : stored;
+    try {
+      return await convertEquivalent(obj, this.requestType(from), to);
+    } catch (err) {
+      throw this.conversionFailure(err);
+    }
   }
 
   /** The inverse of `convert`, for a mutated object. */
-  convertBack(obj: KubeObject, from: AdmissionAttributes, to: ResourceType | undefined): KubeObject {
-    if (!to) return obj;
-    const self = this.catalog.lookup(from.resource.group, from.resource.version, from.resource.resource)?.rt;
-    const stored = to.storageConversion ? to.storageConversion.toStorage(obj) : obj;
-    return self?.storageConversion ? self.storageConversion.fromStorage(stored) : stored;
+  async convertBack(obj: KubeObject, from: AdmissionAttributes, to: ResourceType | undefined): Promise<KubeObject> {
+    const self = this.requestType(from);
+    if (!to || !self) return obj;
+    try {
+      return await convertEquivalent(obj, to, self);
+    } catch (err) {
+      throw this.conversionFailure(err);
+    }
+  }
+
+  private conversionFailure(err: unknown): unknown {
+    if (!isApiError(err)) return err;
+    const internal = errors.internal(err.message);
+    return this.phase === 'mutating' ? errors.internal(internal.message) : internal;
+  }
+
+  private requestType(a: AdmissionAttributes): ResourceType | undefined {
+    return this.catalog.lookup(a.resource.group, a.resource.version, a.resource.resource)?.rt;
   }
 
   /** Drops the fields the request's kind does not have (a patched object decoded into the Go type). */
@@ -648,12 +668,19 @@ export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): Admission
     async validate(a) {
       const invocations = await d.matching(a);
       if (invocations.length === 0) return;
+      // As kube, the objects are converted once per version the webhooks matched, before any call
+      // (old object first); a failed conversion fails the request.
+      const versioned = new Map<ResourceType | undefined, { object: KubeObject | null; oldObject: KubeObject | null }>();
+      for (const inv of invocations) {
+        if (versioned.has(inv.convertTo)) continue;
+        const oldObject = await d.convert(a.oldObject, a, inv.convertTo);
+        versioned.set(inv.convertTo, { object: await d.convert(a.object, a, inv.convertTo), oldObject });
+      }
       const outcomes = await Promise.all(
         invocations.map(async (inv): Promise<ApiError | undefined> => {
           const hook = inv.hook;
           const uid = randomUUID();
-          const object = d.convert(a.object, a, inv.convertTo);
-          const oldObject = d.convert(a.oldObject, a, inv.convertTo);
+          const { object, oldObject } = versioned.get(inv.convertTo)!;
           const req = d.request(a, inv, uid, object, oldObject);
           const started = performance.now();
           try {
@@ -709,8 +736,8 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
   const invoke = async (a: AdmissionAttributes, inv: Invocation, round: number, index: number): Promise<void> => {
     const hook = inv.hook;
     const uid = randomUUID();
-    const object = d.convert(a.object, a, inv.convertTo);
-    const oldObject = d.convert(a.oldObject, a, inv.convertTo);
+    const oldObject = await d.convert(a.oldObject, a, inv.convertTo);
+    const object = await d.convert(a.object, a, inv.convertTo);
     const req = d.request(a, inv, uid, object, oldObject);
     const started = performance.now();
     let r: Record<string, unknown>;
@@ -754,7 +781,7 @@ export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): Reinvocable
       throw errors.internal('the patched object is not an object');
     }
     d.observeAllowed(hook, a, started);
-    const back = d.convertBack(patched as KubeObject, a, inv.convertTo);
+    const back = await d.convertBack(patched as KubeObject, a, inv.convertTo);
     // The patched object becomes the kind's type again: fields the type does not have are dropped, as decoding does.
     d.prune(back, a);
     if (hook.auditOnly) {

@@ -10,7 +10,7 @@ import { afterAll, expect, test } from 'vitest';
 import { startApiServer } from '../../src/server/api-server.ts';
 import { MemoryStore } from '../../src/storage/memory-store.ts';
 import type { Store } from '../../src/storage/types.ts';
-import type { ServerConfig } from '../../src/server/config.ts';
+import { testServerConfig } from './harness.ts';
 
 /** The store of both starts: every write is recorded by key; closing it is left to the test. */
 function recordingStore(inner: MemoryStore): { store: Store; written: string[] } {
@@ -54,16 +54,8 @@ test('a second start on the same data dir writes nothing', async () => {
   dirs.push(dataDir);
   const inner = new MemoryStore({ historyMs: false });
   const { store, written } = recordingStore(inner);
-  const config: ServerConfig = {
-    securePort: 0,
-    bindAddress: '127.0.0.1',
-    etcdServers: [],
-    shutdownDelayMs: 0,
-    anonymousAuth: true,
-    dataDir,
-    storageBackend: 'memory',
-    historyMs: 5 * 60_000,
-  };
+  // The identity controllers too: their defaults (ServiceAccounts, kube-root-ca.crt) are reconciled at every start.
+  const config = testServerConfig(dataDir, { identityControllers: true });
   const first = await startApiServer({ config, store });
   await first.waitForPostStartHooks();
   await quiet(written);

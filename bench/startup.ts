@@ -26,33 +26,49 @@ function kubectlGetNs(kubeconfig: string, home: string): Promise<boolean> {
   return new Promise((resolve) => execFile('kubectl', ['--kubeconfig', kubeconfig, 'get', 'ns'], { env: { ...process.env, HOME: home } }, (err) => resolve(err === null)));
 }
 
+/** The CPU time (user + system) a process has used so far, in ms: under load, the figure wall-clock cannot give. */
+function cpuMsOf(pid: number): number {
+  // Fields after the command name: state is field 3, utime and stime are fields 14 and 15, in clock ticks (100/s on Linux).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
-/** One start: ms from spawn to the first successful kubectl get ns, and idle RSS afterwards. */
-async function once(dataDir: string, home: string): Promise<{ ms: number; rss: number }> {
+/**
+ * One start: ms from spawn to the first successful kubectl get ns, the server's CPU ms by then
+ * and when it first listened (its kubeconfig line), and idle RSS afterwards.
+ */
+async function once(dataDir: string, home: string): Promise<{ ms: number; cpuMs: number; listenCpuMs: number; rss: number }> {
   const started = performance.now();
   // The executable itself, as npx and npm start run it (its #! line carries the Node flags).
   const child = spawn(bin, ['--data-dir', dataDir, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
+  let listenCpuMs: number | undefined;
   const kubeconfig = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /export KUBECONFIG=(\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) {
+        listenCpuMs ??= cpuMsOf(child.pid!);
+        resolve(m[1]!);
+      }
     });
     child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
   });
   // The kubeconfig is written once the server listens; kubectl's first call is the measured one.
   while (!(await kubectlGetNs(kubeconfig, home))) await new Promise((r) => setTimeout(r, 10));
   const ms = performance.now() - started;
+  const cpuMs = cpuMsOf(child.pid!);
   await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
   const rss = rssOf(child.pid!);
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
-  return { ms, rss };
+  return { ms, cpuMs, listenCpuMs: listenCpuMs!, rss };
 }
 
 function summary(label: string, values: number[], unit: string, scale = 1): void {
@@ -62,8 +78,9 @@ function summary(label: string, values: number[], unit: string, scale = 1): void
   console.log(`${label.padEnd(44)} median ${f(median)} ${unit}  (min ${f(sorted[0]!)}, max ${f(sorted[sorted.length - 1]!)}, ${values.length} runs)`);
 }
 
-const fresh: Array<{ ms: number; rss: number }> = [];
-const kept: Array<{ ms: number; rss: number }> = [];
+type Run = Awaited<ReturnType<typeof once>>;
+const fresh: Run[] = [];
+const kept: Run[] = [];
 const home = mkdtempSync(join(tmpdir(), 'kgw-bench-home-'));
 try {
   for (let i = 0; i < runs; i++) {
@@ -80,4 +97,9 @@ try {
 }
 summary('start to first kubectl get ns, fresh data dir', fresh.map((r) => r.ms), 'ms');
 summary('start to first kubectl get ns, existing data dir', kept.map((r) => r.ms), 'ms');
+summary('server CPU to listening, fresh data dir', fresh.map((r) => r.listenCpuMs), 'ms');
+summary('server CPU to listening, existing data dir', kept.map((r) => r.listenCpuMs), 'ms');
+summary('server CPU to first kubectl get ns, fresh', fresh.map((r) => r.cpuMs), 'ms');
+summary('server CPU to first kubectl get ns, existing', kept.map((r) => r.cpuMs), 'ms');
+console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 summary(`idle RSS ${IDLE_SETTLE_MS / 1000}s after start`, [...fresh, ...kept].map((r) => r.rss), 'MB', 1024 * 1024);

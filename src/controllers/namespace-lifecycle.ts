@@ -8,6 +8,7 @@ import { errors, ApiError } from '../api/status-errors.ts';
 import type { KubeObject } from '../api/types.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
 import { nowRfc3339 } from '../registry/object-meta.ts';
+import { cachedCurrent } from '../registry/cached-current.ts';
 
 export const builtinNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
 
@@ -26,7 +27,7 @@ export const FINALIZER_KUBERNETES = 'kubernetes';
 export async function ensureBuiltinNamespaces(namespaces: ResourceStore): Promise<void> {
   // Issued together, committed together, in this order.
   await Promise.all(
-    builtinNamespaces.map((name) =>
+    builtinNamespaces.filter((name) => !cachedCurrent(namespaces, '', name)).map((name) =>
       namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, systemContext()).catch((err: unknown) => {
         if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) throw err;
       }),

@@ -11,6 +11,7 @@ import type { KubeObject } from '../api/types.ts';
 import { ApiError } from '../api/status-errors.ts';
 import type { ResourceStore, WriteContext } from '../registry/resource-store.ts';
 import { semanticEqual } from '../api/validation/equality.ts';
+import { cachedCurrent } from '../registry/cached-current.ts';
 
 export const AUTOUPDATE_ANNOTATION = 'apf.kubernetes.io/autoupdate-spec';
 export const PRODUCER_MANAGER = 'api-priority-and-fairness-config-producer-v1';
@@ -151,6 +152,9 @@ function revised(current: KubeObject, want: KubeObject, mandatory: boolean): Kub
 
 async function ensureOne(store: ResourceStore, want: KubeObject, mandatory: boolean): Promise<void> {
   const name = want.metadata!.name!;
+  // Already as it should be (every start after the first, every periodic pass): nothing to write.
+  const cached = cachedCurrent(store, '', name);
+  if (cached && revised(cached, want, mandatory) === undefined) return;
   try {
     await store.create('', structuredClone(want), producerContext());
     return;

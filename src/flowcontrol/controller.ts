@@ -101,6 +101,15 @@ export class FlowControl {
   /** Ensures the bootstrap objects, digests the configuration and follows its changes. */
   async start(): Promise<void> {
     await this.ensure();
+    this.follow();
+  }
+
+  /**
+   * Digests the configuration as stored (missing mandatory objects imagined, so classification
+   * works on an empty store) and follows its changes; the bootstrap objects are ensured by
+   * ensureBootstrap() (the server's post-start hook) and then every ensure period.
+   */
+  follow(): void {
     for (const store of [this.opts.flowSchemas, this.opts.priorityLevels]) {
       const cache = store.cache;
       this.handles.push(cache.watch({ fromRevision: cache.revision }, { onEvent: () => this.scheduleDigest(), onError: () => this.scheduleDigest() }));
@@ -117,6 +126,11 @@ export class FlowControl {
     this.stopped = true;
     for (const h of this.handles) h.close();
     for (const t of this.timers) clearInterval(t);
+  }
+
+  /** kube's priority-and-fairness-config-producer post-start hook: the bootstrap objects created or revised. */
+  ensureBootstrap(): Promise<void> {
+    return this.ensure();
   }
 
   private async ensure(): Promise<void> {

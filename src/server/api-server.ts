@@ -50,6 +50,7 @@ import type { ServerConfig } from './config.ts';
 import { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { buildFrontDoor } from './app.ts';
 import { HealthEndpoint, kubeHealthChecks } from './health.ts';
+import { PostStartHooks } from './post-start-hooks.ts';
 import type { HealthCheck } from '../metrics/slis.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { DiscoveryDocuments } from '../discovery/discovery.ts';
@@ -123,6 +124,11 @@ export interface RunningServer {
   readonly metrics: ServerMetrics;
   /** Where a Service reference (an APIService's spec.service) sends traffic: cluster IP and ready endpoints (src/services/resolve.ts). */
   resolveService(ref: ServiceReference): ResolveOutcome;
+  /**
+   * Resolves once every post-start hook (the default RBAC policy, system namespaces, APF bootstrap
+   * configuration, ...) has finished; /readyz fails until then, as kube-apiserver's does.
+   */
+  waitForPostStartHooks(): Promise<void>;
   /** Graceful shutdown: readyz fails for the shutdown delay, watches end, in-flight requests finish, the store closes. */
   shutdown(): Promise<void>;
 }
@@ -389,8 +395,11 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   store.preferEventLoopCommits?.(true);
   await crdController.start();
   undo.push(() => crdController.stop());
-  await ensureBuiltinNamespaces(namespaceStore);
-  // RBAC: the policy index follows the watch caches; the default policy is reconciled before serving.
+  // Bootstrap work that kube-apiserver runs as post-start hooks: started once the server listens.
+  const postStartHooks = new PostStartHooks();
+  postStartHooks.add('start-system-namespaces-controller', () => ensureBuiltinNamespaces(namespaceStore));
+  // RBAC: the policy index follows the watch caches; the default policy is reconciled once the server listens
+  // (until then requests are authorized against the stored policy, as kube's are; system:masters always).
   const rbacStore = (resource: string) => {
     const s = catalog.lookup(RBAC_GROUP, 'v1', resource)?.store;
     if (!s) throw new Error(`the ${resource}.${RBAC_GROUP} resource type is missing`);
@@ -404,12 +413,15 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     clusterRoleBindings: rbacStores.clusterRoleBindings.cache,
   });
   undo.push(stopRbacFeed);
-  for (const err of await ensureRbacPolicy(rbacStores)) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `unable to reconcile the default RBAC policy: ${err.message}` })}\n`);
   const aggregator = new ClusterRoleAggregator(rbacStores.clusterRoles, (err) =>
     process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `clusterrole aggregation: ${err.message}` })}\n`),
   );
   undo.push(() => aggregator.stop());
-  await aggregator.start();
+  postStartHooks.add('rbac/bootstrap-roles', async () => {
+    for (const err of await ensureRbacPolicy(rbacStores)) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `unable to reconcile the default RBAC policy: ${err.message}` })}\n`);
+    // Aggregated roles (admin, edit, view) settled over the reconciled defaults.
+    await aggregator.start();
+  });
   // Reloads of the authentication/authorization configuration files and authorizer decisions, counted before /metrics exists.
   const authMetrics = new AuthMetrics();
   if (!opts.authorizer) {
@@ -513,6 +525,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         if (shuttingDown) throw new Error('process is shutting down');
       },
     },
+    postStartHook: (hook: string) => postStartHooks.check(hook),
   };
   const slis = createSliMetrics();
   const observeHealth = slis.observeHealthcheck.bind(slis);
@@ -549,7 +562,8 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
   });
   undo.push(() => flowControl.stop());
-  await flowControl.start();
+  flowControl.follow();
+  postStartHooks.add('priority-and-fairness-config-producer', () => flowControl.ensureBootstrap());
 
   const watches = new WatchRegistry();
   let discovery: DiscoveryDocuments | undefined;
@@ -671,6 +685,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   // Written only now that this server holds the data dir and listens: it names this server's URL.
   const kubeconfigPath = join(lock.path, 'admin.kubeconfig');
   await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.caCert, certPem: certs.adminCert, keyPem: certs.adminKey });
+  void postStartHooks.run((name, err) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: `post-start hook ${name} failed: ${err.message}` })}\n`));
 
   let closing: Promise<void> | undefined;
   return {
@@ -685,10 +700,14 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     app,
     metrics,
     resolveService: (ref) => resolveServiceReference(catalog, ref),
+    waitForPostStartHooks: () => postStartHooks.done(),
     shutdown: () =>
       (closing ??= (async () => {
         shuttingDown = true;
+        postStartHooks.stop();
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+        // Bootstrap writes under way end before the controllers and the store they use.
+        await postStartHooks.done();
         watches.endAll();
         crdController.stop();
         aggregation.stop();

@@ -74,9 +74,9 @@ async function runCheck(c: HealthCheck): Promise<string | null> {
 /**
  * kube-apiserver v1.32's post-start hooks, in the order its health endpoints list them. Clients
  * read these names (Kubernetes' own e2e suite requires most of them in `/healthz?verbose` and
- * `/livez?verbose`). This server does the equivalent work synchronously before it listens, so
- * each reports ok once the server answers; the list keeps kube's names so that nothing reading
- * the verbose output can tell the difference.
+ * `/livez?verbose`). The bootstrap work this server runs after it listens (src/server/post-start-hooks.ts)
+ * fails its check until finished; the rest is done before it listens, so those report ok once it
+ * answers. The list keeps kube's names so that nothing reading the verbose output can tell the difference.
  */
 export const kubePostStartHooks: readonly string[] = [
   'start-apiserver-admission-initializer',
@@ -114,12 +114,19 @@ const kubeTrailingChecks: readonly string[] = ['autoregister-completion', 'posts
  */
 export function kubeHealthChecks(
   endpoint: 'livez' | 'readyz' | 'healthz',
-  parts: { readonly store: HealthCheck; readonly storeReadiness: HealthCheck; readonly shutdown: HealthCheck },
+  parts: {
+    readonly store: HealthCheck;
+    readonly storeReadiness: HealthCheck;
+    readonly shutdown: HealthCheck;
+    /** Throws while the named post-start hook has not finished. */
+    readonly postStartHook?: (hook: string) => void;
+  },
 ): HealthCheck[] {
   const ok = (name: string): HealthCheck => ({ name, check: () => {} });
   const checks: HealthCheck[] = [ok('ping'), ok('log'), parts.store];
   if (endpoint === 'readyz') checks.push(parts.storeReadiness, ok('informer-sync'));
-  for (const hook of kubePostStartHooks) checks.push(ok(`poststarthook/${hook}`));
+  const hookCheck = parts.postStartHook;
+  for (const hook of kubePostStartHooks) checks.push(hookCheck ? { name: `poststarthook/${hook}`, check: () => hookCheck(hook) } : ok(`poststarthook/${hook}`));
   for (const name of kubeTrailingChecks) checks.push(ok(name));
   if (endpoint === 'readyz') checks.push(parts.shutdown);
   return checks;

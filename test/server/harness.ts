@@ -37,6 +37,23 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** A test server's configuration: loopback, a random port, the memory store, no shutdown delay. */
+export function testServerConfig(dataDir: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  return {
+    securePort: 0,
+    bindAddress: '127.0.0.1',
+    etcdServers: [],
+    shutdownDelayMs: 0,
+    anonymousAuth: true,
+    dataDir,
+    storageBackend: 'memory',
+    historyMs: 5 * 60_000,
+    // Tests count the objects of their namespaces; what the identity controllers add is tested in test/authn.
+    identityControllers: false,
+    ...overrides,
+  };
+}
+
 export async function startTestServer(
   opts: {
     store?: Store;
@@ -48,19 +65,7 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'kgw-test-'));
-  const config: ServerConfig = {
-    securePort: 0,
-    bindAddress: '127.0.0.1',
-    etcdServers: [],
-    shutdownDelayMs: 0,
-    anonymousAuth: true,
-    dataDir,
-    storageBackend: 'memory',
-    historyMs: 5 * 60_000,
-    // Tests count the objects of their namespaces; what the identity controllers add is tested in test/authn.
-    identityControllers: false,
-    ...opts.config,
-  };
+  const config = testServerConfig(dataDir, opts.config);
   const server = await startApiServer({
     config,
     store: opts.store ?? new MemoryStore({ historyMs: false }),
@@ -68,6 +73,8 @@ export async function startTestServer(
     extraAdmissionPlugins: opts.extraAdmissionPlugins,
     ...opts.aggregation,
   });
+  // Tests act at once: the bootstrap (default RBAC policy, system namespaces, ...) is in place first, as a client waiting for /readyz sees it.
+  await server.waitForPostStartHooks();
   const agent = new https.Agent({ ca: server.caCert, cert: server.adminCert, key: server.adminKey, keepAlive: true });
   const anonAgent = new https.Agent({ ca: server.caCert, keepAlive: true });
 

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../api/types.ts';
 import { ApiError } from '../../api/status-errors.ts';
 import type { ResourceStore } from '../../registry/resource-store.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
+import { cachedCurrent } from '../../registry/cached-current.ts';
 import { DEFAULT_CLUSTER_ROLE_BINDINGS, DEFAULT_CLUSTER_ROLES, DEFAULT_ROLE_BINDINGS, DEFAULT_ROLES } from './bootstrap-policy.ts';
 
 export const AUTOUPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate';
@@ -42,6 +43,9 @@ export async function ensureRbacPolicy(stores: RbacStores): Promise<Error[]> {
 async function reconcileOne(store: ResourceStore, want: KubeObject): Promise<void> {
   const namespace = want.metadata?.namespace ?? '';
   const name = want.metadata!.name!;
+  // Already as it should be (every start after the first): nothing to write.
+  const cached = cachedCurrent(store, namespace, name);
+  if (cached && reconciled(cached, want) === undefined) return;
   try {
     await store.create(namespace, structuredClone(want), systemContext());
     return;

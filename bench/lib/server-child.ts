@@ -6,23 +6,17 @@
  */
 import https from 'node:https';
 import type { ServerConfig } from '../../src/server/config.ts';
+import { testServerConfig } from '../../test/server/harness.ts';
 import type { startApiServer } from '../../src/server/api-server.ts';
 
 type Server = Awaited<ReturnType<typeof startApiServer>>;
 
-/** A benchmark server's configuration: loopback, a random port, the memory store, no shutdown delay. */
+/**
+ * A benchmark server's configuration: the test servers' (loopback, a random port, the memory store,
+ * no shutdown delay), with the identity controllers a real server runs.
+ */
 export function benchServerConfig(dataDir: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
-  return {
-    securePort: 0,
-    bindAddress: '127.0.0.1',
-    etcdServers: [],
-    shutdownDelayMs: 0,
-    anonymousAuth: true,
-    dataDir,
-    storageBackend: 'memory',
-    historyMs: 5 * 60_000,
-    ...overrides,
-  };
+  return testServerConfig(dataDir, { identityControllers: true, ...overrides });
 }
 
 /** Tells the parent the server is up (with its URL and admin credentials, plus `extra`), then answers its messages. */

@@ -267,7 +267,7 @@ export class Auditor {
   }
 
   /** The authorization filter's annotations (decision allow or forbid, and the reason). */
-  authorized(req: FastifyRequest, decision: { readonly decision: string; readonly reason: string }): void {
+  authorized(req: FastifyRequest, reply: FastifyReply, decision: { readonly decision: string; readonly reason: string }): void {
     const record = req.audit;
     if (!record) return;
     // Impersonation ran between authentication and authorization.
@@ -277,6 +277,9 @@ export class Auditor {
     }
     record.annotations['authorization.k8s.io/decision'] = decision.decision === 'allow' ? 'allow' : 'forbid';
     record.annotations['authorization.k8s.io/reason'] = decision.reason;
+    // An allowed watch: its ResponseStarted goes out when it writes its headers. (Set here, the last
+    // filter before the handler, rather than in a preHandler hook every request would pass through.)
+    if (decision.decision === 'allow' && req.requestInfo?.verb === 'watch') this.watchResponseStarted(req, reply, record);
   }
 
   /** Where the write path puts admission's audit annotations for this request. */
@@ -290,11 +293,6 @@ export class Auditor {
    */
   install(app: FastifyInstance): void {
     if (!this.policy) return;
-    app.addHook('preHandler', (req, reply, done) => {
-      const record = req.audit;
-      if (record && req.requestInfo?.verb === 'watch') this.watchResponseStarted(req, reply, record);
-      done();
-    });
     app.addHook('onSend', (req, reply, payload, done) => {
       try {
         this.captureResponse(req, reply, payload);

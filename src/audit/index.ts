@@ -100,30 +100,44 @@ function goEscape(json: string): string {
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function userInfo(u: RequestUser | undefined): Record<string, unknown> {
-  if (u === undefined) return {};
-  return {
-    ...(u.username ? { username: u.username } : {}),
-    ...(u.uid ? { uid: u.uid } : {}),
-    ...(u.groups.length > 0 ? { groups: [...u.groups] } : {}),
-    ...(Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}),
-  };
+/** A user's JSON (authentication hands the same object to every request of a cached token or identity). */
+const userJsonCache = new WeakMap<RequestUser, string>();
+
+/** kube's UserInfo as JSON: empty fields left out, in Go field order. */
+function userJson(u: RequestUser | undefined): string {
+  if (u === undefined) return '{}';
+  let out = userJsonCache.get(u);
+  if (out !== undefined) return out;
+  const parts: string[] = [];
+  if (u.username) parts.push(`"username":${JSON.stringify(u.username)}`);
+  if (u.uid) parts.push(`"uid":${JSON.stringify(u.uid)}`);
+  if (u.groups.length > 0) parts.push(`"groups":${JSON.stringify(u.groups)}`);
+  if (Object.keys(u.extra).length > 0) parts.push(`"extra":${JSON.stringify(u.extra)}`);
+  out = `{${parts.join(',')}}`;
+  userJsonCache.set(u, out);
+  return out;
 }
 
-/** kube's SourceIPs: X-Forwarded-For entries, then X-Real-Ip, then the connection's address, without repeats. */
-function sourceIPs(req: FastifyRequest): string[] {
+/** An IPv4 address Node shows in its IPv6-mapped form, as Go shows it. */
+const plainIp = (ip: string): string => (ip.startsWith('::ffff:') && ip.indexOf('.') > 0 ? ip.slice(7) : ip);
+
+/** kube's SourceIPs: X-Forwarded-For entries, then X-Real-Ip, then the connection's address, without repeats; as JSON. */
+function sourceIPsJson(req: FastifyRequest): string {
+  const raw = req.raw as unknown as { socket?: { remoteAddress?: string }; stream?: { session?: { socket?: { remoteAddress?: string } } } };
+  const peer = plainIp((raw.stream?.session?.socket?.remoteAddress ?? raw.socket?.remoteAddress ?? '').trim());
+  const xff = req.headers['x-forwarded-for'];
+  const real = req.headers['x-real-ip'];
+  // The usual request: no proxy headers, the connection's address only.
+  if (typeof xff !== 'string' && typeof real !== 'string') return peer === '' ? '[]' : `[${JSON.stringify(peer)}]`;
   const out: string[] = [];
   const add = (ip: string) => {
-    const clean = ip.trim().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    const clean = plainIp(ip.trim());
     if (clean !== '' && !out.includes(clean)) out.push(clean);
   };
-  const xff = req.headers['x-forwarded-for'];
   if (typeof xff === 'string') for (const ip of xff.split(',')) add(ip);
-  const real = req.headers['x-real-ip'];
   if (typeof real === 'string') add(real);
-  const raw = req.raw as unknown as { socket?: { remoteAddress?: string }; stream?: { session?: { socket?: { remoteAddress?: string } } } };
-  add(raw.stream?.session?.socket?.remoteAddress ?? raw.socket?.remoteAddress ?? '');
-  return out;
+  add(peer);
+  return JSON.stringify(out);
 }
 
 function stripManagedFields(obj: unknown): unknown {
@@ -430,9 +444,9 @@ export class Auditor {
     // The event as JSON, field by field in kube's order; the parts every stage repeats are made once.
     record.head ??= `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":${JSON.stringify(record.config.level)},"auditID":${JSON.stringify(record.id)}`;
     record.middle ??=
-      `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${JSON.stringify(userInfo(record.user))}` +
-      (record.impersonatedUser ? `,"impersonatedUser":${JSON.stringify(userInfo(record.impersonatedUser))}` : '') +
-      `,"sourceIPs":${JSON.stringify(sourceIPs(req))}` +
+      `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${userJson(record.user)}` +
+      (record.impersonatedUser ? `,"impersonatedUser":${userJson(record.impersonatedUser)}` : '') +
+      `,"sourceIPs":${sourceIPsJson(req)}` +
       (req.headers['user-agent'] ? `,"userAgent":${JSON.stringify(String(req.headers['user-agent']))}` : '');
     let json = `${record.head},"stage":"${stage}"${record.middle}${objectRef}`;
     if (responseStatus) json += `,"responseStatus":${responseStatus}`;

@@ -209,6 +209,14 @@ export class QueueSet {
     }
     // An idle queue starts at the present virtual time: no credit for having been quiet.
     if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    // Nothing waits anywhere and the seats are free: the request would be the only candidate of
+    // dispatch() and go at once. Its effect (the queue active, its R advanced by the request's
+    // work, the seats taken) without a waiting entry, a promise or a timer.
+    if (this.waitingTotal === 0 && this.fits(seats)) {
+      this.active.add(queue);
+      queue.nextDispatchR += workOf(estimate);
+      return { kind: 'execute', execution: this.begin(estimate, queue, 0) };
+    }
     let settle!: (o: Execution | RejectReason) => void;
     const granted = new Promise<Execution | RejectReason>((resolve) => (settle = resolve));
     let settled = false;

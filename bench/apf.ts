@@ -17,7 +17,9 @@ import { forkServer, httpsClient, pct, type Ready } from './lib/driver.ts';
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
 
 async function withServer<T>(env: Record<string, string>, fn: (s: Ready, cpu: () => Promise<number>) => Promise<T>): Promise<T> {
-  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { env });
+  // BENCH_APF_PROF=DIR: CPU profiles of the servers with APF on, into DIR.
+  const prof = process.env.BENCH_APF_PROF && env.BENCH_APF === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_APF_PROF}`] : [];
+  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { env, execArgv: prof });
   try {
     return await fn(server.ready, server.cpu);
   } finally {

@@ -305,13 +305,15 @@ export class ApfFilter {
 
   /** Keeps the seat until the response ends, or for a watch until its initial events are out. */
   private hold(req: FastifyRequest, reply: FastifyReply, isWatch: boolean, release: () => void): void {
+    // onResponseEnd runs it once already; a watch may release earlier, at its initialization.
+    if (!isWatch) return onResponseEnd(reply, release);
     let released = false;
     const once = () => {
       if (released) return;
       released = true;
       release();
     };
-    if (isWatch) req.watchInitialized = once;
+    req.watchInitialized = once;
     onResponseEnd(reply, once);
   }
 

@@ -45,7 +45,8 @@ export class WatchCountTracker {
 
   /** Watchers a write to the request's object may wake: of all namespaces, of its namespace, of its name. */
   interested(info: ResourceRequestInfo): number {
-    if (READ_ONLY_VERBS.has(info.verb)) return 0;
+    // No watch at all (the usual case off a controller's path): no keys to build.
+    if (this.counts.size === 0 || READ_ONLY_VERBS.has(info.verb)) return 0;
     let n = this.counts.get(watchKey(info.apiGroup, info.resource, '', '')) ?? 0;
     if (info.namespace !== '') n += this.counts.get(watchKey(info.apiGroup, info.resource, info.namespace, '')) ?? 0;
     if (info.name !== '') n += this.counts.get(watchKey(info.apiGroup, info.resource, info.namespace, info.name)) ?? 0;

@@ -15,6 +15,7 @@ import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
 import { celGoEvalMessage } from './messages.ts';
+import { celGoCompileText } from './compile-messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -55,6 +56,11 @@ export interface CompileError {
   readonly expression: string;
   /** A message naming the problem, with a caret line under the offending position. */
   readonly message: string;
+  /**
+   * cel-go's display of the error as kube-apiserver prints it after `compilation failed: `
+   * (`ERROR: <input>:1:5: found no matching overload for ...`, the source line, a caret line).
+   */
+  readonly celGoText: string;
   /** 1-based line and column of the problem, when the engine reports one. */
   readonly line?: number;
   readonly column?: number;
@@ -104,13 +110,14 @@ function engineFor(env: CelEnvironment): Environment {
 
 function compileError(expression: string, error: unknown): CompileError {
   const message = error instanceof Error ? error.message : String(error);
+  const celGoText = celGoCompileText(expression, error);
   const node = (error as { node?: { pos?: number } }).node;
   const offset = typeof node?.pos === 'number' ? node.pos : undefined;
-  if (offset === undefined) return { kind: 'compileError', expression, message };
+  if (offset === undefined) return { kind: 'compileError', expression, message, celGoText };
   const before = expression.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');
-  return { kind: 'compileError', expression, message, line, column };
+  return { kind: 'compileError', expression, message, celGoText, line, column };
 }
 
 /** Compiles (parses and type-checks) an expression, or returns the cached result for the same expression and environment. */

@@ -93,7 +93,7 @@ export function runOurs(e: CorpusEntry): Outcome {
   }
   const env = { variables, expressions: e.env ?? 'new' } as const;
   const compiled = compile(e.expr, env);
-  if (isCompileError(compiled)) return { id: e.id, phase: 'compile', error: compiled.message };
+  if (isCompileError(compiled)) return { id: e.id, phase: 'compile', error: compiled.celGoText };
   const est = estimateCost(e.expr, types, env);
   const estimate = est.kind === 'estimate' ? { min: est.min, max: est.max } : undefined;
   const r = evaluate(compiled, activation, e.costLimit === undefined ? {} : { costBudget: e.costLimit });

@@ -1,0 +1,143 @@
+// Compile errors in cel-go's words. kube-apiserver refuses a CRD rule or an admission expression
+// that does not compile with cel-go's display text inside its field error
+// (`compilation failed: ERROR: <input>:1:5: found no matching overload for '_%_' applied to
+// '(double, double)'` then the source line and a caret line), so the engine's errors are mapped
+// here to cel-go's message and to the source position cel-go reports (its parser gives an operator
+// call the position of the operator token, a call the position of its `(`, a selection its `.`).
+import type { EngineNode } from './engine-ast.ts';
+import { celGoTypeName, type CheckedType } from './introspect.ts';
+
+type Node = EngineNode & { readonly pos?: number; readonly start?: number; readonly end?: number; readonly checkedType?: CheckedType };
+
+/** cel-go's function names for the operators the engine keeps as node ops. */
+const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = {
+  '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_', '==': '_==_', '!=': '_!=_', '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_',
+  in: '@in', '-_': '-_', '!_': '!_', '[]': '_[_]', '[?]': '_[?_]', '?:': '_?_:_', '&&': '_&&_', '||': '_||_',
+};
+
+/** The token cel-go places a binary operator's call at, as written between its operands. */
+const OPERATOR_TOKENS: Readonly<Record<string, string>> = {
+  '<': '<', '<=': '<=', '>': '>', '>=': '>=', '==': '==', '!=': '!=', '+': '+', '-': '-', '*': '*', '/': '/', '%': '%',
+  in: 'in', '[]': '[', '[?]': '[', '?:': '?', '&&': '&&', '||': '||', '.': '.', '.?': '.',
+};
+
+function isNode(x: unknown): x is Node {
+  return x !== null && typeof x === 'object' && typeof (x as { op?: unknown }).op === 'string';
+}
+
+/** The operands of an operator or call node, receiver first (cel-go's argument order). */
+function operands(node: Node): Node[] {
+  const args = node.args as unknown;
+  if (node.op === 'call') return ((args as unknown[])[1] as unknown[]).filter(isNode);
+  if (node.op === 'rcall') return [(args as unknown[])[1], ...((args as unknown[])[2] as unknown[])].filter(isNode);
+  if (Array.isArray(args)) return args.filter(isNode);
+  return isNode(args) ? [args] : [];
+}
+
+/** The name a call node calls (`size`, `matches`), or cel-go's operator function name. */
+function functionName(node: Node): string | undefined {
+  if (node.op === 'call' || node.op === 'rcall') return String((node.args as unknown[])[0]);
+  return OPERATOR_FUNCTIONS[node.op];
+}
+
+const TYPE_IDENTIFIERS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+
+/**
+ * An operand's checked type as cel-go formats it in an overload error; a type value names the type
+ * it denotes (`type(int)`), which the engine's checked type leaves out.
+ */
+function operandTypeName(node: Node): string {
+  const t = node.checkedType;
+  if (t?.name === 'type' && t.kind !== 'dyn') {
+    if (node.op === 'id' && TYPE_IDENTIFIERS.has(String(node.args))) return `type(${String(node.args) === 'list' ? 'list(dyn)' : String(node.args) === 'map' ? 'map(dyn, dyn)' : String(node.args)})`;
+    if (node.op === 'call' && (node.args as unknown[])[0] === 'type') {
+      const [inner] = operands(node);
+      if (inner !== undefined) return `type(${operandTypeName(inner)})`;
+    }
+    return 'type';
+  }
+  return celGoTypeName(t, 'overload');
+}
+
+/** The source offset of `token` at or after `from`, skipping what lies between (closing parentheses, blanks). */
+function tokenAfter(source: string, token: string, from: number): number | undefined {
+  const at = source.indexOf(token, from);
+  return at < 0 ? undefined : at;
+}
+
+/** The offset cel-go reports for a node: its operator token, its call's `(`, or where it starts. */
+export function celGoOffset(source: string, node: Node): number | undefined {
+  const args = node.args as unknown[];
+  const left = Array.isArray(args) ? args.find(isNode) : undefined;
+  switch (node.op) {
+    case 'call': {
+      if (typeof node.start !== 'number') return node.pos;
+      return tokenAfter(source, '(', node.start + String(args[0]).length) ?? node.pos;
+    }
+    case 'rcall': {
+      const receiver = args[1] as Node;
+      if (typeof receiver.end !== 'number') return node.pos;
+      const dot = tokenAfter(source, '.', receiver.end);
+      return dot === undefined ? node.pos : tokenAfter(source, '(', dot + 1 + String(args[0]).length) ?? node.pos;
+    }
+    default: {
+      const token = OPERATOR_TOKENS[node.op];
+      if (token !== undefined && left !== undefined && typeof left.end === 'number') return tokenAfter(source, token, left.end) ?? node.pos;
+      return node.pos;
+    }
+  }
+}
+
+/** cel-go's text for an overload the checker finds no match for, or undefined when the node is no call. */
+export function noMatchingOverload(node: Node): string | undefined {
+  const name = functionName(node);
+  if (name === undefined) return undefined;
+  const types = operands(node).map(operandTypeName);
+  const signature = node.op === 'rcall' ? `${types[0]}.(${types.slice(1).join(', ')})` : `(${types.join(', ')})`;
+  return `found no matching overload for '${name}' applied to '${signature}'`;
+}
+
+/**
+ * cel-go's display of one error (common.Error.ToDisplayString): `ERROR: <input>:line:col: message`,
+ * then the source line (tabs as spaces) and a line of dots up to a caret; columns count code
+ * points, and a character outside ASCII is marked with a full-width dot or caret.
+ */
+export function celGoDisplay(source: string, offset: number | undefined, message: string): string {
+  if (offset === undefined || offset < 0) return `ERROR: <input>:-1:0: ${message}`;
+  const before = source.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const line = before.split('\n').length;
+  const lineEnd = source.indexOf('\n', lineStart);
+  const snippet = source.slice(lineStart, lineEnd < 0 ? source.length : lineEnd);
+  const leading = [...source.slice(lineStart, offset)];
+  let out = `ERROR: <input>:${line}:${leading.length + 1}: ${message}\n | ${snippet.replaceAll('\t', ' ')}\n | `;
+  for (const ch of leading) out += ch.charCodeAt(0) > 0x7f ? '\uff0e' : '.';
+  const at = source.codePointAt(offset);
+  out += at !== undefined && at > 0x7f && offset < lineStart + snippet.length ? '\uff3e' : '^';
+  return out;
+}
+
+/** Engine summaries that name a problem cel-go words differently, and cel-go's words for them. */
+const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: Node | undefined) => string | undefined]> = [
+  [/^no such overload: /, (_m, node) => (node === undefined ? undefined : noMatchingOverload(node))],
+  [/^found no matching overload for /, (m, node) => (node === undefined || node.checkedType !== undefined ? m.input : noMatchingOverload(node) ?? m.input)],
+  [/^Unknown variable: (\S+)$/, (m) => `undeclared reference to '${m[1]}' (in container '')`],
+  [/^(?:List elements must have the same type|Map key uses wrong type|Map value uses wrong type), (expected type .*)$/, (m) => m[1]],
+];
+
+/** cel-go's display text for an error the compile step raised (see CompileError.celGoText). */
+export function celGoCompileText(expression: string, error: unknown): string {
+  const e = error as { summary?: unknown; message?: unknown; node?: unknown };
+  const text = typeof e.summary === 'string' ? e.summary : error instanceof Error ? error.message : String(error);
+  if (text.startsWith('ERROR: <input>:')) return text;
+  const node = isNode(e.node) ? e.node : undefined;
+  let message = text.split('\n')[0] ?? text;
+  for (const [pattern, rewrite] of SUMMARY_RULES) {
+    const m = pattern.exec(message);
+    if (m === null) continue;
+    message = rewrite(m, node) ?? message;
+    break;
+  }
+  const offset = node === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, node);
+  return celGoDisplay(expression, offset, message);
+}

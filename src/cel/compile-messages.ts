@@ -6,6 +6,7 @@
 // call the position of the operator token, a call the position of its `(`, a selection its `.`).
 import type { EngineNode } from './engine-ast.ts';
 import { celGoTypeName, type CheckedType } from './introspect.ts';
+import { canonicalValue } from './canonical.ts';
 
 type Node = EngineNode & { readonly pos?: number; readonly start?: number; readonly end?: number; readonly checkedType?: CheckedType };
 
@@ -129,7 +130,8 @@ const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: 
 export function celGoCompileText(expression: string, error: unknown): string {
   const e = error as { summary?: unknown; message?: unknown; node?: unknown };
   const text = typeof e.summary === 'string' ? e.summary : error instanceof Error ? error.message : String(error);
-  if (text.startsWith('ERROR: <input>:')) return text;
+  // Errors of building the program (folding constants) are not located: kube prints them bare.
+  if (text.startsWith('ERROR: <input>:') || text.startsWith('program instantiation failed: ')) return text;
   const node = isNode(e.node) ? e.node : undefined;
   let message = text.split('\n')[0] ?? text;
   for (const [pattern, rewrite] of SUMMARY_RULES) {
@@ -140,4 +142,22 @@ export function celGoCompileText(expression: string, error: unknown): string {
   }
   const offset = node === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, node);
   return celGoDisplay(expression, offset, message);
+}
+
+/** cel-go's runtime type names (a value's type as its dispatcher prints it). */
+const RUNTIME_TYPE_NAMES: Readonly<Record<string, string>> = { null: 'null_type', duration: 'google.protobuf.Duration', timestamp: 'google.protobuf.Timestamp' };
+
+/**
+ * cel-go's text when folding a one-argument call (a conversion such as `int(dyn(true))`) finds no
+ * overload for the argument's runtime type: `no such overload: int(bool)`, where evaluation says
+ * only `no such overload: int`.
+ */
+export function foldedNoSuchOverload(functionName: string, argument: unknown): string {
+  let tag: string;
+  try {
+    tag = canonicalValue(argument).t;
+  } catch {
+    tag = 'dyn';
+  }
+  return `no such overload: ${functionName}(${RUNTIME_TYPE_NAMES[tag] ?? tag})`;
 }

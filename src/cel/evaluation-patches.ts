@@ -376,7 +376,8 @@ function literalPattern(name: string, node: Node | undefined): CompiledRegex | u
   const inner = node?.op === 'call' && (node.args as [string, Node[]])[0] === 'dyn' ? (node.args as [string, Node[]])[1][0] : undefined;
   const patternNode = inner?.op === 'value' ? inner : node;
   if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
-  const message = literalPatternError(name, patternNode.args);
+  // cel-go's regex-literal validator sees a literal argument only; a dyn-wrapped one fails when folded.
+  const message = literalPatternError(inner === undefined ? name : 'folded', patternNode.args);
   if (message !== undefined) throw new CelTypeError({ code: 'invalid_argument', message, node: patternNode as never });
   return compileRegex(patternNode.args);
 }

@@ -15,7 +15,7 @@ import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
 import { celGoEvalMessage } from './messages.ts';
-import { celGoCompileText } from './compile-messages.ts';
+import { celGoCompileText, foldedNoSuchOverload } from './compile-messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -157,6 +157,18 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
 }
 
 function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {
+  const out = evaluateSourceOf(source, node, env);
+  if ('error' in out && out.error === `no such overload: ${String((node.args as unknown[])[0])}` && node.op === 'call') {
+    // Folding names the argument's runtime type too; the argument is a constant as well.
+    const [argument] = (node.args as unknown[])[1] as EngineNode[];
+    const value = argument === undefined ? undefined : evaluateSourceOf(source, argument, env);
+    if (value !== undefined && 'value' in value) return { error: foldedNoSuchOverload(String((node.args as unknown[])[0]), value.value) };
+  }
+  return out;
+}
+
+/** Evaluates a constant node's source text as a standalone program (it has no variables). */
+function evaluateSourceOf(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {
   const { start, end } = node as unknown as { start: number; end: number };
   const constant = compileUncached(source.slice(start, end), { variables: {}, expressions: env.expressions }, false);
   if (isCompileError(constant)) return { error: constant.message.split('\n')[0] ?? '' };

@@ -118,29 +118,107 @@ export function celGoDisplay(source: string, offset: number | undefined, message
   return out;
 }
 
+/** What the compile step knows beyond the error: the parsed program, the environment's functions. */
+export interface CompileErrorContext {
+  /** The program's root node, when parsing got that far. */
+  readonly root?: EngineNode;
+  /** Whether the environment declares a function of this name (any overload, global or member). */
+  readonly functionDeclared?: (name: string) => boolean;
+}
+
+/** The engine's spelling of a type in its messages (`list<int>`, `google.protobuf.Duration`) in cel-go's. */
+function celGoTypeText(engineText: string): string {
+  return engineText
+    .replace(/\boptional</g, 'optional_type<')
+    .replace(/google\.protobuf\.Duration/g, 'duration')
+    .replace(/google\.protobuf\.Timestamp/g, 'timestamp')
+    .replace(/</g, '(')
+    .replace(/>/g, ')');
+}
+
+/** A namespace receiver (`sets` in `sets.contains(...)`): cel-go names the function `sets.contains`. */
+function namespaceOf(node: Node): string | undefined {
+  if (node.op !== 'rcall') return undefined;
+  const receiver = (node.args as unknown[])[1];
+  if (!isNode(receiver) || receiver.op !== 'id' || !/Namespace$/.test(receiver.checkedType?.name ?? '')) return undefined;
+  return String(receiver.args);
+}
+
+/** cel-go's text for a call the checker cannot resolve: an unknown function, or no overload for the operand types. */
+function unresolvedCall(node: Node, context: CompileErrorContext): string | undefined {
+  const name = functionName(node);
+  if (name === undefined) return undefined;
+  const namespace = namespaceOf(node);
+  if ((node.op === 'call' || node.op === 'rcall') && context.functionDeclared?.(name) === false) {
+    return `undeclared reference to '${namespace === undefined ? name : `${namespace}.${name}`}' (in container '')`;
+  }
+  if (namespace === undefined) return noMatchingOverload(node);
+  return `found no matching overload for '${namespace}.${name}' applied to '(${operands(node).slice(1).map(operandTypeName).join(', ')})'`;
+}
+
+/** The call node whose argument `node` is, when it is a `has()` macro (cel-go places its errors at the `(`). */
+function hasMacroOf(root: EngineNode | undefined, node: Node): Node | undefined {
+  if (root === undefined) return undefined;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (Array.isArray(n)) stack.push(...n);
+    else if (isNode(n)) {
+      if (n.op === 'call' && (n.args as unknown[])[0] === 'has' && ((n.args as unknown[])[1] as unknown[])[0] === node) return n;
+      stack.push(n.args);
+    }
+  }
+  return undefined;
+}
+
+/** The conversions cel-go's literal validators check when the program is checked, and their errors. */
+const LITERAL_VALIDATORS: Readonly<Record<string, string>> = { duration: 'invalid duration argument', timestamp: 'invalid timestamp argument' };
+
+/**
+ * cel-go validates `duration('...')` and `timestamp('...')` of a literal when checking: a literal
+ * the conversion refuses is reported at the literal, before any folding.
+ */
+function literalValidatorError(node: Node | undefined): { message: string; at: Node } | undefined {
+  if (node?.op !== 'call') return undefined;
+  const [name, args] = node.args as [string, unknown[]];
+  const message = LITERAL_VALIDATORS[name];
+  const [literal] = args;
+  if (message === undefined || args.length !== 1 || !isNode(literal) || literal.op !== 'value') return undefined;
+  return { message, at: literal };
+}
+
 /** Engine summaries that name a problem cel-go words differently, and cel-go's words for them. */
-const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: Node | undefined) => string | undefined]> = [
-  [/^no such overload: /, (_m, node) => (node === undefined ? undefined : noMatchingOverload(node))],
-  [/^found no matching overload for /, (m, node) => (node === undefined || node.checkedType !== undefined ? m.input : noMatchingOverload(node) ?? m.input)],
+const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: Node | undefined, context: CompileErrorContext) => string | undefined]> = [
+  [/^no such overload: /, (_m, node, context) => (node === undefined ? undefined : unresolvedCall(node, context))],
+  [/^found no matching overload for /, (m, node, context) => (node === undefined || node.checkedType !== undefined ? m.input : unresolvedCall(node, context) ?? m.input)],
   [/^Unknown variable: (\S+)$/, (m) => `undeclared reference to '${m[1]}' (in container '')`],
-  [/^(?:List elements must have the same type|Map key uses wrong type|Map value uses wrong type), (expected type .*)$/, (m) => m[1]],
+  [/^(?:List elements must have the same type|Map key uses wrong type|Map value uses wrong type), (expected type .*)$/, (m) => celGoTypeText(m[1] as string)],
+  [/^expected type .*$/, (m) => celGoTypeText(m[0])],
+  [/^(?:\w+ predicate must return bool|all\(var, predicate\) predicate must return bool), got '(.*)'$/, (m) => `expected type 'bool' but found '${celGoTypeText(m[1] as string)}'`],
+  [/^Cannot index type '(.*)'$/, (m, node) => {
+    if (node?.op === '.' || node?.op === '.?') return `type '${celGoTypeText(m[1] as string)}' does not support field selection`;
+    return node === undefined ? undefined : noMatchingOverload(node);
+  }],
 ];
 
 /** cel-go's display text for an error the compile step raised (see CompileError.celGoText). */
-export function celGoCompileText(expression: string, error: unknown): string {
+export function celGoCompileText(expression: string, error: unknown, context: CompileErrorContext = {}): string {
   const e = error as { summary?: unknown; message?: unknown; node?: unknown };
   const text = typeof e.summary === 'string' ? e.summary : error instanceof Error ? error.message : String(error);
+  const node = isNode(e.node) ? e.node : undefined;
+  const literal = text.startsWith('program instantiation failed: ') || /^found no matching overload for '(duration|timestamp)\(/.test(text) ? literalValidatorError(node) : undefined;
+  if (literal !== undefined) return celGoDisplay(expression, literal.at.pos, literal.message);
   // Errors of building the program (folding constants) are not located: kube prints them bare.
   if (text.startsWith('ERROR: <input>:') || text.startsWith('program instantiation failed: ')) return text;
-  const node = isNode(e.node) ? e.node : undefined;
   let message = text.split('\n')[0] ?? text;
   for (const [pattern, rewrite] of SUMMARY_RULES) {
     const m = pattern.exec(message);
     if (m === null) continue;
-    message = rewrite(m, node) ?? message;
+    message = rewrite(m, node, context) ?? message;
     break;
   }
-  const offset = node === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, node);
+  const has = node === undefined ? undefined : hasMacroOf(context.root, node);
+  const offset = node === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, has ?? node);
   return celGoDisplay(expression, offset, message);
 }
 

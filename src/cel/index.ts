@@ -15,7 +15,7 @@ import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
 import { celGoEvalMessage } from './messages.ts';
-import { celGoCompileText, foldedNoSuchOverload } from './compile-messages.ts';
+import { celGoCompileText, foldedNoSuchOverload, type CompileErrorContext } from './compile-messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -108,9 +108,21 @@ function engineFor(env: CelEnvironment): Environment {
   return engine;
 }
 
-function compileError(expression: string, error: unknown): CompileError {
+const declaredFunctions = new WeakMap<Environment, ReadonlySet<string>>();
+
+/** The names of the functions an engine declares (member or global, any overload). */
+function functionNames(engine: Environment): ReadonlySet<string> {
+  let names = declaredFunctions.get(engine);
+  if (names === undefined) {
+    names = new Set(engine.getDefinitions().functions.map((f) => f.name));
+    declaredFunctions.set(engine, names);
+  }
+  return names;
+}
+
+function compileError(expression: string, error: unknown, context: CompileErrorContext = {}): CompileError {
   const message = error instanceof Error ? error.message : String(error);
-  const celGoText = celGoCompileText(expression, error);
+  const celGoText = celGoCompileText(expression, error, context);
   const node = (error as { node?: { pos?: number } }).node;
   const offset = typeof node?.pos === 'number' ? node.pos : undefined;
   if (offset === undefined) return { kind: 'compileError', expression, message, celGoText };
@@ -137,11 +149,14 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
  * builds the program; their errors are compile errors.
  */
 function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
+  let engine: Environment | undefined;
+  let root: EngineNode | undefined;
   try {
-    const engine = engineFor(env);
+    engine = engineFor(env);
     checkSource(expression);
     const source = rewriteSource(expression);
     const program = engine.parse(source);
+    root = program.ast as unknown as EngineNode;
     checkParsed(program.ast as unknown as EngineNode);
     patchParsed(program.ast as unknown as EngineNode);
     const checked = program.check();
@@ -152,7 +167,8 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
   } catch (error) {
-    return compileError(expression, error);
+    const declared = engine === undefined ? undefined : functionNames(engine);
+    return compileError(expression, error, { root, functionDeclared: declared === undefined ? undefined : (name) => declared.has(name) });
   }
 }
 

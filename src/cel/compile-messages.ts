@@ -178,13 +178,25 @@ const LITERAL_VALIDATORS: Readonly<Record<string, string>> = { duration: 'invali
  * cel-go validates `duration('...')` and `timestamp('...')` of a literal when checking: a literal
  * the conversion refuses is reported at the literal, before any folding.
  */
-function literalValidatorError(node: Node | undefined): { message: string; at: Node } | undefined {
+function literalValidatorError(node: Node | undefined, kind: string | undefined): { message: string; at: Node } | undefined {
   if (node?.op !== 'call') return undefined;
   const [name, args] = node.args as [string, unknown[]];
   const message = LITERAL_VALIDATORS[name];
   const [literal] = args;
-  if (message === undefined || args.length !== 1 || !isNode(literal) || literal.op !== 'value') return undefined;
-  return { message, at: literal };
+  if (message !== undefined && (kind === undefined || kind === name) && args.length === 1 && isNode(literal) && literal.op === 'value') return { message, at: literal };
+  // A folded conversion of a conversion (`string(timestamp('bad'))`) fails at the inner one.
+  for (const arg of args) {
+    const inner = isNode(arg) ? literalValidatorError(arg, kind) : undefined;
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}
+
+/** The conversion a folding failure's text names, or undefined when it names none. */
+function foldedConversionKind(text: string): string | undefined {
+  if (/google\.protobuf\.Timestamp|timestamp overflow/.test(text)) return 'timestamp';
+  if (/google\.protobuf\.Duration|duration/.test(text)) return 'duration';
+  return undefined;
 }
 
 /** Engine summaries that name a problem cel-go words differently, and cel-go's words for them. */
@@ -194,6 +206,10 @@ const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: 
   [/^Unknown variable: (\S+)$/, (m) => `undeclared reference to '${m[1]}' (in container '')`],
   [/^(?:List elements must have the same type|Map key uses wrong type|Map value uses wrong type), (expected type .*)$/, (m) => celGoTypeText(m[1] as string)],
   [/^expected type .*$/, (m) => celGoTypeText(m[0])],
+  [/^Expression of type '(.*)' cannot be range of a comprehension \(must be list, map, or dynamic\)\.$/, (m) => `expression of type '${celGoTypeText(m[1] as string)}' cannot be range of a comprehension (must be list, map, or dynamic)`],
+  [/^Invalid integer: /, () => 'invalid uint literal'],
+  [/^Invalid number: /, () => 'invalid double literal'],
+  [/^could not parse formatting clause: (unexpected end of string)$/, (m) => m[1]],
   [/^(?:\w+ predicate must return bool|all\(var, predicate\) predicate must return bool), got '(.*)'$/, (m) => `expected type 'bool' but found '${celGoTypeText(m[1] as string)}'`],
   [/^Cannot index type '(.*)'$/, (m, node) => {
     if (node?.op === '.' || node?.op === '.?') return `type '${celGoTypeText(m[1] as string)}' does not support field selection`;
@@ -206,7 +222,9 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
   const e = error as { summary?: unknown; message?: unknown; node?: unknown };
   const text = typeof e.summary === 'string' ? e.summary : error instanceof Error ? error.message : String(error);
   const node = isNode(e.node) ? e.node : undefined;
-  const literal = text.startsWith('program instantiation failed: ') || /^found no matching overload for '(duration|timestamp)\(/.test(text) ? literalValidatorError(node) : undefined;
+  const literal = text.startsWith('program instantiation failed: ')
+    ? literalValidatorError(node, foldedConversionKind(text) ?? 'none')
+    : /^found no matching overload for '(duration|timestamp)\(/.test(text) ? literalValidatorError(node, undefined) : undefined;
   if (literal !== undefined) return celGoDisplay(expression, literal.at.pos, literal.message);
   // Errors of building the program (folding constants) are not located: kube prints them bare.
   if (text.startsWith('ERROR: <input>:') || text.startsWith('program instantiation failed: ')) return text;
@@ -218,7 +236,10 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
     break;
   }
   const has = node === undefined ? undefined : hasMacroOf(context.root, node);
-  const offset = node === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, has ?? node);
+  const at = message === 'invalid argument to has() macro' && node?.op === 'call' ? operands(node)[0] ?? node : has ?? node;
+  let offset = at === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, at);
+  // A literal out of range is reported at its sign when negated (cel-go parses `-9223372036854775809` as one literal).
+  if (offset !== undefined && /^invalid (int|double) literal$/.test(message) && expression[offset - 1] === '-') offset--;
   return celGoDisplay(expression, offset, message);
 }
 

@@ -406,7 +406,14 @@ function patchRegexMethod(node: Node, name: string): void {
 /** The global `matches(s, re)` (registered with RE2) gains a literal pattern's precompiled program. */
 function patchGlobalMatches(node: Node): void {
   const [, argNodes] = node.args as [string, Node[]];
-  const literal = argNodes.length === 2 ? literalPattern('matches', argNodes[1]) : undefined;
+  // cel-go's regex-literal validator reads a call's first argument as the pattern, which in the
+  // global form is the string matched: a literal there must be a valid regex, and the real
+  // pattern fails only when the call is folded.
+  const [first] = argNodes;
+  if (first?.op === 'value' && typeof first.args === 'string' && literalPatternError('matches', first.args) !== undefined) {
+    throw new CelTypeError({ code: 'invalid_argument', message: 'invalid matches argument', node: first as never });
+  }
+  const literal = argNodes.length === 2 ? literalPattern('folded', argNodes[1]) : undefined;
   if (literal === undefined) return;
   wrapHandle(node, (inner) => (a, ...rest) => {
     const [s] = a as unknown[];

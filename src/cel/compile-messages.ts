@@ -148,6 +148,12 @@ function namespaceOf(node: Node): string | undefined {
 function unresolvedCall(node: Node, context: CompileErrorContext): string | undefined {
   const name = functionName(node);
   if (name === undefined) return undefined;
+  // cel-go's checker lets null through int() and string() (null converts to their wrapper
+  // types); the call fails only when folded.
+  const args = operands(node);
+  if (node.op === 'call' && (name === 'int' || name === 'string') && args.length === 1 && args[0]?.checkedType?.name === 'null') {
+    return `program instantiation failed: no such overload: ${name}(null_type)`;
+  }
   const namespace = namespaceOf(node);
   if ((node.op === 'call' || node.op === 'rcall') && context.functionDeclared?.(name) === false) {
     return `undeclared reference to '${namespace === undefined ? name : `${namespace}.${name}`}' (in container '')`;
@@ -194,8 +200,8 @@ function literalValidatorError(node: Node | undefined, kind: string | undefined)
 
 /** The conversion a folding failure's text names, or undefined when it names none. */
 function foldedConversionKind(text: string): string | undefined {
-  if (/google\.protobuf\.Timestamp|timestamp overflow/.test(text)) return 'timestamp';
-  if (/google\.protobuf\.Duration|duration/.test(text)) return 'duration';
+  if (/to 'google\.protobuf\.Timestamp'$|timestamp overflow$|^program instantiation failed: timestamp\(\) /.test(text)) return 'timestamp';
+  if (/to 'google\.protobuf\.Duration'$/.test(text)) return 'duration';
   return undefined;
 }
 
@@ -236,7 +242,9 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
     break;
   }
   const has = node === undefined ? undefined : hasMacroOf(context.root, node);
-  const at = message === 'invalid argument to has() macro' && node?.op === 'call' ? operands(node)[0] ?? node : has ?? node;
+  // has() reports a bad argument at the argument itself, other errors inside it at its `(`.
+  const at = message === 'invalid argument to has() macro' ? node : has ?? node;
+  if (message.startsWith('program instantiation failed: ')) return message;
   let offset = at === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, at);
   // A literal out of range is reported at its sign when negated (cel-go parses `-9223372036854775809` as one literal).
   if (offset !== undefined && /^invalid (int|double) literal$/.test(message) && expression[offset - 1] === '-') offset--;

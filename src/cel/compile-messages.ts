@@ -223,6 +223,42 @@ const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: 
   }],
 ];
 
+/** What cel-go's grammar accepts where an expression starts (ANTLR's expected-token set). */
+const EXPRESSION_START = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
+/** The text of the token at an offset as ANTLR's lexer cuts it (an identifier or number, else one character). */
+function tokenText(expression: string, offset: number | undefined): string {
+  if (offset === undefined || offset >= expression.length) return '<EOF>';
+  const rest = expression.slice(offset);
+  return (/^[A-Za-z_][A-Za-z0-9_]*/.exec(rest) ?? /^\d+(?:\.\d+)?/.exec(rest) ?? [String.fromCodePoint(rest.codePointAt(0) as number)])[0];
+}
+
+const CLOSERS: Readonly<Record<string, string>> = { RPAREN: ')', RBRACKET: ']', RBRACE: '}' };
+
+/**
+ * The engine parser's errors in the words of cel-go's ANTLR parser, for the frequent shapes: input
+ * left over after a whole expression, a missing operand or closing bracket, a keyword where a
+ * field name belongs, a character no token starts with.
+ */
+function syntaxError(message: string, expression: string, offset: number | undefined): string | undefined {
+  let m: RegExpExecArray | null;
+  if ((m = /^Reserved identifier: (.*)$/.exec(message)) !== null) return `reserved identifier: ${m[1]}`;
+  if ((m = /^Unexpected character: '?(.)'?$/.exec(message)) !== null) {
+    if (offset === undefined) return undefined;
+    // The lexer's partial `==` swallows the next character too.
+    if (m[1] === '=' && expression[offset] === '=') return `Syntax error: token recognition error at: '${expression.slice(offset, offset + 2)}'`;
+    if (/^[A-Za-z0-9_)\]}]/.test(expression.slice(offset).replace(/^_/, 'a'))) return `Syntax error: extraneous input '${tokenText(expression, offset)}' expecting <EOF>`;
+    return undefined;
+  }
+  if ((m = /^Unexpected token: (\w+)$/.exec(message)) !== null) return `Syntax error: mismatched input '${tokenText(expression, offset)}' expecting ${EXPRESSION_START}`;
+  if ((m = /^Expected IDENTIFIER, got (\w+)$/.exec(message)) !== null) {
+    if (m[1] === 'EOF') return offset !== undefined && expression[offset - 1] === '.' ? "Syntax error: no viable alternative at input '.'" : undefined;
+    return `Syntax error: mismatched input '${tokenText(expression, offset)}' expecting IDENTIFIER`;
+  }
+  if ((m = /^Expected (RPAREN|RBRACKET|RBRACE), got EOF$/.exec(message)) !== null) return `Syntax error: missing '${CLOSERS[m[1] as string]}' at '<EOF>'`;
+  return undefined;
+}
+
 /** cel-go's display text for an error the compile step raised (see CompileError.celGoText). */
 export function celGoCompileText(expression: string, error: unknown, context: CompileErrorContext = {}): string {
   const e = error as { summary?: unknown; message?: unknown; node?: unknown };
@@ -245,9 +281,14 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
   // has() reports a bad argument at the argument itself, other errors inside it at its `(`.
   const at = message === 'invalid argument to has() macro' ? node : has ?? node;
   if (message.startsWith('program instantiation failed: ')) return message;
-  let offset = at === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, at);
+  // cel-go's parser limits carry no position (`<input>:-1:0`).
+  const limit = /^Exceeded maxDepth \((\d+)\)$/.exec(message);
+  if (limit !== null) return celGoDisplay(expression, undefined, `expression recursion limit exceeded: ${limit[1]}`);
+  if (message === 'max recursion depth exceeded') return celGoDisplay(expression, undefined, message);
+  let offset: number | undefined = at === undefined ? (e.node as { pos?: number } | undefined)?.pos : celGoOffset(expression, at);
   // A literal out of range is reported at its sign when negated (cel-go parses `-9223372036854775809` as one literal).
   if (offset !== undefined && /^invalid (int|double) literal$/.test(message) && expression[offset - 1] === '-') offset--;
+  message = syntaxError(message, expression, offset) ?? message;
   return celGoDisplay(expression, offset, message);
 }
 

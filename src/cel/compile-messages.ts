@@ -208,7 +208,8 @@ function foldedConversionKind(text: string): string | undefined {
 /** Engine summaries that name a problem cel-go words differently, and cel-go's words for them. */
 const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: Node | undefined, context: CompileErrorContext) => string | undefined]> = [
   [/^no such overload: /, (_m, node, context) => (node === undefined ? undefined : unresolvedCall(node, context))],
-  [/^found no matching overload for /, (m, node, context) => (node === undefined || node.checkedType !== undefined ? m.input : unresolvedCall(node, context) ?? m.input)],
+  // Already cel-go's text (src/cel's own checks), or the engine's (`'string.reverse()'`).
+  [/^found no matching overload for /, (m, node, context) => (node === undefined || / applied to '.*'$/.test(m.input) ? m.input : unresolvedCall(node, context) ?? m.input)],
   [/^Unknown variable: (\S+)$/, (m) => `undeclared reference to '${m[1]}' (in container '')`],
   [/^(?:List elements must have the same type|Map key uses wrong type|Map value uses wrong type), (expected type .*)$/, (m) => celGoTypeText(m[1] as string)],
   [/^expected type .*$/, (m) => celGoTypeText(m[0])],

@@ -8,7 +8,7 @@ import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer, type ResourceFields } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
-import { checkDeclaredTypes } from './schema-check.ts';
+import { checkDeclaredTypes, type OverloadProbe } from './schema-check.ts';
 import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
@@ -160,9 +160,15 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     checkParsed(program.ast as unknown as EngineNode);
     patchParsed(program.ast as unknown as EngineNode);
     const checked = program.check();
-    if (!checked.valid) throw checked.error;
+    const probe: OverloadProbe = (name, member, operands) => hasOverload(env.expressions ?? 'new', name, member, operands);
+    if (!checked.valid) {
+      // The declared (schema) types are checked first: an operand the engine sees as dyn can be
+      // the error cel-go reports (`self.replicas + 'a'`), where the engine only fails further out.
+      checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
+      throw checked.error;
+    }
     checkTyped(program.ast as unknown as EngineNode);
-    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables);
+    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
@@ -170,6 +176,32 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     const declared = engine === undefined ? undefined : functionNames(engine);
     return compileError(expression, error, { root, functionDeclared: declared === undefined ? undefined : (name) => declared.has(name) });
   }
+}
+
+const overloadAnswers = new Map<string, boolean>();
+
+/**
+ * Whether the environment has an overload of a function for operands of these concrete types:
+ * the engine checks a call of it on variables of those types (answers cached by signature).
+ */
+function hasOverload(expressions: ExpressionsEnvironment, name: string, member: boolean, operands: readonly CelType[]): boolean {
+  const variables: Record<string, VariableDeclaration> = {};
+  operands.forEach((type, i) => (variables[`a${i}`] = { type }));
+  const names = operands.map((_, i) => `a${i}`);
+  const call = member ? `a0.${name}(${names.slice(1).join(', ')})` : `${name}(${names.join(', ')})`;
+  const key = `${environmentKey({ variables, expressions })}\u0000${call}`;
+  let answer = overloadAnswers.get(key);
+  if (answer === undefined) {
+    try {
+      const engine = engineFor({ variables, expressions });
+      // An unknown function is the engine's error to report (cel-go's "undeclared reference").
+      answer = !functionNames(engine).has(name) || engine.parse(call).check().valid;
+    } catch {
+      answer = true;
+    }
+    overloadAnswers.set(key, answer);
+  }
+  return answer;
 }
 
 function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {

@@ -81,7 +81,6 @@ import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetr
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { ServiceAllocators } from '../services/service-allocation.ts';
 import { resolveServiceReference, type ResolveOutcome, type ServiceReference } from '../services/resolve.ts';
-import { conversionServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -369,7 +368,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   // Custom resources: served from the CRDs in store before the server listens, then as they change.
   let url = '';
-  // One service resolver for APIServices and conversion webhooks, as kube-apiserver builds it (default/kubernetes:443 is this server).
+  // One service resolver for APIServices, conversion and admission webhooks, as kube-apiserver builds it (default/kubernetes:443 is this server).
   const serviceResolver =
     opts.serviceResolver ??
     (await aggregationStartup(async () =>
@@ -389,7 +388,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     ratcheting: features.enabled('CRDValidationRatcheting'),
-    resolveService: conversionServiceResolver(serviceResolver),
+    resolveService: serviceResolver,
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -444,7 +443,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authorizer = built.authorizer;
   } else authorizer = opts.authorizer;
   try {
-    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
+    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer, serviceResolver }, admissionConfigs);
     const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins], built.metrics) : built;
     undo.push(() => chain.stop());
     await chain.ready();

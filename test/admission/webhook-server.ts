@@ -1,6 +1,6 @@
 /**
  * Test fixture: an admission webhook server over TLS on loopback whose behaviour is chosen by the
- * request path (/allow, /deny, /mutate, /mutate-dimensions, /warn, /slow, /garbage, /close, /baduid, /badpatch,
+ * request path (/allow, /deny, /mutate, /mutate-dimensions, /mutate-replicas, /warn, /slow, /garbage, /close, /baduid, /badpatch,
  * /flaky, /v1beta1). It records every AdmissionReview it receives.
  */
 import https from 'node:https';
@@ -74,6 +74,9 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
         case '/mutate-dimensions':
           // Written for the v2 shape of test/crd/conversion-webhook.ts's Widget.
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/spec/dimensions', value: { size: 7 } }]) });
+        case '/mutate-replicas':
+          // For a Scale (a custom resource's scale subresource): replicas set to 3.
+          return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/spec/replicas', value: 3 }]), warnings: ['replicas capped at 3'] });
         case '/mutate-b':
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf(labelPatch('second')) });
         case '/warn':

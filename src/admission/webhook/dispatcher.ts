@@ -341,9 +341,12 @@ class WebhookDispatcher {
   private ruleMatch(hook: Hook, a: AdmissionAttributes): Invocation | undefined {
     if (hook.rules.some((r) => ruleMatches(r, a.operation, a.resource, a.subresource, a.namespace))) return { hook, kind: a.kind, resource: a.resource };
     if (hook.matchPolicy !== 'Equivalent') return undefined;
+    const view = this.isView(a);
     for (const eq of this.equivalents(a)) {
       const gvr = { group: eq.group, version: eq.version, resource: eq.resource };
       if (hook.rules.some((r) => ruleMatches(r, a.operation, gvr, a.subresource, a.namespace))) {
+        // A subresource of another kind (a Scale) is the same object in every version: nothing to convert.
+        if (view) return { hook, kind: a.kind, resource: gvr };
         return { hook, kind: { group: eq.group, version: eq.version, kind: eq.kind }, resource: gvr, convertTo: eq };
       }
     }
@@ -411,7 +414,13 @@ class WebhookDispatcher {
   /** Drops the fields the request's kind does not have (a patched object decoded into the Go type). */
   prune(obj: KubeObject, a: AdmissionAttributes): void {
     const rt = this.catalog.lookup(a.resource.group, a.resource.version, a.resource.resource)?.rt;
-    if (rt) pruneUnknownFields(obj, rt.schema);
+    if (rt && !this.isView(a)) pruneUnknownFields(obj, rt.schema);
+  }
+
+  /** Whether the request's objects are of another kind than the resource's (kube's scale subresource: autoscaling/v1 Scale). */
+  private isView(a: AdmissionAttributes): boolean {
+    const rt = this.requestType(a);
+    return rt !== undefined && (rt.kind !== a.kind.kind || rt.group !== a.kind.group || rt.version !== a.kind.version);
   }
 
   /** The AdmissionRequest kube sends, as a plain object. */

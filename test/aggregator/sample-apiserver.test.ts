@@ -3,21 +3,13 @@
  * kubectl through the gateway (issue 16 item 5), plus the proxy's identity rules (item 4).
  */
 import https from 'node:https';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAggregatedSetup, type AggregatedSetup } from './sample-fixture.ts';
+import { describe, expect, test } from 'vitest';
+import { withRegisteredSample, type AggregatedSetup } from './sample-fixture.ts';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certs.ts';
 
 let s: AggregatedSetup;
 
-beforeAll(async () => {
-  s = await startAggregatedSetup();
-  await s.startSample();
-  await s.register();
-}, 180_000);
-
-afterAll(async () => {
-  await s?.close();
-});
+withRegisteredSample((setup) => (s = setup));
 
 const flunder = (name: string) => `apiVersion: wardle.example.com/v1alpha1
 kind: Flunder

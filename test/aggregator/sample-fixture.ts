@@ -6,6 +6,7 @@
  * restarted on the same port (the availability and stale-discovery tests do).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,12 +55,38 @@ export interface AggregatedSetup {
   close(): Promise<void>;
 }
 
+export interface AggregatedSetupOptions {
+  readonly traffic?: TrafficContract;
+  readonly probeIntervalMs?: number;
+  readonly namespaceControllerTiming?: NamespaceControllerTiming;
+  readonly routing?: ServiceRouting;
+  readonly bindAddress?: string;
+}
+
+/**
+ * The lifecycle of a test file that works against the registered sample: before all, the setup
+ * started, the sample running and its APIService Available (`use` receives the setup); after all,
+ * everything stopped.
+ */
+export function withRegisteredSample(use: (setup: AggregatedSetup) => void, opts: AggregatedSetupOptions = {}): void {
+  let setup: AggregatedSetup | undefined;
+  beforeAll(async () => {
+    setup = await startAggregatedSetup(opts);
+    use(setup);
+    await setup.startSample();
+    await setup.register();
+  }, 180_000);
+  afterAll(async () => {
+    await setup?.close();
+  });
+}
+
 /**
  * `bindAddress`: where the sample listens (default 127.0.0.1; kube refuses loopback Endpoints).
  * `routing`: resolve the APIService's service reference through the gateway's own resolver (the
  * Services and Endpoints it stores, routed this way) instead of the static map of `resolver`.
  */
-export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number; namespaceControllerTiming?: NamespaceControllerTiming; routing?: ServiceRouting; bindAddress?: string } = {}): Promise<AggregatedSetup> {
+export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): Promise<AggregatedSetup> {
   const bin = sampleApiserverBinary();
   const dir = await mkdtemp(join(tmpdir(), 'kgw-agg-'));
   const frontProxyCa = await createCertificateAuthority('front-proxy-ca');

@@ -8,6 +8,7 @@ import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/server/certs.ts';
+import type { Response } from '../server/harness.ts';
 
 export interface ReceivedReview {
   readonly path: string;
@@ -145,4 +146,17 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * Webhook and policy configurations (and Services) reach admission through watch caches: sends
+ * the request again until it is answered as expected, or 10 s have passed (the last answer is returned).
+ */
+export async function until(send: () => Promise<Response>, ok: (r: Response) => boolean): Promise<Response> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await send();
+    if (ok(r) || Date.now() > deadline) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
 }

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type Response, type TestServer } from '../server/harness.ts';
-import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import { startTestServer, type TestServer } from '../server/harness.ts';
+import { startWebhookServer, until, type WebhookServer } from './webhook-server.ts';
 import { DEFAULT_TRAFFIC } from '../../src/aggregator/traffic.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -59,16 +59,6 @@ async function configure(t: TestServer, name: string, service: Record<string, un
 let n = 0;
 const create = (t: TestServer, label: string) =>
   t.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${++n}`, labels: { test: label } } } });
-
-/** Configurations and Services reach the dispatcher through watch caches: retry until answered as expected. */
-async function until(send: () => Promise<Response>, ok: (r: Response) => boolean): Promise<Response> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const r = await send();
-    if (ok(r) || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
 
 const callFailure = (hook: string, url: string, reason: string) => `failed calling webhook "${hook}.example.com": failed to call webhook: Post "${url}": ${reason}`;
 
@@ -135,21 +125,9 @@ describe('configuration', () => {
   it('the former serviceResolution map is refused at start with the way to say it now', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kgw-svcres-'));
     try {
-      const cfg = join(dir, 'admission.yaml');
-      await writeFile(
-        cfg,
-        [
-          'apiVersion: apiserver.config.k8s.io/v1',
-          'kind: AdmissionConfiguration',
-          'plugins:',
-          '- name: ValidatingAdmissionWebhook',
-          '  configuration:',
-          '    apiVersion: apiserver.config.k8s.io/v1',
-          '    kind: WebhookAdmissionConfiguration',
-          '    serviceResolution: {"hook.webhooks.svc:443": "127.0.0.1:9443"}',
-          '',
-        ].join('\n'),
-      );
+      const cfg = join(dir, 'admission.json');
+      const webhookConfig = { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', serviceResolution: { 'hook.webhooks.svc:443': '127.0.0.1:9443' } };
+      await writeFile(cfg, JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'ValidatingAdmissionWebhook', configuration: webhookConfig }] }));
       await expect(startTestServer({ config: { admissionControlConfigFile: cfg } })).rejects.toThrow(/serviceResolution is no longer read: .*--aggregator-service-address NAMESPACE\/NAME=HOST\[:PORT\]/);
     } finally {
       await rm(dir, { recursive: true, force: true });

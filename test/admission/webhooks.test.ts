@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type Response, type TestServer } from '../server/harness.ts';
-import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import { startTestServer, type TestServer } from '../server/harness.ts';
+import { startWebhookServer, until, type WebhookServer } from './webhook-server.ts';
 import { DEFAULT_TRAFFIC } from '../../src/aggregator/traffic.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -37,16 +37,6 @@ async function remove(base: string, name: string): Promise<void> {
 
 function cm(name: string, label: string, extra: Record<string, unknown> = {}) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { test: label } }, data: { k: 'v' }, ...extra };
-}
-
-/** Configurations reach the dispatcher through the watch cache: retry until the request is answered as expected. */
-async function until(send: () => Promise<Response>, ok: (r: Response) => boolean): Promise<Response> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const r = await send();
-    if (ok(r) || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 50));
-  }
 }
 
 let n = 0;

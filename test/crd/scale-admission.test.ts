@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Response, type TestServer } from '../server/harness.ts';
-import { startWebhookServer, type WebhookServer } from '../admission/webhook-server.ts';
-import { createCrd } from './crd-setup.ts';
+import { startWebhookServer, until, type WebhookServer } from '../admission/webhook-server.ts';
+import { createCrd, crdManifest, crdVersion } from './crd-setup.ts';
 
 const GROUP = 'scale.example.com';
 const BASE = `/apis/${GROUP}/v1/namespaces/default/widgets`;
@@ -19,33 +19,13 @@ let t: TestServer;
 let wh: WebhookServer;
 
 /** Replicas live at .spec.size: admission must see them as the Scale's spec.replicas. */
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' } } },
-              status: { type: 'object', properties: { replicas: { type: 'integer' } } },
-            },
-          },
-        },
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' } },
-      },
-    ],
-  },
-};
+const crd = crdManifest(GROUP, { plural: 'widgets', singular: 'widget', kind: 'Widget' }, [
+  crdVersion(
+    'v1',
+    { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } }, status: { type: 'object', properties: { replicas: { type: 'integer' } } } } },
+    { subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' } } },
+  ),
+]);
 
 async function post(path: string, body: unknown): Promise<void> {
   const res = await t.request('POST', path, { body });
@@ -68,16 +48,6 @@ const patchScale = (name: string, replicas: number) => t.request('PATCH', `${BAS
 const putScale = (name: string, replicas: number) =>
   t.request('PUT', `${BASE}/${name}/scale`, { body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name, namespace: 'default' }, spec: { replicas } } });
 const warnings = (r: Response): string => [r.headers.warning ?? []].flat().join('\n');
-
-/** Configurations reach admission through watch caches: retry until answered as expected. */
-async function until(send: () => Promise<Response>, ok: (r: Response) => boolean): Promise<Response> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const r = await send();
-    if (ok(r) || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
 
 beforeAll(async () => {
   [t, wh] = await Promise.all([startTestServer(), startWebhookServer()]);

@@ -114,6 +114,26 @@ describe('sample-apiserver behind the gateway', () => {
     expect(res2.status).toBe(401);
   });
 
+  test('the sample runs its own priority and fairness on the gateway\'s flow-control objects, as against kube-apiserver', async () => {
+    // Asked directly (the gateway's client CA is the one it publishes for extension servers), the
+    // sample classifies the admin (system:masters) by the gateway's stored `exempt` FlowSchema.
+    const exempt = await s.gw.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt');
+    expect(exempt.status).toBe(200);
+    const direct = await new Promise<{ status: number; flowSchema: unknown }>((resolve, reject) => {
+      const req = https.request(
+        { host: '127.0.0.1', port: s.samplePort, path: '/apis/wardle.example.com/v1alpha1/namespaces/default/flunders', ca: s.sampleCa.cert, servername: 'api.wardle.svc', cert: s.gw.server.adminCert, key: s.gw.server.adminKey, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, flowSchema: res.headers['x-kubernetes-pf-flowschema-uid'] }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(direct.status).toBe(200);
+    expect(direct.flowSchema).toBe(exempt.json.metadata.uid);
+  });
+
   test('kubectl explain reads the backend\'s OpenAPI v3 through the gateway', async () => {
     const index = await s.gw.request('GET', '/openapi/v3');
     const url = String(JSON.parse(index.text).paths['apis/wardle.example.com/v1alpha1'].serverRelativeURL);

@@ -134,8 +134,6 @@ export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): P
         `--kubeconfig=${gw.server.kubeconfigPath}`,
         `--authentication-kubeconfig=${gw.server.kubeconfigPath}`,
         `--authorization-kubeconfig=${gw.server.kubeconfigPath}`,
-        // The gateway serves no flow-control objects yet; the sample's own APF would wait for them.
-        '--enable-priority-and-fairness=false',
         '--v=1',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },

@@ -9,7 +9,8 @@ import { createCertificateAuthority, issueClientCertificate } from '../../src/se
 
 let s: AggregatedSetup;
 
-withRegisteredSample((setup) => (s = setup));
+// The sample runs as a service account with only the RBAC the README's registration steps grant.
+withRegisteredSample((setup) => (s = setup), { identity: 'serviceaccount' });
 
 const flunder = (name: string) => `apiVersion: wardle.example.com/v1alpha1
 kind: Flunder

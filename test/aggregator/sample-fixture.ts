@@ -61,6 +61,50 @@ export interface AggregatedSetupOptions {
   readonly namespaceControllerTiming?: NamespaceControllerTiming;
   readonly routing?: ServiceRouting;
   readonly bindAddress?: string;
+  /**
+   * Who the sample is against the gateway: the admin (default), or the service account
+   * `wardle/apiserver` with only the RBAC the README's registration steps grant it.
+   */
+  readonly identity?: 'admin' | 'serviceaccount';
+}
+
+/**
+ * The README's step 2, run with kubectl against the gateway: the service account `wardle/apiserver`
+ * bound to what an extension server needs; returns a kubeconfig of a token for it.
+ */
+async function serviceAccountKubeconfig(gw: TestServer, dir: string): Promise<string> {
+  const sa = `${SAMPLE_NAMESPACE}:apiserver`;
+  const steps = [
+    ['create', 'namespace', SAMPLE_NAMESPACE],
+    ['-n', SAMPLE_NAMESPACE, 'create', 'serviceaccount', 'apiserver'],
+    ['create', 'clusterrolebinding', 'wardle:auth-delegator', '--clusterrole=system:auth-delegator', `--serviceaccount=${sa}`],
+    ['-n', 'kube-system', 'create', 'rolebinding', 'wardle:auth-reader', '--role=extension-apiserver-authentication-reader', `--serviceaccount=${sa}`],
+    [
+      'create',
+      'clusterrole',
+      'wardle:watcher',
+      '--verb=get,list,watch',
+      '--resource=namespaces,mutatingwebhookconfigurations,validatingwebhookconfigurations,validatingadmissionpolicies,validatingadmissionpolicybindings,flowschemas,prioritylevelconfigurations',
+    ],
+    ['create', 'clusterrolebinding', 'wardle:watcher', '--clusterrole=wardle:watcher', `--serviceaccount=${sa}`],
+  ];
+  for (const args of steps) {
+    const out = await gw.kubectl(args);
+    if (out.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${out.stderr}`);
+  }
+  const token = await gw.kubectl(['-n', SAMPLE_NAMESPACE, 'create', 'token', 'apiserver', '--duration=2h']);
+  if (token.code !== 0) throw new Error(`kubectl create token: ${token.stderr}`);
+  const path = join(dir, 'wardle.kubeconfig');
+  const kubeconfig = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'gateway', cluster: { server: gw.server.url, 'certificate-authority-data': Buffer.from(gw.server.caCert).toString('base64') } }],
+    users: [{ name: 'wardle', user: { token: token.stdout.trim() } }],
+    contexts: [{ name: 'wardle', context: { cluster: 'gateway', user: 'wardle' } }],
+    'current-context': 'wardle',
+  };
+  await writeFile(path, JSON.stringify(kubeconfig));
+  return path;
 }
 
 /**
@@ -121,8 +165,10 @@ export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): P
   let log = '';
   const samplePort = await freePort();
   resolver.set(SAMPLE_NAMESPACE, SAMPLE_SERVICE, '127.0.0.1', samplePort);
+  let kubeconfig: string | undefined;
   const startSample = async () => {
     etcd ??= await startEtcd();
+    kubeconfig ??= opts.identity === 'serviceaccount' ? await serviceAccountKubeconfig(gw, dir) : gw.server.kubeconfigPath;
     child = spawn(
       bin,
       [
@@ -131,9 +177,9 @@ export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): P
         `--bind-address=${opts.bindAddress ?? '127.0.0.1'}`,
         `--tls-cert-file=${sampleCertFile}`,
         `--tls-private-key-file=${sampleKeyFile}`,
-        `--kubeconfig=${gw.server.kubeconfigPath}`,
-        `--authentication-kubeconfig=${gw.server.kubeconfigPath}`,
-        `--authorization-kubeconfig=${gw.server.kubeconfigPath}`,
+        `--kubeconfig=${kubeconfig}`,
+        `--authentication-kubeconfig=${kubeconfig}`,
+        `--authorization-kubeconfig=${kubeconfig}`,
         '--v=1',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },

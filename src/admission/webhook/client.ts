@@ -24,7 +24,7 @@ import { isIP } from 'node:net';
 export interface WebhookEndpoint {
   /** The URL as kube names it in messages (`https://svc.ns.svc:443/path?timeout=10s`). */
   readonly url: string;
-  /** Where to connect; differs from the URL's host when a service is resolved through the override map. */
+  /** Where to connect; for a service reference, where the gateway's service resolver says (target.ts). */
   readonly dialHost: string;
   readonly dialPort: number;
   /** The name the serving certificate must carry (the URL's host). */

@@ -19,13 +19,10 @@ let t: TestServer;
 let wh: WebhookServer;
 
 /** Replicas live at .spec.size: admission must see them as the Scale's spec.replicas. */
-const crd = crdManifest(GROUP, { plural: 'widgets', singular: 'widget', kind: 'Widget' }, [
-  crdVersion(
-    'v1',
-    { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } }, status: { type: 'object', properties: { replicas: { type: 'integer' } } } } },
-    { subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' } } },
-  ),
-]);
+const widgetSchema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } }, status: { type: 'object', properties: { replicas: { type: 'integer' } } } } };
+const subresources = { subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.replicas' } } };
+/** v1 stored, v2 served too (conversion None): a policy or webhook for v2 only sees v1 scale writes as equivalent. */
+const crd = crdManifest(GROUP, { plural: 'widgets', singular: 'widget', kind: 'Widget' }, [crdVersion('v1', widgetSchema, subresources), crdVersion('v2', widgetSchema, { ...subresources, storage: false })]);
 
 async function post(path: string, body: unknown): Promise<void> {
   const res = await t.request('POST', path, { body });
@@ -52,7 +49,7 @@ const warnings = (r: Response): string => [r.headers.warning ?? []].flat().join(
 beforeAll(async () => {
   [t, wh] = await Promise.all([startTestServer(), startWebhookServer()]);
   await createCrd(t, crd);
-  for (const name of ['hooked', 'mutated', 'policed']) await post(BASE, { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, spec: { size: 1 } });
+  for (const name of ['hooked', 'mutated', 'policed', 'equivalent']) await post(BASE, { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name }, spec: { size: 1 } });
 });
 
 afterAll(async () => {
@@ -110,6 +107,20 @@ describe('webhooks on widgets/scale', () => {
     expect(warnings(res)).toBe('299 - "replicas capped at 3"');
     expect((await t.request('GET', `${BASE}/mutated`)).json.spec).toEqual({ size: 3 });
   });
+
+  it('matchPolicy Equivalent: a webhook for v2 only is sent a v1 scale write as a Scale of v2 widgets, unconverted', async () => {
+    const hook = { ...scaleHook('v2.scale.example.com', '/warn', 'equivalent'), rules: [{ operations: ['UPDATE'], apiGroups: [GROUP], apiVersions: ['v2'], resources: ['widgets/scale'] }] };
+    await post(`${ADMISSION}/validatingwebhookconfigurations`, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'scale-v2' }, webhooks: [hook] });
+    wh.received.length = 0;
+    const res = await until(() => patchScale('equivalent', 1), (r) => warnings(r).includes('careful'));
+    expect(res.status).toBe(200);
+    const req = wh.received.at(-1)!.review.request;
+    expect(req.kind).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(req.resource).toEqual({ group: GROUP, version: 'v2', resource: 'widgets' });
+    expect(req.requestResource).toEqual({ group: GROUP, version: 'v1', resource: 'widgets' });
+    expect(req.object).toMatchObject({ apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 1 } });
+    await t.request('DELETE', `${ADMISSION}/validatingwebhookconfigurations/scale-v2`);
+  });
 });
 
 describe('ValidatingAdmissionPolicy on widgets/scale', () => {
@@ -159,5 +170,30 @@ describe('ValidatingAdmissionPolicy on widgets/scale', () => {
     // The refused write's warnings come with the refusal.
     expect(warnings(denied)).toContain('warned: autoscaling/v1/Scale scale Scale 8->12');
     expect((await t.request('GET', `${BASE}/policed`)).json.spec.size).toBe(8);
+  });
+
+  it('matchPolicy Equivalent: a policy for v2 only sees a v1 scale write as autoscaling/v1 Scale of v2 widgets (as kube-apiserver v1.32.4)', async () => {
+    await post(`${ADMISSION}/validatingadmissionpolicies`, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'scale-v2' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['v2'], operations: ['UPDATE'], resources: ['widgets/scale'] }] },
+        matchConditions: [{ name: 'equivalent', expression: "request.name == 'equivalent'" }],
+        validations: [
+          {
+            expression: 'false',
+            messageExpression:
+              "'kind=' + request.kind.group + '/' + request.kind.version + '/' + request.kind.kind + ' resource=' + request.resource.version + ' reqres=' + request.requestResource.version + ' reqkind=' + request.requestKind.kind + ' obj=' + object.apiVersion + '/' + object.kind",
+          },
+        ],
+      },
+    });
+    await post(`${ADMISSION}/validatingadmissionpolicybindings`, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'scale-v2' }, spec: { policyName: 'scale-v2', validationActions: ['Deny'] } });
+    const denied = await until(() => patchScale('equivalent', 2), (r) => r.status === 422);
+    expect(denied.json.message).toBe(
+      `widgets.${GROUP} "equivalent" is forbidden: ValidatingAdmissionPolicy 'scale-v2' with binding 'scale-v2' denied request: kind=autoscaling/v1/Scale resource=v2 reqres=v1 reqkind=Scale obj=autoscaling/v1/Scale`,
+    );
   });
 });

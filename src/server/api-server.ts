@@ -80,7 +80,6 @@ import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { ServiceAllocators } from '../services/service-allocation.ts';
-import { resolveServiceReference, type ResolveOutcome, type ServiceReference } from '../services/resolve.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -121,8 +120,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   /** The server's metrics registry (served at /metrics): modules register their families on it. */
   readonly metrics: ServerMetrics;
-  /** Where a Service reference (an APIService's spec.service) sends traffic: cluster IP and ready endpoints (src/services/resolve.ts). */
-  resolveService(ref: ServiceReference): ResolveOutcome;
+  /** The one service resolver: where APIServices, admission and conversion webhooks given by service reference are dialled. */
+  readonly serviceResolver: ServiceResolver;
   /**
    * Resolves once every post-start hook (the default RBAC policy, system namespaces, APF bootstrap
    * configuration, ...) has finished; /readyz fails until then, as kube-apiserver's does.
@@ -698,7 +697,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     store,
     app,
     metrics,
-    resolveService: (ref) => resolveServiceReference(catalog, ref),
+    serviceResolver,
     waitForPostStartHooks: () => postStartHooks.done(),
     shutdown: () =>
       (closing ??= (async () => {

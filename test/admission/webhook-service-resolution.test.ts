@@ -22,12 +22,18 @@ let wh: WebhookServer;
 let clusterIP: TestServer;
 /** --enable-aggregator-routing, with `webhooks/static` in the flag map. */
 let endpoint: TestServer;
+let dir: string;
 
 beforeAll(async () => {
   wh = await startWebhookServer(['hook.webhooks.svc', 'static.webhooks.svc']);
+  // The calls that fail here by design must not open the webhooks' circuit breakers (5 failures by default).
+  dir = await mkdtemp(join(tmpdir(), 'kgw-svcres-'));
+  const admissionControlConfigFile = join(dir, 'admission.json');
+  const webhookConfig = { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', circuitBreaker: { failureThreshold: 1000 } };
+  await writeFile(admissionControlConfigFile, JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'ValidatingAdmissionWebhook', configuration: webhookConfig }] }));
   [clusterIP, endpoint] = await Promise.all([
-    startTestServer(),
-    startTestServer({ config: { aggregator: { serviceRouting: 'endpoint', serviceAddresses: [`webhooks/static=127.0.0.1:${wh.port}`], traffic: DEFAULT_TRAFFIC } } }),
+    startTestServer({ config: { admissionControlConfigFile } }),
+    startTestServer({ config: { admissionControlConfigFile, aggregator: { serviceRouting: 'endpoint', serviceAddresses: [`webhooks/static=127.0.0.1:${wh.port}`], traffic: DEFAULT_TRAFFIC } } }),
   ]);
   for (const t of [clusterIP, endpoint]) {
     expect((await t.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'webhooks' } } })).status).toBe(201);
@@ -37,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([clusterIP?.close(), endpoint?.close()]);
   await wh?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** A configuration whose one webhook calls `service` at /deny for labelled ConfigMaps. */
@@ -123,14 +130,14 @@ describe('endpoint routing (--enable-aggregator-routing)', () => {
 
 describe('configuration', () => {
   it('the former serviceResolution map is refused at start with the way to say it now', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kgw-svcres-'));
+    const cfgDir = await mkdtemp(join(tmpdir(), 'kgw-svcres-'));
     try {
-      const cfg = join(dir, 'admission.json');
+      const cfg = join(cfgDir, 'admission.json');
       const webhookConfig = { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', serviceResolution: { 'hook.webhooks.svc:443': '127.0.0.1:9443' } };
       await writeFile(cfg, JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'ValidatingAdmissionWebhook', configuration: webhookConfig }] }));
       await expect(startTestServer({ config: { admissionControlConfigFile: cfg } })).rejects.toThrow(/serviceResolution is no longer read: .*--aggregator-service-address NAMESPACE\/NAME=HOST\[:PORT\]/);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(cfgDir, { recursive: true, force: true });
     }
   });
 });

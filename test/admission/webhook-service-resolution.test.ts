@@ -25,7 +25,8 @@ let endpoint: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  wh = await startWebhookServer(['hook.webhooks.svc', 'static.webhooks.svc']);
+  // The webhook offers HTTP/2; kube calls a service-referenced webhook over HTTP/1.1 all the same.
+  wh = await startWebhookServer(['hook.webhooks.svc', 'static.webhooks.svc'], undefined, { http2: true });
   // The calls that fail here by design must not open the webhooks' circuit breakers (5 failures by default).
   dir = await mkdtemp(join(tmpdir(), 'kgw-svcres-'));
   const admissionControlConfigFile = join(dir, 'admission.json');
@@ -89,6 +90,7 @@ describe('cluster-IP routing (kube\'s default)', () => {
     const denied = await until(() => create(clusterIP, 'later'), (r) => r.status === 403);
     expect(denied.json.message).toBe('admission webhook "later.example.com" denied the request: configmaps named deny-me are not welcome');
     expect(wh.received.at(-1)?.path).toBe('/deny');
+    expect(wh.received.at(-1)?.httpVersion).toBe('1.1');
     expect((await clusterIP.request('DELETE', '/api/v1/namespaces/webhooks/services/hook')).status).toBe(200);
     const gone = await until(() => create(clusterIP, 'later'), (r) => r.status === 500);
     expect(gone.json.message).toContain('service "hook" not found');

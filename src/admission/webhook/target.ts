@@ -9,6 +9,7 @@
  *   not resolve fails the call with kube's text:
  *   `Post "https://hook.ns.svc:443/path?timeout=10s": service "hook" not found`.
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import { webhookAddress, type ServiceResolver } from '../../aggregator/service-resolver.ts';
 import { CallError, type WebhookEndpoint } from './client.ts';
 import type { ClientCredentials } from './settings.ts';
@@ -39,6 +40,8 @@ export function webhookTarget(cc: unknown, timeoutSeconds: number, credentials?:
   // The host as kube's kubeconfig lookup sees it (an IPv6 host keeps its brackets).
   let credentialHost: string;
   let dial: WebhookTarget['dial'];
+  // kube's client offers HTTP/2 only to URL webhooks on a loopback host (see client.ts).
+  let http2Allowed = false;
   if (typeof c.url === 'string') {
     let u: URL;
     try {
@@ -52,6 +55,7 @@ export function webhookTarget(cc: unknown, timeoutSeconds: number, credentials?:
     path = `${u.pathname || '/'}${u.search}`;
     named = c.url;
     dial = { host, port };
+    http2Allowed = isLoopbackHost(host);
   } else if (isObj(c.service)) {
     const name = typeof c.service.name === 'string' ? c.service.name : '';
     const namespace = typeof c.service.namespace === 'string' ? c.service.namespace : '';
@@ -70,6 +74,7 @@ export function webhookTarget(cc: unknown, timeoutSeconds: number, credentials?:
       url: withTimeout(named),
       serverName: host,
       path: withTimeout(path),
+      http2Allowed,
       ...(ca ? { ca } : {}),
       ...(creds?.clientCert ? { clientCert: creds.clientCert } : {}),
       ...(creds?.bearerToken ? { bearerToken: creds.bearerToken } : {}),
@@ -85,4 +90,18 @@ export function dialTarget(t: WebhookTarget, resolver: ServiceResolver): Webhook
   const at = webhookAddress(resolver, namespace, name, port);
   if (typeof at === 'string') return new CallError(`Post ${JSON.stringify(t.endpoint.url)}: ${at}`);
   return { ...t.endpoint, dialHost: at.host, dialPort: at.port };
+}
+
+/** Go's isLocalHost in k8s.io/apiserver's webhook client: `localhost` (any case) or a loopback IP. */
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === 'localhost') return true;
+  if (isIPv4(host)) return host.startsWith('127.');
+  if (!isIPv6(host)) return false;
+  const v6 = host.toLowerCase();
+  if (v6 === '::1' || /^0*:0*:0*:0*:0*:0*:0*:0*1$/.test(v6)) return true;
+  // An IPv4-mapped address is loopback when its IPv4 part is (Go compares the 4-byte form); URLs
+  // write it in hex (`::ffff:7f00:1`).
+  const mapped = /^::ffff:(?:(\d+)\.\d+\.\d+\.\d+|([0-9a-f]{1,4}):[0-9a-f]{1,4})$/.exec(v6);
+  if (!mapped) return false;
+  return mapped[1] !== undefined ? mapped[1] === '127' : Number.parseInt(mapped[2]!, 16) >> 8 === 127;
 }

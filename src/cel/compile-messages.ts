@@ -118,12 +118,72 @@ export function celGoDisplay(source: string, offset: number | undefined, message
   return out;
 }
 
-/** What the compile step knows beyond the error: the parsed program, the environment's functions. */
+/** What the compile step knows beyond the error: the parsed program, the environment's declarations. */
 export interface CompileErrorContext {
   /** The program's root node, when parsing got that far. */
   readonly root?: EngineNode;
   /** Whether the environment declares a function of this name (any overload, global or member). */
   readonly functionDeclared?: (name: string) => boolean;
+  /** Whether the environment declares a variable or constant of this name. */
+  readonly variableDeclared?: (name: string) => boolean;
+}
+
+const UNDECLARED = /^undeclared reference to '(.*)' \(in container ''\)$/;
+
+/** Macro names: functions to the engine, no declaration to cel-go when the call is not the macro. */
+const MACRO_NAMES: ReadonlySet<string> = new Set(['has', 'all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'transformList', 'transformMap', 'transformMapEntry', 'bind', 'optMap', 'optFlatMap']);
+
+/**
+ * Every undeclared name in the program, as cel-go's checker reports them all (it goes on after
+ * the first): identifiers no declaration or comprehension variable binds, and functions no
+ * overload of which exists, each at its position. A macro the environment lacks (`transformMap`
+ * of kube's new-expressions environment) is a call of an unknown function whose arguments are
+ * names as undeclared as any other.
+ */
+function undeclaredReferences(expression: string, root: EngineNode, context: CompileErrorContext): Array<{ offset: number; message: string }> {
+  const out: Array<{ offset: number; message: string }> = [];
+  const report = (node: Node, name: string): void => {
+    const offset = celGoOffset(expression, node);
+    if (offset !== undefined) out.push({ offset, message: `undeclared reference to '${name}' (in container '')` });
+  };
+  const visit = (x: unknown, bound: ReadonlySet<string>): void => {
+    if (Array.isArray(x)) {
+      for (const y of x) visit(y, bound);
+      return;
+    }
+    if (!isNode(x)) return;
+    const args = x.args as unknown[];
+    switch (x.op) {
+      case 'id':
+        if (!bound.has(String(x.args)) && context.variableDeclared?.(String(x.args)) === false) report(x, String(x.args));
+        return;
+      case 'value':
+        return;
+      case 'call': case 'rcall': {
+        const name = String(args[0]);
+        const callArgs = (x.op === 'call' ? args[1] : args[2]) as unknown[];
+        if (x.op === 'rcall') visit(args[1], bound);
+        // `cel.bind(...)` is a macro only where `cel` is declared (not in kube's environments).
+        const receiver = x.op === 'rcall' && isNode(args[1]) ? args[1] : undefined;
+        const undeclaredNamespace = receiver?.op === 'id' && context.variableDeclared?.(String(receiver.args)) === false;
+        if ((x.meta.macro !== undefined || x.meta.alternate !== undefined) && !undeclaredNamespace) {
+          // A macro binds its variables (the leading identifiers) in the arguments after them.
+          const inner = new Set(bound);
+          const names = callArgs.filter((a, i) => isNode(a) && a.op === 'id' && i < callArgs.length - 1);
+          for (const n of names.slice(0, callArgs.length >= 3 ? 2 : 1)) inner.add(String((n as Node).args));
+          visit(callArgs.slice(names.length > 0 ? Math.min(names.length, callArgs.length >= 3 ? 2 : 1) : 0), name === 'has' ? bound : inner);
+          return;
+        }
+        visit(callArgs, bound);
+        if (context.functionDeclared?.(name) === false || MACRO_NAMES.has(name)) report(x, name);
+        return;
+      }
+      default:
+        visit(args, bound);
+    }
+  };
+  visit(root, new Set());
+  return out.sort((a, b) => a.offset - b.offset);
 }
 
 /** The engine's spelling of a type in its messages (`list<int>`, `google.protobuf.Duration`) in cel-go's. */
@@ -277,6 +337,10 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
     if (m === null) continue;
     message = rewrite(m, node, context) ?? message;
     break;
+  }
+  if (UNDECLARED.test(message) && context.root !== undefined) {
+    const all = undeclaredReferences(expression, context.root, context);
+    if (all.length > 1) return all.map((r) => celGoDisplay(expression, r.offset, r.message)).join('\n');
   }
   const has = node === undefined ? undefined : hasMacroOf(context.root, node);
   // has() reports a bad argument at the argument itself, other errors inside it at its `(`.

@@ -108,16 +108,22 @@ function engineFor(env: CelEnvironment): Environment {
   return engine;
 }
 
-const declaredFunctions = new WeakMap<Environment, ReadonlySet<string>>();
+const declaredNames = new WeakMap<Environment, { readonly functions: ReadonlySet<string>; readonly variables: ReadonlySet<string> }>();
 
-/** The names of the functions an engine declares (member or global, any overload). */
-function functionNames(engine: Environment): ReadonlySet<string> {
-  let names = declaredFunctions.get(engine);
+/** The names an engine declares: functions (member or global, any overload), variables and constants. */
+function declarationsOf(engine: Environment): { readonly functions: ReadonlySet<string>; readonly variables: ReadonlySet<string> } {
+  let names = declaredNames.get(engine);
   if (names === undefined) {
-    names = new Set(engine.getDefinitions().functions.map((f) => f.name));
-    declaredFunctions.set(engine, names);
+    const definitions = engine.getDefinitions();
+    // `cel` is the engine's namespace for cel.bind, which kube's environments do not declare.
+    names = { functions: new Set(definitions.functions.map((f) => f.name)), variables: new Set(definitions.variables.map((v) => v.name).filter((n) => n !== 'cel')) };
+    declaredNames.set(engine, names);
   }
   return names;
+}
+
+function functionNames(engine: Environment): ReadonlySet<string> {
+  return declarationsOf(engine).functions;
 }
 
 function compileError(expression: string, error: unknown, context: CompileErrorContext = {}): CompileError {
@@ -151,10 +157,11 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
 function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
   let engine: Environment | undefined;
   let root: EngineNode | undefined;
+  let source = expression;
   try {
     engine = engineFor(env);
     checkSource(expression);
-    const source = rewriteSource(expression);
+    source = rewriteSource(expression);
     const program = engine.parse(source);
     root = program.ast as unknown as EngineNode;
     checkParsed(program.ast as unknown as EngineNode);
@@ -173,8 +180,12 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
   } catch (error) {
-    const declared = engine === undefined ? undefined : functionNames(engine);
-    return compileError(expression, error, { root, functionDeclared: declared === undefined ? undefined : (name) => declared.has(name) });
+    const declared = engine === undefined ? undefined : declarationsOf(engine);
+    return compileError(expression, error, {
+      root: expression === source ? root : undefined,
+      functionDeclared: declared === undefined ? undefined : (name) => declared.functions.has(name),
+      variableDeclared: declared === undefined ? undefined : (name) => declared.variables.has(name) || Object.hasOwn(env.variables, name),
+    });
   }
 }
 

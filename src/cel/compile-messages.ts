@@ -241,7 +241,9 @@ function hasMacroOf(root: EngineNode | undefined, node: Node): Node | undefined 
 const LITERAL_VALIDATORS: Readonly<Record<string, string>> = { duration: 'invalid duration argument', timestamp: 'invalid timestamp argument' };
 
 /**
- * cel-go validates `duration('...')` and `timestamp('...')` of a literal when checking: a literal
+ * cel-go validates `duration('...')` and `timestamp('...')` of a literal after checking (its
+ * checker also takes `duration(int)`, which the engine's does not, so that call reaches the
+ * validator too; other argument types fail in the checker first): a literal
  * the conversion refuses is reported at the literal, before any folding.
  */
 function literalValidatorError(node: Node | undefined, kind: string | undefined): { message: string; at: Node } | undefined {
@@ -249,7 +251,9 @@ function literalValidatorError(node: Node | undefined, kind: string | undefined)
   const [name, args] = node.args as [string, unknown[]];
   const message = LITERAL_VALIDATORS[name];
   const [literal] = args;
-  if (message !== undefined && (kind === undefined || kind === name) && args.length === 1 && isNode(literal) && literal.op === 'value') return { message, at: literal };
+  // cel-go's parser reads `-1` as one literal, where the engine negates `1`.
+  const isLiteral = isNode(literal) && (literal.op === 'value' || (literal.op === '-_' && isNode(literal.args) && literal.args.op === 'value'));
+  if (message !== undefined && (kind === undefined || kind === name) && args.length === 1 && isLiteral) return { message, at: literal as Node };
   // A folded conversion of a conversion (`string(timestamp('bad'))`) fails at the inner one.
   for (const arg of args) {
     const inner = isNode(arg) ? literalValidatorError(arg, kind) : undefined;
@@ -275,6 +279,7 @@ const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: 
   [/^expected type .*$/, (m) => celGoTypeText(m[0])],
   [/^Expression of type '(.*)' cannot be range of a comprehension \(must be list, map, or dynamic\)\.$/, (m) => `expression of type '${celGoTypeText(m[1] as string)}' cannot be range of a comprehension (must be list, map, or dynamic)`],
   [/^Invalid integer: /, () => 'invalid uint literal'],
+  [/^Logical operator requires bool operands, got '(.*)'$/, (m) => `expected type 'bool' but found '${celGoTypeText(m[1] as string)}'`],
   [/^Invalid number: /, () => 'invalid double literal'],
   [/^could not parse formatting clause: (unexpected end of string)$/, (m) => m[1]],
   [/^(?:\w+ predicate must return bool|all\(var, predicate\) predicate must return bool), got '(.*)'$/, (m) => `expected type 'bool' but found '${celGoTypeText(m[1] as string)}'`],
@@ -327,7 +332,7 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
   const node = isNode(e.node) ? e.node : undefined;
   const literal = text.startsWith('program instantiation failed: ')
     ? literalValidatorError(node, foldedConversionKind(text) ?? 'none')
-    : /^found no matching overload for '(duration|timestamp)\(/.test(text) ? literalValidatorError(node, undefined) : undefined;
+    : /^found no matching overload for '(duration|timestamp)(?:\(int\)'|' applied to '\(int\)')$/.test(text) ? literalValidatorError(node, undefined) : undefined;
   if (literal !== undefined) return celGoDisplay(expression, literal.at.pos, literal.message);
   // Errors of building the program (folding constants) are not located: kube prints them bare.
   if (text.startsWith('ERROR: <input>:') || text.startsWith('program instantiation failed: ')) return text;
@@ -344,7 +349,11 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
   }
   const has = node === undefined ? undefined : hasMacroOf(context.root, node);
   // has() reports a bad argument at the argument itself, other errors inside it at its `(`.
-  const at = message === 'invalid argument to has() macro' ? node : has ?? node;
+  let at = message === 'invalid argument to has() macro' ? node : has ?? node;
+  // A logical operator's operand that is not bool is reported at the operand.
+  if ((node?.op === '&&' || node?.op === '||') && message.startsWith("expected type 'bool'")) {
+    at = operands(node).find((x) => x.checkedType !== undefined && x.checkedType.name !== 'bool' && x.checkedType.kind !== 'dyn') ?? node;
+  }
   if (message.startsWith('program instantiation failed: ')) return message;
   // cel-go's parser limits carry no position (`<input>:-1:0`).
   const limit = /^Exceeded maxDepth \((\d+)\)$/.exec(message);

@@ -23,10 +23,10 @@ export function reasonFor(e: CorpusEntry, exp: Outcome, ours: Outcome, aspects: 
 /** Why a compile error's text differs from cel-go's, by the kind of error. */
 function compileMessageReason(go: string, ours: string): string {
   const count = (text: string): number => text.split('\n').filter((l) => l.startsWith('ERROR: ')).length;
-  if (count(go) > count(ours)) return `cel-go reports every error it finds (${count(go)} here), sorted by position; src/cel reports the first`;
+  if (count(go) > 1 && count(go) > count(ours)) return `cel-go reports every error it finds (${count(go)} here), sorted by position; src/cel reports the first`;
   if (/Syntax error: /.test(go)) return `syntax error in ANTLR's words (${go.split('\n')[0]?.slice(0, 100)}); the engine's parser words it ${JSON.stringify(ours.split('\n')[0]?.slice(0, 80))}`;
   if (/recursion/.test(go)) return 'parser limit: cel-go stops at its recursion limit in the ANTLR parse, the engine at its own depth check with another position';
   if (/reserved identifier/.test(go)) return 'reserved identifiers: cel-go names the word; the engine parses it as an identifier';
-  if (/[?]/.test(go.split('\n')[1] ?? '')) return 'optional syntax ([?x], {?k: v}) is rewritten before parsing, so positions point into the rewritten text';
+  if (/[[{,]\s*\?|\.\?/.test(go.split('\n')[1] ?? '')) return 'optional syntax ([?x], {?k: v}) is rewritten before parsing, so positions point into the rewritten text';
   return `compile error text: kube ${JSON.stringify(go.split('\n')[0])}, engine ${JSON.stringify(ours.split('\n')[0])}`;
 }

@@ -15,6 +15,7 @@ import type { Authorizer } from '../authz/authorizer.ts';
 import type { ResourceCatalog } from '../registry/resource-catalog.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
+import type { ServiceResolver } from '../aggregator/service-resolver.ts';
 import { AdmissionMetrics } from './metrics.ts';
 
 /** kube-apiserver v1.32's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
@@ -97,6 +98,8 @@ export interface AdmissionPluginDeps {
   readonly configDir: string;
   /** kube's admission metrics, shared by the chain and its plugins (webhook calls, policy checks). */
   readonly metrics?: AdmissionMetrics;
+  /** The server's one service resolver: where webhooks given by service reference are dialled. */
+  readonly serviceResolver?: ServiceResolver;
 }
 
 export type AdmissionPluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin | Promise<AdmissionPlugin>;

@@ -33,7 +33,7 @@ export function admissionWriteHooks(
     const kind = optionsKinds[op];
     return {
       operation: op,
-      kind: { group: rt.group, version: rt.version, kind: rt.kind },
+      kind: ctx.admissionView?.kind ?? { group: rt.group, version: rt.version, kind: rt.kind },
       resource: { group: rt.group, version: rt.version, resource: rt.resource },
       subresource: ctx.subresource ?? '',
       name: ctx.collection ? '' : (meta.name ?? ''),
@@ -47,17 +47,20 @@ export function admissionWriteHooks(
       auditAnnotations: ctx.auditAnnotations ?? {},
     };
   };
+  /** The object as admission sees it: served, or in the write's admission view (a Scale); not a copy. */
+  const seen = (obj: KubeObject, ctx: WriteContext): KubeObject => (ctx.admissionView ? ctx.admissionView.toView(served(obj)) : served(obj));
   return {
     async mutate(op, obj, old, ctx) {
       const c = chain();
       const operation = operations[op];
       if (!c || !ctx.user || !c.mutates(operation)) return;
-      // Plugins change a copy in the served version; a change is carried back into the stored form.
-      const before = obj ? served(obj) : null;
+      // Plugins change a copy in the served version (or view); a change is carried back into the stored form.
+      const before = obj ? seen(obj, ctx) : null;
       const view = before ? cloneObject(before) : null;
-      await c.admit(attributes(operation, view, old ? cloneObject(served(old)) : null, ctx));
+      await c.admit(attributes(operation, view, old ? cloneObject(seen(old, ctx)) : null, ctx));
       if (!obj || !view || jsonEqual(view, before)) return;
-      const stored = rt.storageConversion ? rt.storageConversion.toStorage(view) : view;
+      const mutated = ctx.admissionView ? ctx.admissionView.fromView(view, cloneObject(served(obj))) : view;
+      const stored = rt.storageConversion ? rt.storageConversion.toStorage(mutated) : mutated;
       for (const k of Object.keys(obj)) delete obj[k];
       Object.assign(obj, stored);
     },
@@ -65,7 +68,7 @@ export function admissionWriteHooks(
       const c = chain();
       const operation = operations[op];
       if (!c || !ctx.user || !c.validates(operation)) return;
-      await c.validate(attributes(operation, obj ? served(obj) : null, old ? served(old) : null, ctx));
+      await c.validate(attributes(operation, obj ? seen(obj, ctx) : null, old ? seen(old, ctx) : null, ctx));
     },
   };
 }

@@ -11,7 +11,8 @@
  *   gateway deployed in a cluster whose Services it does not store itself (the cluster DNS answers).
  * As in kube, `default/kubernetes:443` is the gateway itself (the loopback resolver). Before any
  * address, an APIService's Service gets kube's availability checks (ServiceNotFound,
- * ServicePortError, EndpointsNotFound, MissingEndpoints) when its kind is ClusterIP.
+ * ServicePortError, EndpointsNotFound, MissingEndpoints) when its kind is ClusterIP; a webhook's
+ * does not (kube's webhook clients call the resolver alone, at dial time): see `webhookAddress`.
  * The static map of `--aggregator-service-address` (a backend process on the same host, outside
  * any cluster) is consulted first.
  */
@@ -24,8 +25,15 @@ export type ServiceResolution =
   /** The service exists but cannot be reached: kube's ServicePortError, EndpointsNotFound or MissingEndpoints, with its message. */
   | { readonly kind: 'unreachable'; readonly reason: string; readonly message: string };
 
+/**
+ * Who asks: `apiservice` (the aggregator: kube's availability checks first, whose reasons and
+ * messages its Available condition shows) or `webhook` (admission and conversion webhooks: kube's
+ * ResolveCluster / ResolveEndpoint alone, with their error texts).
+ */
+export type ResolutionUse = 'apiservice' | 'webhook';
+
 export interface ServiceResolver {
-  resolve(namespace: string, name: string, port: number): ServiceResolution;
+  resolve(namespace: string, name: string, port: number, use?: ResolutionUse): ServiceResolution;
 }
 
 export type ServiceRouting = 'cluster-ip' | 'endpoint' | 'dns';
@@ -71,7 +79,7 @@ export class ServedServiceResolver implements ServiceResolver {
     private readonly opts: ServedResolverOptions,
   ) {}
 
-  resolve(namespace: string, name: string, port: number): ServiceResolution {
+  resolve(namespace: string, name: string, port: number, use: ResolutionUse = 'apiservice'): ServiceResolution {
     if (namespace === 'default' && name === 'kubernetes' && port === 443) {
       const self = this.opts.loopback?.();
       if (self) return { kind: 'address', ...self };
@@ -86,7 +94,7 @@ export class ServedServiceResolver implements ServiceResolver {
     const portName = typeof svcPort?.name === 'string' ? svcPort.name : '';
     const ns = JSON.stringify(namespace);
     // kube's availability controller checks a ClusterIP Service's port and endpoints whatever the routing.
-    if (type === 'ClusterIP') {
+    if (use === 'apiservice' && type === 'ClusterIP') {
       if (!svcPort) return { kind: 'unreachable', reason: 'ServicePortError', message: `service/${name} in ${ns} is not listening on port ${port}` };
       const endpoints = this.objects('endpoints', namespace, name);
       if (!endpoints) return { kind: 'unreachable', reason: 'EndpointsNotFound', message: `cannot find endpoints for service/${name} in ${ns}` };
@@ -110,7 +118,10 @@ export class ServedServiceResolver implements ServiceResolver {
   private endpoint(namespace: string, name: string, type: string, svcPort: Obj | undefined, portName: string, port: number): ServiceResolution {
     if (type !== 'ClusterIP' && type !== 'NodePort' && type !== 'LoadBalancer') return unsupported(type);
     if (!svcPort) return { kind: 'unreachable', reason: 'ServicePortError', message: `no service port ${port} found for service ${JSON.stringify(name)}` };
-    const subsets = list(this.objects('endpoints', namespace, name)?.subsets);
+    const endpoints = this.objects('endpoints', namespace, name);
+    // The lister's NotFound error, as kube's webhook clients report it.
+    if (!endpoints) return { kind: 'unreachable', reason: 'EndpointsNotFound', message: `endpoints ${JSON.stringify(name)} not found` };
+    const subsets = list(endpoints.subsets);
     const candidates: { host: string; port: number }[][] = [];
     for (const s of subsets) {
       const target = list(s.ports).find((p) => (p.name ?? '') === portName);
@@ -151,9 +162,9 @@ export class StaticServiceResolver implements ServiceResolver {
     this.addresses.delete(`${namespace}/${name}`);
   }
 
-  resolve(namespace: string, name: string, port: number): ServiceResolution {
+  resolve(namespace: string, name: string, port: number, use?: ResolutionUse): ServiceResolution {
     const a = this.addresses.get(`${namespace}/${name}`);
-    if (!a) return this.fallback?.resolve(namespace, name, port) ?? { kind: 'service-not-found' };
+    if (!a) return this.fallback?.resolve(namespace, name, port, use) ?? { kind: 'service-not-found' };
     return { kind: 'address', host: a.host, port: a.port ?? port };
   }
 
@@ -166,6 +177,18 @@ export function buildServiceResolver(objects: CoreObjects, opts: ServedResolverO
   const byFlag = new StaticServiceResolver(opts.staticAddresses ?? []);
   byFlag.fallback = new ServedServiceResolver(objects, opts);
   return byFlag;
+}
+
+/**
+ * Where a webhook given by service reference is dialled, resolved when it is called (kube resolves
+ * in the client's dialer, so a Service or Endpoints created after the webhook configuration are
+ * used at once): the address, or kube's error text (`service "NAME" not found`,
+ * `no endpoints available for service "NAME"`, ...).
+ */
+export function webhookAddress(resolver: ServiceResolver, namespace: string, name: string, port: number): { readonly host: string; readonly port: number } | string {
+  const r = resolver.resolve(namespace, name, port, 'webhook');
+  if (r.kind === 'address') return { host: r.host, port: r.port };
+  return r.kind === 'service-not-found' ? `service ${JSON.stringify(name)} not found` : r.message;
 }
 
 /** `host:port` with IPv6 hosts bracketed, as a dial target is written. */

@@ -376,7 +376,8 @@ function literalPattern(name: string, node: Node | undefined): CompiledRegex | u
   const inner = node?.op === 'call' && (node.args as [string, Node[]])[0] === 'dyn' ? (node.args as [string, Node[]])[1][0] : undefined;
   const patternNode = inner?.op === 'value' ? inner : node;
   if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
-  const message = literalPatternError(name, patternNode.args);
+  // cel-go's regex-literal validator sees a literal argument only; a dyn-wrapped one fails when folded.
+  const message = literalPatternError(inner === undefined ? name : 'folded', patternNode.args);
   if (message !== undefined) throw new CelTypeError({ code: 'invalid_argument', message, node: patternNode as never });
   return compileRegex(patternNode.args);
 }
@@ -405,7 +406,14 @@ function patchRegexMethod(node: Node, name: string): void {
 /** The global `matches(s, re)` (registered with RE2) gains a literal pattern's precompiled program. */
 function patchGlobalMatches(node: Node): void {
   const [, argNodes] = node.args as [string, Node[]];
-  const literal = argNodes.length === 2 ? literalPattern('matches', argNodes[1]) : undefined;
+  // cel-go's regex-literal validator reads a call's first argument as the pattern, which in the
+  // global form is the string matched: a literal there must be a valid regex, and the real
+  // pattern fails only when the call is folded.
+  const [first] = argNodes;
+  if (first?.op === 'value' && typeof first.args === 'string' && literalPatternError('matches', first.args) !== undefined) {
+    throw new CelTypeError({ code: 'invalid_argument', message: 'invalid matches argument', node: first as never });
+  }
+  const literal = argNodes.length === 2 ? literalPattern('folded', argNodes[1]) : undefined;
   if (literal === undefined) return;
   wrapHandle(node, (inner) => (a, ...rest) => {
     const [s] = a as unknown[];

@@ -8,13 +8,14 @@ import type { EngineNode } from './engine-ast.ts';
 import { AuthorizerValue, type Authorizer, type ResourceFields } from './authorizer.ts';
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
-import { checkDeclaredTypes } from './schema-check.ts';
+import { checkDeclaredTypes, type OverloadProbe } from './schema-check.ts';
 import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
 import { engineTypeName, type VariableDeclaration } from './declarations.ts';
 import { outputTypeName, fieldPathsOf, type FieldPath } from './introspect.ts';
 import { celGoEvalMessage } from './messages.ts';
+import { celGoCompileText, foldedNoSuchOverload, type CompileErrorContext } from './compile-messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
@@ -55,6 +56,11 @@ export interface CompileError {
   readonly expression: string;
   /** A message naming the problem, with a caret line under the offending position. */
   readonly message: string;
+  /**
+   * cel-go's display of the error as kube-apiserver prints it after `compilation failed: `
+   * (`ERROR: <input>:1:5: found no matching overload for ...`, the source line, a caret line).
+   */
+  readonly celGoText: string;
   /** 1-based line and column of the problem, when the engine reports one. */
   readonly line?: number;
   readonly column?: number;
@@ -102,15 +108,34 @@ function engineFor(env: CelEnvironment): Environment {
   return engine;
 }
 
-function compileError(expression: string, error: unknown): CompileError {
+const declaredNames = new WeakMap<Environment, { readonly functions: ReadonlySet<string>; readonly variables: ReadonlySet<string> }>();
+
+/** The names an engine declares: functions (member or global, any overload), variables and constants. */
+function declarationsOf(engine: Environment): { readonly functions: ReadonlySet<string>; readonly variables: ReadonlySet<string> } {
+  let names = declaredNames.get(engine);
+  if (names === undefined) {
+    const definitions = engine.getDefinitions();
+    // `cel` is the engine's namespace for cel.bind, which kube's environments do not declare.
+    names = { functions: new Set(definitions.functions.map((f) => f.name)), variables: new Set(definitions.variables.map((v) => v.name).filter((n) => n !== 'cel')) };
+    declaredNames.set(engine, names);
+  }
+  return names;
+}
+
+function functionNames(engine: Environment): ReadonlySet<string> {
+  return declarationsOf(engine).functions;
+}
+
+function compileError(expression: string, error: unknown, context: CompileErrorContext = {}): CompileError {
   const message = error instanceof Error ? error.message : String(error);
+  const celGoText = celGoCompileText(expression, error, context);
   const node = (error as { node?: { pos?: number } }).node;
   const offset = typeof node?.pos === 'number' ? node.pos : undefined;
-  if (offset === undefined) return { kind: 'compileError', expression, message };
+  if (offset === undefined) return { kind: 'compileError', expression, message, celGoText };
   const before = expression.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');
-  return { kind: 'compileError', expression, message, line, column };
+  return { kind: 'compileError', expression, message, celGoText, line, column };
 }
 
 /** Compiles (parses and type-checks) an expression, or returns the cached result for the same expression and environment. */
@@ -130,26 +155,79 @@ export function compile(expression: string, env: CelEnvironment): CompiledExpres
  * builds the program; their errors are compile errors.
  */
 function compileUncached(expression: string, env: CelEnvironment, fold: boolean): CompiledExpression | CompileError {
+  let engine: Environment | undefined;
+  let root: EngineNode | undefined;
+  let source = expression;
   try {
-    const engine = engineFor(env);
+    engine = engineFor(env);
     checkSource(expression);
-    const source = rewriteSource(expression);
+    source = rewriteSource(expression);
     const program = engine.parse(source);
+    root = program.ast as unknown as EngineNode;
     checkParsed(program.ast as unknown as EngineNode);
     patchParsed(program.ast as unknown as EngineNode);
     const checked = program.check();
-    if (!checked.valid) throw checked.error;
+    const probe: OverloadProbe = (name, member, operands) => hasOverload(env.expressions ?? 'new', name, member, operands);
+    if (!checked.valid) {
+      // The declared (schema) types are checked first: an operand the engine sees as dyn can be
+      // the error cel-go reports (`self.replicas + 'a'`), where the engine only fails further out.
+      checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
+      throw checked.error;
+    }
     checkTyped(program.ast as unknown as EngineNode);
-    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables);
+    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
   } catch (error) {
-    return compileError(expression, error);
+    const declared = engine === undefined ? undefined : declarationsOf(engine);
+    return compileError(expression, error, {
+      root: expression === source ? root : undefined,
+      functionDeclared: declared === undefined ? undefined : (name) => declared.functions.has(name),
+      variableDeclared: declared === undefined ? undefined : (name) => declared.variables.has(name) || Object.hasOwn(env.variables, name),
+    });
   }
 }
 
+const overloadAnswers = new Map<string, boolean>();
+
+/**
+ * Whether the environment has an overload of a function for operands of these concrete types:
+ * the engine checks a call of it on variables of those types (answers cached by signature).
+ */
+function hasOverload(expressions: ExpressionsEnvironment, name: string, member: boolean, operands: readonly CelType[]): boolean {
+  const variables: Record<string, VariableDeclaration> = {};
+  operands.forEach((type, i) => (variables[`a${i}`] = { type }));
+  const names = operands.map((_, i) => `a${i}`);
+  const call = member ? `a0.${name}(${names.slice(1).join(', ')})` : `${name}(${names.join(', ')})`;
+  const key = `${environmentKey({ variables, expressions })}\u0000${call}`;
+  let answer = overloadAnswers.get(key);
+  if (answer === undefined) {
+    try {
+      const engine = engineFor({ variables, expressions });
+      // An unknown function is the engine's error to report (cel-go's "undeclared reference").
+      answer = !functionNames(engine).has(name) || engine.parse(call).check().valid;
+    } catch {
+      answer = true;
+    }
+    overloadAnswers.set(key, answer);
+  }
+  return answer;
+}
+
 function evaluateConstant(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {
+  const out = evaluateSourceOf(source, node, env);
+  if ('error' in out && out.error === `no such overload: ${String((node.args as unknown[])[0])}` && node.op === 'call') {
+    // Folding names the argument's runtime type too; the argument is a constant as well.
+    const [argument] = (node.args as unknown[])[1] as EngineNode[];
+    const value = argument === undefined ? undefined : evaluateSourceOf(source, argument, env);
+    if (value !== undefined && 'value' in value) return { error: foldedNoSuchOverload(String((node.args as unknown[])[0]), value.value) };
+  }
+  return out;
+}
+
+/** Evaluates a constant node's source text as a standalone program (it has no variables). */
+function evaluateSourceOf(source: string, node: EngineNode, env: CelEnvironment): { value: unknown } | { error: string } {
   const { start, end } = node as unknown as { start: number; end: number };
   const constant = compileUncached(source.slice(start, end), { variables: {}, expressions: env.expressions }, false);
   if (isCompileError(constant)) return { error: constant.message.split('\n')[0] ?? '' };

@@ -4,37 +4,44 @@
 import type { EngineNode } from './engine-ast.ts';
 
 /** The engine's checked type, as far as naming it needs. */
-interface CheckedType {
+export interface CheckedType {
   readonly kind?: string;
   readonly name?: string;
   readonly keyType?: CheckedType;
   readonly valueType?: CheckedType;
 }
 
-/** cel-go's name for a checked type: `bool`, `list(int)`, `map(string, dyn)`, `optional_type(int)`, `null_type`. */
-function celGoName(t: CheckedType | undefined): string {
+/**
+ * cel-go's name for a checked type: `bool`, `list(int)`, `map(string, dyn)`, `optional_type(int)`.
+ * `output` spells types as kube's "must evaluate to" text does (`null_type`, well-known types by
+ * message name); `overload` as the checker's errors do (FormatCELType: `null`, `duration`, `timestamp`).
+ */
+export function celGoTypeName(t: CheckedType | undefined, style: 'output' | 'overload' = 'output'): string {
   if (t === undefined) return 'dyn';
+  const name = (x: CheckedType | undefined): string => celGoTypeName(x, style);
   switch (t.kind) {
     case 'dyn':
       // The engine marks a statically known type reached through dyn as dyn<T>; cel-go names T.
-      return t.valueType === undefined ? 'dyn' : celGoName(t.valueType);
+      return t.valueType === undefined ? 'dyn' : name(t.valueType);
     case 'param':
       return 'dyn';
     case 'list':
-      return `list(${celGoName(t.valueType)})`;
+      return `list(${name(t.valueType)})`;
     case 'map':
-      return `map(${celGoName(t.keyType)}, ${celGoName(t.valueType)})`;
+      return `map(${name(t.keyType)}, ${name(t.valueType)})`;
     case 'optional':
-      return `optional_type(${celGoName(t.valueType)})`;
+      return `optional_type(${name(t.valueType)})`;
     default:
-      if (t.name === 'null') return 'null_type';
+      if (t.name === 'null') return style === 'output' ? 'null_type' : 'null';
+      if (style === 'overload' && t.name === 'google.protobuf.Duration') return 'duration';
+      if (style === 'overload' && t.name === 'google.protobuf.Timestamp') return 'timestamp';
       return typeof t.name === 'string' ? t.name : 'dyn';
   }
 }
 
 /** The checked type of an expression's result in cel-go's spelling (`dyn` when not known statically). */
 export function outputTypeName(root: EngineNode): string {
-  return celGoName((root as unknown as { checkedType?: CheckedType }).checkedType);
+  return celGoTypeName((root as unknown as { checkedType?: CheckedType }).checkedType);
 }
 
 /** One step of a field path: a field selection (`.f`, `.?f`) or an index (`[i]`, `[?i]`). */

@@ -9,6 +9,9 @@ const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = {
 
 const RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => string]> = [
   [/^Unsigned integer overflow\b.*$/, () => 'unsigned integer overflow'],
+  [/^uint\(\) type error: cannot convert to uint$/, () => 'unsigned integer overflow'],
+  [/^bool\(\) conversion error: invalid string value .*$/, () => "type conversion error from 'string' to 'bool'"],
+  [/^The encoded data was not valid for encoding utf-8$/, () => 'invalid UTF-8 in bytes, cannot convert to string'],
   [/^integer overflow: .*$/, () => 'integer overflow'],
   [/^modulo by zero$/, () => 'modulus by zero'],
   [/^No such key: index out of bounds, index (-?\d+)\b.*$/, (m) => `index out of bounds: ${m[1]}`],

@@ -64,7 +64,7 @@ export function regexFindAll(s: string, pattern: string | CompiledRegex, limit: 
 
 /**
  * The compile-time error for a literal pattern, as kube-apiserver reports it: cel-go's regex-literal
- * validator for `matches`, program instantiation of the regex library's optimisation for find/findAll.
+ * validator for `matches` (a literal argument), program instantiation (folding) otherwise.
  */
 export function literalPatternError(functionName: string, pattern: string): string | undefined {
   const compiled = compileRegex(pattern);

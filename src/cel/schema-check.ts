@@ -170,6 +170,41 @@ const LIST_FUNCTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
 
 type Scope = ReadonlyMap<string, Known | undefined>;
 
+/**
+ * Whether the environment has an overload of a function for operands of these types (receiver
+ * first for a member call), given as CelTypes of scalars, lists and maps; the engine's checker
+ * answers it for concrete types (see index.ts).
+ */
+export type OverloadProbe = (name: string, member: boolean, operands: readonly CelType[]) => boolean;
+
+/** The probe of the checkDeclaredTypes call in progress (the check is synchronous). */
+let overloadProbe: OverloadProbe | undefined;
+
+const SCALARS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'timestamp', 'duration']);
+
+/** A type the engine can be asked about: scalars and lists or maps of them, nothing dyn or object. */
+function probeable(k: Known | undefined): k is Known {
+  if (k === undefined || !concrete(k)) return false;
+  const plain = (t: CelType): boolean => SCALARS.has(t.kind) || (t.kind === 'list' && plain(t.element)) || (t.kind === 'map' && (t.key === undefined || plain(t.key)) && plain(t.value));
+  return plain(k.t);
+}
+
+/** cel-go's name of a type in an overload error (well-known types by their short names). */
+function overloadTypeName(k: Known): string {
+  return k.name.replace(/google\.protobuf\.Timestamp/g, 'timestamp').replace(/google\.protobuf\.Duration/g, 'duration');
+}
+
+/** Rejects a call whose operands all have known types none of the function's overloads takes. */
+function checkCall(node: EngineNode, name: string, receiver: Known | undefined, args: ReadonlyArray<Known | undefined>, member: boolean): void {
+  const operands = member ? [receiver, ...args] : [...args];
+  if (overloadProbe === undefined || !operands.every(probeable)) return;
+  const known = operands as Known[];
+  if (overloadProbe(name, member, known.map((k) => k.t))) return;
+  const names = known.map(overloadTypeName);
+  const signature = member ? `${names[0]}.(${names.slice(1).join(', ')})` : `(${names.join(', ')})`;
+  reject(node, `found no matching overload for '${name}' applied to '${signature}'`, 'no_matching_overload');
+}
+
 function check(node: EngineNode, scope: Scope): Known | undefined {
   const a = node.args;
   switch (node.op) {
@@ -189,6 +224,9 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
       const [operand, index] = a as [EngineNode, EngineNode];
       const base = check(operand, scope);
       const key = check(index, scope);
+      if (base !== undefined && SCALARS.has(base.t.kind)) {
+        reject(node, `found no matching overload for '_[_]' applied to '(${overloadTypeName(base)}, ${key === undefined ? 'dyn' : overloadTypeName(key)})'`, 'no_matching_overload');
+      }
       if (base?.t.kind === 'map' && key !== undefined && concrete(key)) {
         const keyName = base.t.key === undefined ? 'string' : child(base.t.key, '').name;
         if (keyName !== 'dyn' && keyName !== key.name) reject(node, `found no matching overload for '_[_]' applied to '(${base.name}, ${key.name})'`, 'no_matching_overload');
@@ -221,7 +259,8 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
         }
         return simple('bool');
       }
-      for (const x of args) check(x, scope);
+      const argTypes = args.map((x) => check(x, scope));
+      if (node.meta.macro === undefined && node.meta.alternate === undefined) checkCall(node, name, undefined, argTypes, false);
       return undefined;
     }
     case 'rcall': {
@@ -239,7 +278,8 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
         for (const x of args.slice(twoVariables ? 2 : 1)) check(x, inner);
         return undefined;
       }
-      for (const x of args) check(x, scope);
+      const argTypes = args.map((x) => check(x, scope));
+      if (node.meta.macro === undefined && node.meta.alternate === undefined) checkCall(node, name, recv, argTypes, true);
       const allowed = LIST_FUNCTIONS[name];
       const element = recv === undefined ? undefined : elementOf(recv);
       if (allowed !== undefined && args.length === 0 && element !== undefined && concrete(element) && !allowed.has(element.t.kind)) {
@@ -276,11 +316,16 @@ function visitChildren(node: EngineNode, scope: Scope): void {
 }
 
 /** Rejects what cel-go's checker rejects given the declared types of the variables (dyn ones are skipped). */
-export function checkDeclaredTypes(root: EngineNode, variables: Readonly<Record<string, { readonly type: 'dyn' | CelType }>>): void {
+export function checkDeclaredTypes(root: EngineNode, variables: Readonly<Record<string, { readonly type: 'dyn' | CelType }>>, probe?: OverloadProbe): void {
   const scope = new Map<string, Known | undefined>();
   for (const [name, decl] of Object.entries(variables)) {
     if (decl.type === 'dyn' || decl.type.kind === 'dyn') continue;
     scope.set(name, child(decl.type, name === 'self' || name === 'oldSelf' ? 'selfType0' : name));
   }
-  check(root, scope);
+  overloadProbe = probe;
+  try {
+    check(root, scope);
+  } finally {
+    overloadProbe = undefined;
+  }
 }

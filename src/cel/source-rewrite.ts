@@ -230,11 +230,13 @@ export function checkSource(expression: string): void {
     throw new Error('program instantiation failed: reference to undefined type: google.protobuf.Any');
   }
   if (!/0X/.test(expression)) return;
-  const tokens = (tokenize(expression) ?? []).filter((t) => t.kind !== 'ws');
-  tokens.forEach((t, i) => {
+  let offset = 0;
+  const tokens = (tokenize(expression) ?? []).map((t) => ({ t, at: (offset += t.text.length) - t.text.length })).filter(({ t }) => t.kind !== 'ws');
+  tokens.forEach(({ t }, i) => {
     const next = tokens[i + 1];
-    if (t.kind === 'number' && t.text === '0' && next?.kind === 'ident' && next.text.startsWith('X')) {
-      throw new Error(`Syntax error: extraneous input '${next.text}' expecting <EOF>`);
+    if (t.kind === 'number' && t.text === '0' && next?.t.kind === 'ident' && next.t.text.startsWith('X')) {
+      // Located like a node, so the error is displayed at the stray input as cel-go does.
+      throw Object.assign(new Error(`Syntax error: extraneous input '${next.t.text}' expecting <EOF>`), { node: { pos: next.at } });
     }
   });
 }

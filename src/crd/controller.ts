@@ -15,7 +15,7 @@ import { jsonEqual } from '../registry/object-meta.ts';
 import { customResourceType, servedVersions, type CustomResourceLifecycle } from './custom-resource.ts';
 import { CRD_CLEANUP_FINALIZER, storageVersionOf } from './kind.ts';
 import { withConversions } from './conversion.ts';
-import type { ServiceResolver } from './conversion-webhook.ts';
+import type { ServiceResolver } from '../aggregator/service-resolver.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -32,7 +32,7 @@ export interface CrdControllerDeps {
   warn?(msg: string): void;
   /** Gate CRDValidationRatcheting (default on): updates not refused for values they leave unchanged. */
   readonly ratcheting?: boolean;
-  /** Where conversion webhooks given as a service reference are dialled. */
+  /** The server's one service resolver: where conversion webhooks given as a service reference are dialled. */
   resolveService?: ServiceResolver;
 }
 

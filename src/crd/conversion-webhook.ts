@@ -9,7 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../api/types.ts';
 import { ApiError } from '../api/status-errors.ts';
-import { CallError, WebhookClient, type WebhookEndpoint } from '../admission/webhook/client.ts';
+import { CallError, WebhookClient } from '../admission/webhook/client.ts';
+import { dialTarget, webhookTarget, type WebhookTarget } from '../admission/webhook/target.ts';
+import type { ServiceResolver } from '../aggregator/service-resolver.ts';
 import { goJsonSyntaxError } from '../codec/json-syntax.ts';
 
 type Obj = Record<string, unknown>;
@@ -19,8 +21,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** kube's conversion webhook client timeout (the URL carries it as `?timeout=30s`). */
 const TIMEOUT_SECONDS = 30;
 
-/** Where `service` client configs are dialled: `<name>.<namespace>.svc:<port>` -> `host:port`, or undefined. */
-export type ServiceResolver = (name: string, namespace: string, port: number) => string | undefined;
+/** Without the server's resolver (a webhook made on its own), no service reference resolves. */
+const NO_SERVICES: ServiceResolver = { resolve: () => ({ kind: 'service-not-found' }) };
 
 /** One connection pool for every conversion webhook of the server. */
 const sharedClient = new WebhookClient();
@@ -30,12 +32,13 @@ export interface WebhookConversionConfig {
   readonly kind: string;
   /** spec.conversion.webhook of the CRD. */
   readonly webhook: Obj;
+  /** The server's one service resolver: where a `service` client config is dialled, resolved at each call. */
   readonly resolveService?: ServiceResolver;
 }
 
 /** A CRD's conversion webhook, ready to call. */
 export class ConversionWebhook {
-  private readonly endpoint: WebhookEndpoint | string;
+  private readonly target: WebhookTarget | string;
   private readonly reviewVersion: 'v1' | 'v1beta1' | undefined;
 
   constructor(
@@ -44,7 +47,7 @@ export class ConversionWebhook {
   ) {
     const versions = Array.isArray(cfg.webhook.conversionReviewVersions) ? cfg.webhook.conversionReviewVersions.map(str) : [];
     this.reviewVersion = versions.find((v): v is 'v1' | 'v1beta1' => v === 'v1' || v === 'v1beta1');
-    this.endpoint = endpointOf(isObj(cfg.webhook.clientConfig) ? cfg.webhook.clientConfig : {}, cfg.resolveService);
+    this.target = webhookTarget(cfg.webhook.clientConfig, TIMEOUT_SECONDS);
   }
 
   /**
@@ -59,7 +62,7 @@ export class ConversionWebhook {
     const gvk = `${str(toSend[0]!.apiVersion)}, Kind=${str(toSend[0]!.kind) || this.cfg.kind}`;
     const fail = (msg: string) => new ApiError(500, '', `conversion webhook for ${gvk} ${msg}`);
     if (!this.reviewVersion) throw new ApiError(500, '', 'no supported conversion review versions');
-    if (typeof this.endpoint === 'string') throw fail(`failed: ${this.endpoint}`);
+    if (typeof this.target === 'string') throw fail(`failed: ${this.target}`);
     const uid = randomUUID();
     const apiVersion = `apiextensions.k8s.io/${this.reviewVersion}`;
     // kube sends the empty response beside the request (its review object carries both).
@@ -68,7 +71,9 @@ export class ConversionWebhook {
     );
     let converted: unknown[];
     try {
-      const res = await this.client.post(this.endpoint, body, TIMEOUT_SECONDS * 1000);
+      const endpoint = dialTarget(this.target, this.cfg.resolveService ?? NO_SERVICES);
+      if (endpoint instanceof CallError) throw endpoint;
+      const res = await this.client.post(endpoint, body, TIMEOUT_SECONDS * 1000);
       const text = res.body.toString('utf8');
       if (res.status < 200 || res.status > 299) throw new CallError(clientGoStatusError(res.status, text));
       converted = convertedObjectsOf(decodeReview(text), this.reviewVersion, uid);
@@ -191,41 +196,4 @@ function clientGoStatusError(code: number, body: string): string {
     default:
       return `the server responded with the status code ${code} but did not return more information`;
   }
-}
-
-/** The URL kube calls (with `?timeout=30s`) and where to dial it; a string when it cannot be used. */
-function endpointOf(cc: Obj, resolveService: ServiceResolver | undefined): WebhookEndpoint | string {
-  const ca = typeof cc.caBundle === 'string' && cc.caBundle !== '' ? Buffer.from(cc.caBundle, 'base64').toString() : undefined;
-  const withTimeout = (s: string) => `${s}${s.includes('?') ? '&' : '?'}timeout=${TIMEOUT_SECONDS}s`;
-  if (typeof cc.url === 'string') {
-    let u: URL;
-    try {
-      u = new URL(cc.url);
-    } catch {
-      return `invalid webhook URL ${JSON.stringify(cc.url)}`;
-    }
-    const port = u.port ? Number(u.port) : 443;
-    const path = `${u.pathname || '/'}${u.search}`;
-    return { url: withTimeout(cc.url), dialHost: u.hostname.replace(/^\[|\]$/g, ''), dialPort: port, serverName: u.hostname.replace(/^\[|\]$/g, ''), path: withTimeout(path), ...(ca ? { ca } : {}) };
-  }
-  if (isObj(cc.service)) {
-    const name = str(cc.service.name);
-    const namespace = str(cc.service.namespace);
-    const port = typeof cc.service.port === 'number' ? cc.service.port : 443;
-    const path = str(cc.service.path) || '/';
-    const host = `${name}.${namespace}.svc`;
-    const url = `https://${host}:${port}${path}`;
-    const resolved = resolveService?.(name, namespace, port);
-    if (!resolved) return `Post ${JSON.stringify(withTimeout(url))}: service "${name}" not found`;
-    const colon = resolved.lastIndexOf(':');
-    return {
-      url: withTimeout(url),
-      dialHost: (colon > 0 ? resolved.slice(0, colon) : resolved).replace(/^\[|\]$/g, ''),
-      dialPort: colon > 0 ? Number(resolved.slice(colon + 1)) : port,
-      serverName: host,
-      path: withTimeout(path),
-      ...(ca ? { ca } : {}),
-    };
-  }
-  return 'the webhook has neither url nor service';
 }

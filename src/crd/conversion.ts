@@ -9,7 +9,8 @@ import type { AsyncConversion, KubeObject, ResourceType, StorageConversion } fro
 import type { Schema } from '../schema/types.ts';
 import { pruneUnknownFields } from '../schema/prune.ts';
 import { applyDefaults, defaultsWouldChange } from '../schema/defaults.ts';
-import { ConversionWebhook, type ServiceResolver } from './conversion-webhook.ts';
+import { ConversionWebhook } from './conversion-webhook.ts';
+import type { ServiceResolver } from '../aggregator/service-resolver.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

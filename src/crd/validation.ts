@@ -475,7 +475,9 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx): void {
     const variables = ruleVariables(s, oldSelf);
     const compiled = compile(expr, { variables });
     if (isCompileError(compiled)) {
-      ctx.errs.push(fieldErr.invalid(`${rp}.rule`, goLiteral(goValidationRule(r)), `compilation failed: ${celCompileMessage(expr, compiled.message, compiled.line, compiled.column)}`));
+      // kube words a failure to build the program (a folded constant) without "compilation failed".
+      const detail = compiled.celGoText.startsWith('program instantiation failed: ') ? compiled.celGoText : `compilation failed: ${compiled.celGoText}`;
+      ctx.errs.push(fieldErr.invalid(`${rp}.rule`, goLiteral(goValidationRule(r)), detail));
       return;
     }
     const est = estimateCost(expr, Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v.type])));
@@ -489,7 +491,7 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx): void {
     if (me !== '') {
       const mc = compile(me, { variables: ruleVariables(s, false) });
       if (isCompileError(mc)) {
-        ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), `messageExpression compilation failed: ${celCompileMessage(me, mc.message, mc.line, mc.column)}`));
+        ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), `messageExpression compilation failed: ${mc.celGoText}`));
       } else if (!/^\s*(['"]|string\(|.*\+\s*['"])/.test(me) && /^\s*[\d.]+\s*$|^\s*(true|false)\s*$/.test(me)) {
         ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), 'messageExpression must evaluate to a string'));
       } else {
@@ -503,14 +505,6 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx): void {
       }
     }
   });
-}
-
-/** cel-go's error form: `ERROR: <input>:L:C: message` with the source line and a caret line. */
-function celCompileMessage(expr: string, message: string, line?: number, column?: number): string {
-  const first = message.split('\n')[0] ?? message;
-  if (line === undefined || column === undefined) return `ERROR: <input>:1:1: ${first}`;
-  const src = expr.split('\n')[line - 1] ?? '';
-  return `ERROR: <input>:${line}:${column}: ${first}\n | ${src}\n | ${'.'.repeat(Math.max(0, column - 1))}^`;
 }
 
 /** Whether a rule's fieldPath (`.a.b`, `.a['x']`) names a property under `s`. */

@@ -65,6 +65,20 @@ export interface WriteContext {
   readonly auditAnnotations?: Record<string, string>;
   /** A deletecollection: kube's admission sees each object of it with an empty name. */
   readonly collection?: boolean;
+  /** What admission sees of this write when it is not the stored kind (a custom resource's scale: autoscaling/v1 Scale). */
+  readonly admissionView?: AdmissionView;
+}
+
+/**
+ * A subresource written through another kind (kube's scale subresource): admission is given that
+ * kind and the objects converted to it, and a mutated view is carried back into the object.
+ */
+export interface AdmissionView {
+  readonly kind: { readonly group: string; readonly version: string; readonly kind: string };
+  /** The view of an object in its served form. */
+  toView(obj: KubeObject): KubeObject;
+  /** `obj` (served form) with what the view's fields say written into it. */
+  fromView(view: KubeObject, obj: KubeObject): KubeObject;
 }
 
 /** kube's warnings for duplicate owner references (endpoints/handlers/rest.go). */

@@ -80,8 +80,6 @@ import { answerPlainHttpOnTlsPort } from './plain-http.ts';
 import { createServerMetrics, createSliMetrics, metricsResponse, type ServerMetrics } from '../metrics/index.ts';
 import { AuthMetrics } from '../metrics/auth-metrics.ts';
 import { ServiceAllocators } from '../services/service-allocation.ts';
-import { resolveServiceReference, type ResolveOutcome, type ServiceReference } from '../services/resolve.ts';
-import { conversionServiceResolver } from '../crd/service-resolver.ts';
 import { CrdController } from '../crd/controller.ts';
 import { CRD_GROUP } from '../crd/kind.ts';
 import type { FieldError } from '../api/field-errors.ts';
@@ -122,8 +120,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   /** The server's metrics registry (served at /metrics): modules register their families on it. */
   readonly metrics: ServerMetrics;
-  /** Where a Service reference (an APIService's spec.service) sends traffic: cluster IP and ready endpoints (src/services/resolve.ts). */
-  resolveService(ref: ServiceReference): ResolveOutcome;
+  /** The one service resolver: where APIServices, admission and conversion webhooks given by service reference are dialled. */
+  readonly serviceResolver: ServiceResolver;
   /**
    * Resolves once every post-start hook (the default RBAC policy, system namespaces, APF bootstrap
    * configuration, ...) has finished; /readyz fails until then, as kube-apiserver's does.
@@ -369,7 +367,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
   if (!namespaceStore) throw new Error('the namespaces resource type is missing');
   // Custom resources: served from the CRDs in store before the server listens, then as they change.
   let url = '';
-  // One service resolver for APIServices and conversion webhooks, as kube-apiserver builds it (default/kubernetes:443 is this server).
+  // One service resolver for APIServices, conversion and admission webhooks, as kube-apiserver builds it (default/kubernetes:443 is this server).
   const serviceResolver =
     opts.serviceResolver ??
     (await aggregationStartup(async () =>
@@ -389,7 +387,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     storeFor: (rt, cache) => storeFor(rt, cache, customResourceMetaValidation(rt)),
     warn: (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),
     ratcheting: features.enabled('CRDValidationRatcheting'),
-    resolveService: conversionServiceResolver(serviceResolver),
+    resolveService: serviceResolver,
   });
   // The start's own writes (namespaces, the default RBAC policy, ...) are few large batches: committed on the event loop.
   store.preferEventLoopCommits?.(true);
@@ -444,7 +442,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     authorizer = built.authorizer;
   } else authorizer = opts.authorizer;
   try {
-    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer }, admissionConfigs);
+    const built = await buildAdmissionChain(admissionNames, { catalog, authorizer, serviceResolver }, admissionConfigs);
     const chain = opts.extraAdmissionPlugins?.length ? new AdmissionChain([...built.plugins, ...opts.extraAdmissionPlugins], built.metrics) : built;
     undo.push(() => chain.stop());
     await chain.ready();
@@ -699,7 +697,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
     store,
     app,
     metrics,
-    resolveService: (ref) => resolveServiceReference(catalog, ref),
+    serviceResolver,
     waitForPostStartHooks: () => postStartHooks.done(),
     shutdown: () =>
       (closing ??= (async () => {

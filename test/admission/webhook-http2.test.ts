@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallError, WebhookClient, type WebhookEndpoint } from '../../src/admission/webhook/client.ts';
+import { isLoopbackHost, webhookTarget } from '../../src/admission/webhook/target.ts';
 import { startTestServer, type TestServer } from '../server/harness.ts';
 import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 
@@ -19,6 +20,7 @@ const endpoint = (wh: WebhookServer, path: string, port = wh.port): WebhookEndpo
   serverName: '127.0.0.1',
   path: `${path}?timeout=10s`,
   ca: Buffer.from(wh.caBundle, 'base64').toString(),
+  http2Allowed: true,
 });
 
 const review = (uid: string) => Buffer.from(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid, object: { metadata: {} } } }));
@@ -55,6 +57,26 @@ describe('webhook client protocols', () => {
     // At most the handshake that learnt the protocol (the server may not see it complete), then one pooled connection for the sequential calls.
     expect(h1.connections).toBeGreaterThanOrEqual(1);
     expect(h1.connections).toBeLessThanOrEqual(2);
+  });
+
+  it('speaks HTTP/1.1 to an endpoint kube keeps on HTTP/1.1 (not a loopback URL), even when the webhook offers HTTP/2', async () => {
+    const connections = h2.connections;
+    const { http2Allowed: _, ...notLoopback } = endpoint(h2, '/allow');
+    expect((await client.post(notLoopback, review('h1-only'), 5000)).status).toBe(200);
+    expect(h2.received.at(-1)?.httpVersion).toBe('1.1');
+    expect(h2.connections).toBe(connections + 1);
+  });
+
+  it('allows HTTP/2 only for URL webhooks on a loopback host, as kube\'s webhook client', () => {
+    const allowed = (clientConfig: unknown) => {
+      const t = webhookTarget(clientConfig, 10);
+      if (typeof t === 'string') throw new Error(t);
+      return t.endpoint.http2Allowed;
+    };
+    for (const url of ['https://127.0.0.1:8443/x', 'https://127.5.0.1/x', 'https://LocalHost:9443/', 'https://[::1]:8443/x', 'https://[::ffff:127.0.0.1]/x']) expect(allowed({ url }), url).toBe(true);
+    for (const url of ['https://10.0.0.1/x', 'https://hook.example.com/x', 'https://[::2]/x', 'https://localhost.example.com/']) expect(allowed({ url }), url).toBe(false);
+    expect(allowed({ service: { namespace: 'n', name: 'localhost' } })).toBe(false);
+    expect(isLoopbackHost('0:0:0:0:0:0:0:1')).toBe(true);
   });
 
   it('replaces a session the webhook closed: the next call succeeds on a new connection', async () => {

@@ -1,6 +1,6 @@
 /**
  * Test fixture: an admission webhook server over TLS on loopback whose behaviour is chosen by the
- * request path (/allow, /deny, /mutate, /mutate-dimensions, /warn, /slow, /garbage, /close, /baduid, /badpatch,
+ * request path (/allow, /deny, /mutate, /mutate-dimensions, /mutate-replicas, /warn, /slow, /garbage, /close, /baduid, /badpatch,
  * /flaky, /v1beta1). It records every AdmissionReview it receives.
  */
 import https from 'node:https';
@@ -8,6 +8,7 @@ import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/server/certs.ts';
+import type { Response } from '../server/harness.ts';
 
 export interface ReceivedReview {
   readonly path: string;
@@ -74,6 +75,9 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
         case '/mutate-dimensions':
           // Written for the v2 shape of test/crd/conversion-webhook.ts's Widget.
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/spec/dimensions', value: { size: 7 } }]) });
+        case '/mutate-replicas':
+          // For a Scale (a custom resource's scale subresource): replicas set to 3.
+          return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/spec/replicas', value: 3 }]), warnings: ['replicas capped at 3'] });
         case '/mutate-b':
           return reply({ allowed: true, patchType: 'JSONPatch', patch: patchOf(labelPatch('second')) });
         case '/warn':
@@ -142,4 +146,17 @@ export async function startWebhookServer(dnsNames: string[] = [], clientCa?: str
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * Webhook and policy configurations (and Services) reach admission through watch caches: sends
+ * the request again until it is answered as expected, or 10 s have passed (the last answer is returned).
+ */
+export async function until(send: () => Promise<Response>, ok: (r: Response) => boolean): Promise<Response> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await send();
+    if (ok(r) || Date.now() > deadline) return r;
+    await new Promise((res) => setTimeout(res, 50));
+  }
 }

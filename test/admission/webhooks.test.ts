@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type Response, type TestServer } from '../server/harness.ts';
-import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import { startTestServer, type TestServer } from '../server/harness.ts';
+import { startWebhookServer, until, type WebhookServer } from './webhook-server.ts';
+import { DEFAULT_TRAFFIC } from '../../src/aggregator/traffic.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
@@ -38,16 +39,6 @@ function cm(name: string, label: string, extra: Record<string, unknown> = {}) {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { test: label } }, data: { k: 'v' }, ...extra };
 }
 
-/** Configurations reach the dispatcher through the watch cache: retry until the request is answered as expected. */
-async function until(send: () => Promise<Response>, ok: (r: Response) => boolean): Promise<Response> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const r = await send();
-    if (ok(r) || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
-
 let n = 0;
 const create = (label: string, name = `cm-${++n}`) => ts.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm(name, label) });
 
@@ -65,13 +56,12 @@ beforeAll(async () => {
       '  configuration:',
       '    apiVersion: apiserver.config.k8s.io/v1',
       '    kind: WebhookAdmissionConfiguration',
-      '    serviceResolution:',
-      `      hook.webhooks.svc:443: 127.0.0.1:${wh.port}`,
       '    circuitBreaker: {failureThreshold: 2, coolDown: 1s}',
       '',
     ].join('\n'),
   );
-  ts = await startTestServer({ config: { admissionControlConfigFile: cfg } });
+  // Service references resolve through the gateway's service resolver: here its flag map (--aggregator-service-address).
+  ts = await startTestServer({ config: { admissionControlConfigFile: cfg, aggregator: { serviceAddresses: [`webhooks/hook=127.0.0.1:${wh.port}`], serviceRouting: 'cluster-ip', traffic: DEFAULT_TRAFFIC } } });
 });
 
 afterAll(async () => {
@@ -158,7 +148,7 @@ describe('validating webhooks', () => {
     await remove(VWC, 'broken');
   });
 
-  it('a service clientConfig is resolved through the serviceResolution map and verified against the caBundle', async () => {
+  it('a service clientConfig is resolved through the gateway\'s service resolver and verified against the caBundle', async () => {
     await configure(VWC, 'svc', [hook('svc.example.com', '/deny', { clientConfig: { service: { name: 'hook', namespace: 'webhooks', path: '/deny' }, caBundle: wh.caBundle } })]);
     const res = await until(() => create('svc.example.com'), (r) => r.status === 403);
     expect(res.json.message).toContain('admission webhook "svc.example.com" denied the request');

@@ -5,21 +5,13 @@
  * get kube's 503 meanwhile, and kubectl keeps working on every other group.
  */
 import https from 'node:https';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAggregatedSetup, waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
+import { expect, test } from 'vitest';
+import { withRegisteredSample, waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
 
 let s: AggregatedSetup;
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
-beforeAll(async () => {
-  s = await startAggregatedSetup({ probeIntervalMs: 1000, namespaceControllerTiming: { graceMs: 100, remainingMs: 500, errorMs: 300 } });
-  await s.startSample();
-  await s.register();
-}, 180_000);
-
-afterAll(async () => {
-  await s?.close();
-});
+withRegisteredSample((setup) => (s = setup), { probeIntervalMs: 1000, namespaceControllerTiming: { graceMs: 100, remainingMs: 500, errorMs: 300 } });
 
 /** Reads discovery every 100 ms until stopped; returns every status seen and the slowest answer. */
 function discoveryReader(): { stop(): Promise<{ statuses: number[]; slowestMs: number }> } {

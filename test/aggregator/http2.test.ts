@@ -7,20 +7,12 @@
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import https from 'node:https';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startAggregatedSetup, type AggregatedSetup } from './sample-fixture.ts';
+import { expect, test } from 'vitest';
+import { withRegisteredSample, type AggregatedSetup } from './sample-fixture.ts';
 
 let s: AggregatedSetup;
 
-beforeAll(async () => {
-  s = await startAggregatedSetup();
-  await s.startSample();
-  await s.register();
-}, 180_000);
-
-afterAll(async () => {
-  await s?.close();
-});
+withRegisteredSample((setup) => (s = setup));
 
 /**
  * Established TCP connections this process (the gateway runs in it) holds to 127.0.0.1:`port`:

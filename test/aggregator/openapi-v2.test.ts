@@ -3,21 +3,13 @@
  * real sample-apiserver's flunders appear in the JSON and protobuf forms, `kubectl explain` reads
  * them from v2, and the last good copy stays when the backend dies. Plus the merge rules.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAggregatedSetup, waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
+import { describe, expect, test } from 'vitest';
+import { withRegisteredSample, waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
 import { mergeOpenApiV2 } from '../../src/aggregator/openapi-v2.ts';
 
 let s: AggregatedSetup;
 
-beforeAll(async () => {
-  s = await startAggregatedSetup();
-  await s.startSample();
-  await s.register();
-}, 180_000);
-
-afterAll(async () => {
-  await s?.close();
-});
+withRegisteredSample((setup) => (s = setup));
 
 const FLUNDERS = '/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders';
 

@@ -3,21 +3,14 @@
  * kubectl through the gateway (issue 16 item 5), plus the proxy's identity rules (item 4).
  */
 import https from 'node:https';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startAggregatedSetup, type AggregatedSetup } from './sample-fixture.ts';
+import { describe, expect, test } from 'vitest';
+import { withRegisteredSample, type AggregatedSetup } from './sample-fixture.ts';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certs.ts';
 
 let s: AggregatedSetup;
 
-beforeAll(async () => {
-  s = await startAggregatedSetup();
-  await s.startSample();
-  await s.register();
-}, 180_000);
-
-afterAll(async () => {
-  await s?.close();
-});
+// The sample runs as a service account with only the RBAC the README's registration steps grant.
+withRegisteredSample((setup) => (s = setup), { identity: 'serviceaccount' });
 
 const flunder = (name: string) => `apiVersion: wardle.example.com/v1alpha1
 kind: Flunder
@@ -120,6 +113,26 @@ describe('sample-apiserver behind the gateway', () => {
     const foreign = await issueClientCertificate({ caCert: other.cert, caKey: other.key }, { commonName: 'front-proxy-client' });
     const res2 = await rawRequest('/apis/wardle.example.com/v1alpha1/namespaces/default/flunders', { cert: foreign.cert, key: foreign.key, headers: { 'X-Remote-User': 'admin' } });
     expect(res2.status).toBe(401);
+  });
+
+  test('the sample runs its own priority and fairness on the gateway\'s flow-control objects, as against kube-apiserver', async () => {
+    // Asked directly (the gateway's client CA is the one it publishes for extension servers), the
+    // sample classifies the admin (system:masters) by the gateway's stored `exempt` FlowSchema.
+    const exempt = await s.gw.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt');
+    expect(exempt.status).toBe(200);
+    const direct = await new Promise<{ status: number; flowSchema: unknown }>((resolve, reject) => {
+      const req = https.request(
+        { host: '127.0.0.1', port: s.samplePort, path: '/apis/wardle.example.com/v1alpha1/namespaces/default/flunders', ca: s.sampleCa.cert, servername: 'api.wardle.svc', cert: s.gw.server.adminCert, key: s.gw.server.adminKey, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, flowSchema: res.headers['x-kubernetes-pf-flowschema-uid'] }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(direct.status).toBe(200);
+    expect(direct.flowSchema).toBe(exempt.json.metadata.uid);
   });
 
   test('kubectl explain reads the backend\'s OpenAPI v3 through the gateway', async () => {

@@ -6,6 +6,7 @@
  * restarted on the same port (the availability and stale-discovery tests do).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,12 +55,82 @@ export interface AggregatedSetup {
   close(): Promise<void>;
 }
 
+export interface AggregatedSetupOptions {
+  readonly traffic?: TrafficContract;
+  readonly probeIntervalMs?: number;
+  readonly namespaceControllerTiming?: NamespaceControllerTiming;
+  readonly routing?: ServiceRouting;
+  readonly bindAddress?: string;
+  /**
+   * Who the sample is against the gateway: the admin (default), or the service account
+   * `wardle/apiserver` with only the RBAC the README's registration steps grant it.
+   */
+  readonly identity?: 'admin' | 'serviceaccount';
+}
+
+/**
+ * The README's step 2, run with kubectl against the gateway: the service account `wardle/apiserver`
+ * bound to what an extension server needs; returns a kubeconfig of a token for it.
+ */
+async function serviceAccountKubeconfig(gw: TestServer, dir: string): Promise<string> {
+  const sa = `${SAMPLE_NAMESPACE}:apiserver`;
+  const steps = [
+    ['create', 'namespace', SAMPLE_NAMESPACE],
+    ['-n', SAMPLE_NAMESPACE, 'create', 'serviceaccount', 'apiserver'],
+    ['create', 'clusterrolebinding', 'wardle:auth-delegator', '--clusterrole=system:auth-delegator', `--serviceaccount=${sa}`],
+    ['-n', 'kube-system', 'create', 'rolebinding', 'wardle:auth-reader', '--role=extension-apiserver-authentication-reader', `--serviceaccount=${sa}`],
+    [
+      'create',
+      'clusterrole',
+      'wardle:watcher',
+      '--verb=get,list,watch',
+      '--resource=namespaces,mutatingwebhookconfigurations,validatingwebhookconfigurations,validatingadmissionpolicies,validatingadmissionpolicybindings,flowschemas,prioritylevelconfigurations',
+    ],
+    ['create', 'clusterrolebinding', 'wardle:watcher', '--clusterrole=wardle:watcher', `--serviceaccount=${sa}`],
+  ];
+  for (const args of steps) {
+    const out = await gw.kubectl(args);
+    if (out.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${out.stderr}`);
+  }
+  const token = await gw.kubectl(['-n', SAMPLE_NAMESPACE, 'create', 'token', 'apiserver', '--duration=2h']);
+  if (token.code !== 0) throw new Error(`kubectl create token: ${token.stderr}`);
+  const path = join(dir, 'wardle.kubeconfig');
+  const kubeconfig = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'gateway', cluster: { server: gw.server.url, 'certificate-authority-data': Buffer.from(gw.server.caCert).toString('base64') } }],
+    users: [{ name: 'wardle', user: { token: token.stdout.trim() } }],
+    contexts: [{ name: 'wardle', context: { cluster: 'gateway', user: 'wardle' } }],
+    'current-context': 'wardle',
+  };
+  await writeFile(path, JSON.stringify(kubeconfig));
+  return path;
+}
+
+/**
+ * The lifecycle of a test file that works against the registered sample: before all, the setup
+ * started, the sample running and its APIService Available (`use` receives the setup); after all,
+ * everything stopped.
+ */
+export function withRegisteredSample(use: (setup: AggregatedSetup) => void, opts: AggregatedSetupOptions = {}): void {
+  let setup: AggregatedSetup | undefined;
+  beforeAll(async () => {
+    setup = await startAggregatedSetup(opts);
+    use(setup);
+    await setup.startSample();
+    await setup.register();
+  }, 180_000);
+  afterAll(async () => {
+    await setup?.close();
+  });
+}
+
 /**
  * `bindAddress`: where the sample listens (default 127.0.0.1; kube refuses loopback Endpoints).
  * `routing`: resolve the APIService's service reference through the gateway's own resolver (the
  * Services and Endpoints it stores, routed this way) instead of the static map of `resolver`.
  */
-export async function startAggregatedSetup(opts: { traffic?: TrafficContract; probeIntervalMs?: number; namespaceControllerTiming?: NamespaceControllerTiming; routing?: ServiceRouting; bindAddress?: string } = {}): Promise<AggregatedSetup> {
+export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): Promise<AggregatedSetup> {
   const bin = sampleApiserverBinary();
   const dir = await mkdtemp(join(tmpdir(), 'kgw-agg-'));
   const frontProxyCa = await createCertificateAuthority('front-proxy-ca');
@@ -94,8 +165,10 @@ export async function startAggregatedSetup(opts: { traffic?: TrafficContract; pr
   let log = '';
   const samplePort = await freePort();
   resolver.set(SAMPLE_NAMESPACE, SAMPLE_SERVICE, '127.0.0.1', samplePort);
+  let kubeconfig: string | undefined;
   const startSample = async () => {
     etcd ??= await startEtcd();
+    kubeconfig ??= opts.identity === 'serviceaccount' ? await serviceAccountKubeconfig(gw, dir) : gw.server.kubeconfigPath;
     child = spawn(
       bin,
       [
@@ -104,11 +177,9 @@ export async function startAggregatedSetup(opts: { traffic?: TrafficContract; pr
         `--bind-address=${opts.bindAddress ?? '127.0.0.1'}`,
         `--tls-cert-file=${sampleCertFile}`,
         `--tls-private-key-file=${sampleKeyFile}`,
-        `--kubeconfig=${gw.server.kubeconfigPath}`,
-        `--authentication-kubeconfig=${gw.server.kubeconfigPath}`,
-        `--authorization-kubeconfig=${gw.server.kubeconfigPath}`,
-        // The gateway serves no flow-control objects yet; the sample's own APF would wait for them.
-        '--enable-priority-and-fairness=false',
+        `--kubeconfig=${kubeconfig}`,
+        `--authentication-kubeconfig=${kubeconfig}`,
+        `--authorization-kubeconfig=${kubeconfig}`,
         '--v=1',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },

@@ -2,11 +2,11 @@
  * The gateway's one service resolver: kube's availability checks, then the cluster IP (default),
  * a ready endpoint (--enable-aggregator-routing) or the in-cluster DNS name
  * (--service-dns-routing); default/kubernetes:443 is the gateway itself; the flag map first.
- * The same resolver serves conversion webhooks (src/crd/service-resolver.ts).
+ * The same resolver serves admission and conversion webhooks (`webhookAddress`): kube's resolver
+ * alone, without the availability checks, with its error texts.
  */
 import { describe, expect, it } from 'vitest';
-import { ServedServiceResolver, StaticServiceResolver, buildServiceResolver, catalogObjects, type CoreObjects } from '../../src/aggregator/service-resolver.ts';
-import { conversionServiceResolver } from '../../src/crd/service-resolver.ts';
+import { ServedServiceResolver, StaticServiceResolver, buildServiceResolver, catalogObjects, webhookAddress, type CoreObjects } from '../../src/aggregator/service-resolver.ts';
 import { FlagError, parseFlags } from '../../src/server/config.ts';
 
 const objects: Record<string, Record<string, unknown>> = {
@@ -91,10 +91,19 @@ describe('the flag map, the catalog and the conversion webhook adapter', () => {
     expect(new ServedServiceResolver(catalogObjects({ lookup: () => undefined }), { routing: 'endpoint' }).resolve('ns', 'api', 443)).toEqual({ kind: 'service-not-found' });
   });
 
-  it('conversion webhooks dial what the same resolver gives, IPv6 bracketed', () => {
-    expect(conversionServiceResolver(endpoint)('headless', 'ns', 443)).toBe('[fd00::5]:8443');
-    expect(conversionServiceResolver(clusterIP)('api', 'ns', 443)).toBe('10.96.0.20:443');
-    expect(conversionServiceResolver(clusterIP)('noeps', 'ns', 443)).toBeUndefined();
+  it('webhooks: the routing alone (no availability checks), kube\'s texts for what does not resolve', () => {
+    // A Service without Endpoints still has its cluster IP: kube's webhook client dials it.
+    expect(webhookAddress(clusterIP, 'ns', 'noeps', 443)).toEqual({ host: '10.96.0.21', port: 443 });
+    expect(webhookAddress(clusterIP, 'ns', 'api', 443)).toEqual({ host: '10.96.0.20', port: 443 });
+    expect(webhookAddress(clusterIP, 'ns', 'nosuch', 443)).toBe('service "nosuch" not found');
+    expect(webhookAddress(clusterIP, 'ns', 'api', 80)).toBe('no service port 80 found for service "api"');
+    expect(webhookAddress(endpoint, 'ns', 'headless', 443)).toEqual({ host: 'fd00::5', port: 8443 });
+    expect(webhookAddress(endpoint, 'ns', 'noeps', 443)).toBe('endpoints "noeps" not found');
+    expect(webhookAddress(endpoint, 'ns', 'empty', 443)).toBe('no endpoints available for service "empty"');
+    expect(webhookAddress(dns, 'ns', 'nosuch', 8443)).toEqual({ host: 'nosuch.ns.svc', port: 8443 });
+    // The flag map and the loopback resolver apply to webhooks too.
+    expect(webhookAddress(buildServiceResolver(core, { routing: 'endpoint', staticAddresses: ['ns/noeps=127.0.0.1:9443'] }), 'ns', 'noeps', 443)).toEqual({ host: '127.0.0.1', port: 9443 });
+    expect(webhookAddress(endpoint, 'default', 'kubernetes', 443)).toEqual({ host: '127.0.0.1', port: 6443 });
   });
 
   it('flags: cluster IP by default, endpoint or dns by flag, not both', () => {

@@ -5,7 +5,8 @@
  * in the version asked), /fail answers 500, /garbage answers bytes that are not JSON, /failure
  * answers result Failure with a message, /wrong-count drops the last object, /bad-uid answers
  * another uid, /change-name renames the objects, /close drops the connection. Every review is
- * recorded (it also serves the shared reference for comparisons).
+ * recorded (it also serves the shared reference for comparisons). Its certificate also names
+ * `hook.default.svc`, for a CRD that references it as a Service.
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -41,7 +42,7 @@ export function convertObject(obj: Obj, desired: string): Obj {
 
 export async function startConversionWebhook(): Promise<ConversionWebhook> {
   const caPair = await createCertificateAuthority('conversion-test-ca');
-  const serving = await issueServingCertificate({ caCert: caPair.cert, caKey: caPair.key }, { dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+  const serving = await issueServingCertificate({ caCert: caPair.cert, caKey: caPair.key }, { dnsNames: ['localhost', 'hook.default.svc'], ips: ['127.0.0.1'] });
   const received: ConversionWebhook['received'] = [];
   const server = https.createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
     const chunks: Buffer[] = [];

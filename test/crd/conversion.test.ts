@@ -197,16 +197,27 @@ describe('conversion webhooks', () => {
     expect(badUid.json.message).toMatch(/^conversion webhook for convh\.example\.com\/v1, Kind=Widget failed: expected response\.uid="[0-9a-f-]{36}", got "not-the-uid"$/);
     // A service reference that resolves to nothing (kube-apiserver's words).
     const crd = (await t.request('GET', CRD)).json;
-    crd.spec.conversion.webhook.clientConfig = { service: { name: 'hook', namespace: 'default', port: 443, path: '/convert' }, caBundle: hook.caBundle };
+    crd.spec.conversion.webhook.clientConfig = { service: { name: 'hook', namespace: 'default', port: hook.port, path: '/convert' }, caBundle: hook.caBundle };
     expect((await t.request('PUT', CRD, { body: crd })).status).toBe(200);
     const unresolved = await waitFor(async () => {
       const r = await t.request('GET', `${ns('v2')}/w1`);
       return r.json.message?.includes('svc') ? r : undefined;
     });
     expect(unresolved.status).toBe(500);
-    expect(unresolved.json.message).toBe('conversion webhook for convh.example.com/v1, Kind=Widget failed: Post "https://hook.default.svc:443/convert?timeout=30s": service "hook" not found');
+    expect(unresolved.json.message).toBe(`conversion webhook for convh.example.com/v1, Kind=Widget failed: Post "https://hook.default.svc:${hook.port}/convert?timeout=30s": service "hook" not found`);
     // The server still serves everything else.
     expect((await t.request('GET', '/api/v1/namespaces/default')).status).toBe(200);
+    // The reference resolves through the gateway's service resolver at each call: once the Service
+    // exists (an ExternalName naming the webhook's host; cluster-IP routing dials it at the referenced
+    // port), the same CRD converts, the certificate checked for hook.default.svc.
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { type: 'ExternalName', externalName: '127.0.0.1' } };
+    expect((await t.request('POST', '/api/v1/namespaces/default/services', { body: svc })).status).toBe(201);
+    const resolved = await waitFor(async () => {
+      const r = await t.request('GET', `${ns('v2')}/w1`);
+      return r.status === 200 ? r : undefined;
+    });
+    expect(resolved.json.spec).toEqual({ color: 'grey', dimensions: { size: 5 } });
+    expect((await t.request('DELETE', '/api/v1/namespaces/default/services/hook')).status).toBe(200);
   });
 
   it('speaks ConversionReview v1beta1 when that is the version the CRD names', async () => {

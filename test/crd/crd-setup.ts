@@ -46,12 +46,22 @@ export async function createCrd(t: TestServer, crd: Obj): Promise<Obj> {
   return established as Obj;
 }
 
-/** A CRD of one served and stored version `v1` whose schema is any object. */
-export function schemalessCrd(group: string, plural: string, kind: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced'): Obj {
+/** A CRD named `plural.group` with these names and versions (each given whole), namespaced unless `scope` says otherwise. */
+export function crdManifest(group: string, names: { readonly plural: string; readonly kind: string; readonly singular?: string }, versions: Obj[], scope: 'Namespaced' | 'Cluster' = 'Namespaced'): Obj {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: { group, scope, names: { plural, kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+    metadata: { name: `${names.plural}.${group}` },
+    spec: { group, scope, names, versions },
   };
+}
+
+/** A served and stored version `name` with this schema (any object by default). */
+export function crdVersion(name: string, openAPIV3Schema: Obj = { type: 'object' }, more: Obj = {}): Obj {
+  return { name, served: true, storage: true, schema: { openAPIV3Schema }, ...more };
+}
+
+/** A CRD of one served and stored version `v1` whose schema is any object. */
+export function schemalessCrd(group: string, plural: string, kind: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced'): Obj {
+  return crdManifest(group, { plural, kind }, [crdVersion('v1')], scope);
 }

@@ -5,39 +5,29 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
+import { crdManifest, crdVersion } from './crd-setup.ts';
 
-const crd = (maxLength: number, rule: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'rats.crdh.example.com' },
-  spec: {
-    group: 'crdh.example.com',
-    scope: 'Cluster',
-    names: { plural: 'rats', kind: 'Rat' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
+const crd = (maxLength: number, rule: string) =>
+  crdManifest(
+    'crdh.example.com',
+    { plural: 'rats', kind: 'Rat' },
+    [
+      crdVersion('v1', {
+        type: 'object',
+        properties: {
+          spec: {
             type: 'object',
             properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  name: { type: 'string', maxLength },
-                  other: { type: 'string' },
-                  tags: { type: 'object', 'x-kubernetes-validations': [{ rule }], additionalProperties: { type: 'string' } },
-                },
-              },
+              name: { type: 'string', maxLength },
+              other: { type: 'string' },
+              tags: { type: 'object', 'x-kubernetes-validations': [{ rule }], additionalProperties: { type: 'string' } },
             },
           },
         },
-      },
+      }),
     ],
-  },
-});
+    'Cluster',
+  );
 
 let t: TestServer;
 beforeAll(async () => {

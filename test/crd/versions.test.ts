@@ -5,28 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import https from 'node:https';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import { createCrd, waitFor } from './crd-setup.ts';
+import { createCrd, crdManifest, crdVersion, waitFor } from './crd-setup.ts';
 
-const things = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'things.crdh.example.com' },
-  spec: {
-    group: 'crdh.example.com',
-    scope: 'Cluster',
-    names: { plural: 'things', kind: 'Thing' },
-    versions: [
-      { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        selectableFields: [{ jsonPath: '.spec.color' }],
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer', default: 1 } } } } } },
-      },
-    ],
-  },
-};
+const things = crdManifest(
+  'crdh.example.com',
+  { plural: 'things', kind: 'Thing' },
+  [
+    crdVersion('v1beta1', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, { storage: false, deprecated: true }),
+    crdVersion('v1', { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string' }, size: { type: 'integer', default: 1 } } } } }, { selectableFields: [{ jsonPath: '.spec.color' }] }),
+  ],
+  'Cluster',
+);
 const others = {
   ...things,
   metadata: { name: 'others.crdh.example.com' },

@@ -1,22 +1,10 @@
 /** A CRD with a deprecated served version (v1beta1 of dep.example.com Old), for the deprecation signal tests. */
 import type { TestServer } from '../server/harness.ts';
+import { crdManifest, crdVersion } from '../crd/crd-setup.ts';
 
-const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+const schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
-export const DEPRECATED_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'olds.dep.example.com' },
-  spec: {
-    group: 'dep.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'olds', kind: 'Old' },
-    versions: [
-      { name: 'v1', served: true, storage: true, schema },
-      { name: 'v1beta1', served: true, storage: false, deprecated: true, schema },
-    ],
-  },
-};
+export const DEPRECATED_CRD = crdManifest('dep.example.com', { plural: 'olds', kind: 'Old' }, [crdVersion('v1', schema), crdVersion('v1beta1', schema, { storage: false, deprecated: true })]);
 
 /** Creates the CRD and waits until `path` (a list of olds) answers 200; returns that answer's status. */
 export async function createDeprecatedCrd(t: TestServer, path: string): Promise<number> {

@@ -202,28 +202,25 @@ describe('Endpoints and EndpointSlice', () => {
   });
 });
 
-describe('resolving a Service reference (for the aggregator)', () => {
-  it('gives the cluster IP and the ready endpoints, from Endpoints or else EndpointSlices', async () => {
+describe('the gateway\'s one service resolver reads the stored Services and Endpoints', () => {
+  it('cluster IP by default; kube\'s availability checks for APIServices only; kube\'s texts for webhooks', async () => {
     const api = await create('api', { ports: [{ port: 443, name: 'https', targetPort: 8443 }] });
     expect(api.status).toBe(201);
-    // No Endpoints named api: the slice labelled with the service name is read (it follows the watch cache).
-    let out = t.server.resolveService({ namespace: 'default', name: 'api', port: 443 });
-    for (let i = 0; i < 50 && !(out.ok && out.service.endpoints.length > 0); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      out = t.server.resolveService({ namespace: 'default', name: 'api', port: 443 });
-    }
-    expect(out).toEqual({ ok: true, service: { type: 'ClusterIP', clusterIP: api.json.spec.clusterIP, port: 443, endpoints: [{ ip: '10.1.2.4', port: 8443 }] } });
-    // Endpoints win when they exist; not-ready addresses are left out.
-    await t.request('POST', `${NS}/endpoints`, {
+    const resolver = t.server.serviceResolver;
+    // The resolver reads the watch caches: poll until the Service is there.
+    for (let i = 0; i < 50 && resolver.resolve('default', 'api', 443, 'webhook').kind !== 'address'; i++) await new Promise((r) => setTimeout(r, 20));
+    // A webhook dials the cluster IP whatever the endpoints (kube's ResolveCluster).
+    expect(resolver.resolve('default', 'api', 443, 'webhook')).toEqual({ kind: 'address', host: api.json.spec.clusterIP, port: 443 });
+    // An APIService's Service needs Endpoints with a ready address of the port's name first.
+    expect(resolver.resolve('default', 'api', 443)).toEqual({ kind: 'unreachable', reason: 'EndpointsNotFound', message: 'cannot find endpoints for service/api in "default"' });
+    const eps = await t.request('POST', `${NS}/endpoints`, {
       body: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '10.1.2.5' }], notReadyAddresses: [{ ip: '10.1.2.6' }], ports: [{ port: 9443, name: 'https' }] }] },
     });
-    for (let i = 0; i < 50; i++) {
-      out = t.server.resolveService({ namespace: 'default', name: 'api', port: 443 });
-      if (out.ok && out.service.endpoints[0]?.ip === '10.1.2.5') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(out).toMatchObject({ ok: true, service: { endpoints: [{ ip: '10.1.2.5', port: 9443 }] } });
-    expect(t.server.resolveService({ namespace: 'default', name: 'api', port: 80 })).toEqual({ ok: false, reason: 'ServicePortError', message: 'service/api in "default" is not listening on port 80' });
-    expect(t.server.resolveService({ namespace: 'default', name: 'nope', port: 443 })).toEqual({ ok: false, reason: 'ServiceNotFound', message: 'service/nope in "default" is not present' });
+    expect(eps.status).toBe(201);
+    for (let i = 0; i < 50 && resolver.resolve('default', 'api', 443).kind !== 'address'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(resolver.resolve('default', 'api', 443)).toEqual({ kind: 'address', host: api.json.spec.clusterIP, port: 443 });
+    expect(resolver.resolve('default', 'api', 80)).toEqual({ kind: 'unreachable', reason: 'ServicePortError', message: 'service/api in "default" is not listening on port 80' });
+    expect(resolver.resolve('default', 'api', 80, 'webhook')).toMatchObject({ kind: 'unreachable', message: 'no service port 80 found for service "api"' });
+    expect(resolver.resolve('default', 'nope', 443)).toEqual({ kind: 'service-not-found' });
   });
 });

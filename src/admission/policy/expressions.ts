@@ -9,7 +9,7 @@
  */
 import type { Schema } from '../../schema/types.ts';
 import { formatIssues, undefinedFields } from './ast-fields.ts';
-import { compile, isCompileError, outputType, fieldPaths, type CompiledExpression, type CompileError, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
+import { compile, isCompileError, outputType, fieldPaths, type CompiledExpression, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
 
 export interface ExpressionOptions {
   readonly hasParams: boolean;
@@ -47,7 +47,8 @@ function environmentFor(opts: ExpressionOptions): CelEnvironment {
 /** What an expression must evaluate to; `any` for variables. */
 export type ExpectedType = 'bool' | 'string' | 'stringOrNull' | 'any';
 
-export type Compiled = { readonly ok: true; readonly program: CompiledExpression } | { readonly ok: false; readonly detail: string };
+/** `internal`: building the program failed (a folded constant), which kube reports as an internal error of the field. */
+export type Compiled = { readonly ok: true; readonly program: CompiledExpression } | { readonly ok: false; readonly detail: string; readonly internal?: boolean };
 
 /** cel-go compares the checked output type exactly: a `dyn` result is refused where a bool is expected. */
 function acceptsType(expected: ExpectedType, name: string): boolean {
@@ -56,25 +57,13 @@ function acceptsType(expected: ExpectedType, name: string): boolean {
   return name === expected;
 }
 
-/**
- * kube's "compilation failed" text: cel-go frames an error as `ERROR: <input>:line:col: msg`, then
- * the source line and a caret under the column. The engine's own description of the problem is
- * kept; the frame is cel-go's.
- */
-function compilationFailed(expression: string, error: CompileError): string {
-  let description = (error.message.split('\n')[0] ?? '').trim();
-  // cel-go's checker words an unknown name this way; kube clients match on it.
-  const unknown = /^Unknown variable: (\S+)$/.exec(description);
-  if (unknown !== null) description = `undeclared reference to '${unknown[1]}' (in container '')`;
-  if (error.line === undefined || error.column === undefined) return `compilation failed: ERROR: <input>:1:1: ${description}`;
-  const sourceLine = expression.split('\n')[error.line - 1] ?? '';
-  return `compilation failed: ERROR: <input>:${error.line}:${error.column}: ${description}\n | ${sourceLine}\n | ${'.'.repeat(Math.max(0, error.column - 1))}^`;
-}
-
 /** Compiles one expression of a policy and checks its output type; `detail` is kube's message after `Invalid value: "expr": `. */
 export function compilePolicyExpression(expression: string, expected: ExpectedType, opts: ExpressionOptions): Compiled {
   const program = compile(expression, environmentFor(opts));
-  if (isCompileError(program)) return { ok: false, detail: compilationFailed(expression, program) };
+  if (isCompileError(program)) {
+    if (program.celGoText.startsWith('program instantiation failed: ')) return { ok: false, detail: program.celGoText, internal: true };
+    return { ok: false, detail: `compilation failed: ${program.celGoText}` };
+  }
   if (opts.hasVariables && opts.variableNames !== undefined) {
     const declared: Record<string, Schema> = {};
     for (const name of opts.variableNames) declared[name] = { 'x-kubernetes-preserve-unknown-fields': true };

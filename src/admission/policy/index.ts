@@ -12,6 +12,9 @@ import { ParamsNotSynced, ValidatingAdmissionPolicyPlugin, type ListedObject, ty
 import { PolicyStatusController } from './status-controller.ts';
 import { convertEquivalent } from '../equivalent-conversion.ts';
 
+/** The kind of a custom resource's scale subresource, whatever the version. */
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
 export { ValidatingAdmissionPolicyPlugin } from './plugin.ts';
 
 const GROUP = 'admissionregistration.k8s.io';
@@ -96,15 +99,20 @@ export function validatingAdmissionPolicy(deps: AdmissionPluginDeps): AdmissionP
     },
     namespaced: (r) => catalog.lookup(r.group, r.version, r.resource)?.rt.namespaced,
     // Resources sharing storage are one set of objects served in two groups (core/v1 and events.k8s.io/v1 Events).
-    equivalents: (r) => {
+    // A custom resource's scale subresource is autoscaling/v1 Scale in every version (kube's equivalent resource registry).
+    equivalents: (r, subresource) => {
       const own = catalog.lookup(r.group, r.version, r.resource);
       if (own === undefined) return [];
       return catalog
         .all()
         .filter((s) => s.rt.storagePrefix === own.rt.storagePrefix && s !== own)
-        .map((s) => ({ resource: { group: s.rt.group, version: s.rt.version, resource: s.rt.resource }, kind: { group: s.rt.group, version: s.rt.version, kind: s.rt.kind } }));
+        .map((s) => ({
+          resource: { group: s.rt.group, version: s.rt.version, resource: s.rt.resource },
+          kind: subresource === 'scale' && s.rt.scale ? SCALE_KIND : { group: s.rt.group, version: s.rt.version, kind: s.rt.kind },
+        }));
     },
     convert: async (obj, from, to) => {
+      if (obj.apiVersion === 'autoscaling/v1' && obj.kind === 'Scale') return obj;
       const target = catalog.lookup(to.group, to.version, to.resource)?.rt;
       return target ? convertEquivalent(obj, catalog.lookup(from.group, from.version, from.resource)?.rt, target) : obj;
     },

@@ -1,6 +1,8 @@
 /**
- * Calls admission webhooks over HTTPS, as Go's transport in kube-apiserver does: HTTP/2 when the
- * webhook offers it in the TLS handshake (ALPN `h2`), else HTTP/1.1.
+ * Calls admission webhooks over HTTPS, as kube-apiserver's webhook client does: HTTP/2 when the
+ * endpoint may use it (`http2Allowed`: kube offers `h2` only to URL webhooks on a loopback host,
+ * so that calls through a Service spread over its pods, kubernetes issue 75791) and the webhook
+ * offers it in the TLS handshake (ALPN `h2`), else HTTP/1.1.
  *
  * - HTTP/2: one multiplexed session per webhook address and identity, kept while used and closed
  *   after 90 s idle (Go's IdleConnTimeout); a session the webhook closed (GOAWAY, reset) is
@@ -24,7 +26,7 @@ import { isIP } from 'node:net';
 export interface WebhookEndpoint {
   /** The URL as kube names it in messages (`https://svc.ns.svc:443/path?timeout=10s`). */
   readonly url: string;
-  /** Where to connect; differs from the URL's host when a service is resolved through the override map. */
+  /** Where to connect; for a service reference, where the gateway's service resolver says (target.ts). */
   readonly dialHost: string;
   readonly dialPort: number;
   /** The name the serving certificate must carry (the URL's host). */
@@ -34,6 +36,8 @@ export interface WebhookEndpoint {
   readonly ca?: string;
   readonly clientCert?: { readonly cert: string; readonly key: string };
   readonly bearerToken?: string;
+  /** HTTP/2 may be offered: a URL webhook whose host is `localhost` or a loopback IP (target.ts). */
+  readonly http2Allowed?: boolean;
 }
 
 export class CallError extends Error {
@@ -102,6 +106,7 @@ export class WebhookClient {
   /** POSTs `body` (JSON) and resolves with the response; rejects with CallError. */
   async post(ep: WebhookEndpoint, body: Buffer, timeoutMs: number): Promise<CallResult> {
     const deadline = Date.now() + timeoutMs;
+    if (!ep.http2Allowed) return this.attempt(ep, body, deadline, true);
     const key = this.addressKey(ep);
     const learnt = this.http1.get(key);
     if (learnt !== undefined && Date.now() - learnt < HTTP1_MEMORY_MS) return this.attempt(ep, body, deadline, true);

@@ -28,8 +28,10 @@ import { celAuthorizerFor, requestResourceOf } from '../cel-authorizer.ts';
 import { AdmissionMetrics, type WebhookType } from '../metrics.ts';
 import { convertEquivalent } from '../equivalent-conversion.ts';
 import { CircuitBreaker, type BreakerSnapshot } from './breaker.ts';
-import { CallError, WebhookClient, type WebhookEndpoint } from './client.ts';
+import { CallError, WebhookClient } from './client.ts';
 import { credentialsFor, webhookSettings, type WebhookSettings } from './settings.ts';
+import { dialTarget, webhookTarget, type WebhookTarget } from './target.ts';
+import { buildServiceResolver, catalogObjects, type ServiceResolver } from '../../aggregator/service-resolver.ts';
 
 /** The annotation that puts a configuration's webhooks in audit-only mode: `"true"` or a comma-separated list of webhook names. */
 export const AUDIT_ONLY_ANNOTATION = 'admission.kube-gateway.io/audit-only';
@@ -68,7 +70,8 @@ interface Hook {
   readonly reinvokeIfNeeded: boolean;
   readonly matchConditions: readonly MatchCondition[];
   readonly auditOnly: boolean;
-  readonly endpoint: WebhookEndpoint | string;
+  /** Where the webhook is called (a service reference is resolved at each call); a string when the client config cannot be used. */
+  readonly target: WebhookTarget | string;
   readonly breaker: CircuitBreaker;
 }
 
@@ -212,61 +215,11 @@ class HookSource {
         return isCompileError(compiled) ? { name: String(mc.name), program: undefined, error: compiled.message } : { name: String(mc.name), program: compiled };
       }),
       auditOnly,
-      endpoint: this.endpointOf(raw.clientConfig as Record<string, unknown> | undefined, typeof raw.timeoutSeconds === 'number' ? raw.timeoutSeconds : 10),
+      target: webhookTarget(raw.clientConfig, typeof raw.timeoutSeconds === 'number' ? raw.timeoutSeconds : 10, (host, port) => credentialsFor(this.settings, host, port)),
       breaker,
     };
   }
 
-  /** The URL kube would call, and where to dial it; a string when the client config cannot be used. */
-  private endpointOf(cc: Record<string, unknown> | undefined, timeoutSeconds: number): WebhookEndpoint | string {
-    const ca = typeof cc?.caBundle === 'string' && cc.caBundle !== '' ? Buffer.from(cc.caBundle, 'base64').toString() : undefined;
-    let host: string;
-    let port: number;
-    let path: string;
-    let dialHost: string;
-    let dialPort: number;
-    // kube names a url webhook by its URL as written, a service one as https://name.namespace.svc:port/path.
-    let named: string;
-    if (typeof cc?.url === 'string') {
-      let u: URL;
-      try {
-        u = new URL(cc.url);
-      } catch {
-        return `invalid webhook URL ${JSON.stringify(cc.url)}`;
-      }
-      host = u.hostname;
-      port = u.port ? Number(u.port) : 443;
-      path = u.pathname || '/';
-      dialHost = host.replace(/^\[|\]$/g, '');
-      dialPort = port;
-      named = cc.url;
-    } else if (cc?.service && typeof cc.service === 'object') {
-      const svc = cc.service as { name?: string; namespace?: string; path?: string; port?: number };
-      host = `${svc.name}.${svc.namespace}.svc`;
-      port = svc.port ?? 443;
-      path = svc.path || '/';
-      const resolved = this.settings.serviceResolution.get(`${host}:${port}`) ?? this.settings.serviceResolution.get(host);
-      if (!resolved) return `unable to resolve the service ${host}:${port}: no entry in the webhook configuration's serviceResolution map`;
-      const colon = resolved.lastIndexOf(':');
-      dialHost = (colon > 0 ? resolved.slice(0, colon) : resolved).replace(/^\[|\]$/g, '');
-      dialPort = colon > 0 ? Number(resolved.slice(colon + 1)) : port;
-      named = `https://${host}:${port}${path}`;
-    } else {
-      return 'the webhook has neither url nor service';
-    }
-    const fullPath = `${path}${path.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`;
-    const creds = credentialsFor(this.settings, host, port);
-    return {
-      url: `${named}${named.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`,
-      dialHost,
-      dialPort,
-      serverName: host.replace(/^\[|\]$/g, ''),
-      path: fullPath,
-      ...(ca ? { ca } : {}),
-      ...(creds?.clientCert ? { clientCert: creds.clientCert } : {}),
-      ...(creds?.bearerToken ? { bearerToken: creds.bearerToken } : {}),
-    };
-  }
 }
 
 /** A call that failed (failurePolicy applies), with the status code kube's ErrCallingWebhook carries (metrics). */
@@ -295,6 +248,7 @@ class WebhookDispatcher {
     private readonly client: WebhookClient,
     settings: WebhookSettings,
     private readonly metrics: AdmissionMetrics,
+    private readonly resolver: ServiceResolver,
   ) {
     const store = catalog.lookup(ADMISSION_GROUP, 'v1', phase === 'mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations')?.store;
     if (!store) throw new Error(`the ${phase} webhook configuration kind is not served`);
@@ -387,9 +341,12 @@ class WebhookDispatcher {
   private ruleMatch(hook: Hook, a: AdmissionAttributes): Invocation | undefined {
     if (hook.rules.some((r) => ruleMatches(r, a.operation, a.resource, a.subresource, a.namespace))) return { hook, kind: a.kind, resource: a.resource };
     if (hook.matchPolicy !== 'Equivalent') return undefined;
+    const view = this.isView(a);
     for (const eq of this.equivalents(a)) {
       const gvr = { group: eq.group, version: eq.version, resource: eq.resource };
       if (hook.rules.some((r) => ruleMatches(r, a.operation, gvr, a.subresource, a.namespace))) {
+        // A subresource of another kind (a Scale) is the same object in every version: nothing to convert.
+        if (view) return { hook, kind: a.kind, resource: gvr };
         return { hook, kind: { group: eq.group, version: eq.version, kind: eq.kind }, resource: gvr, convertTo: eq };
       }
     }
@@ -457,7 +414,13 @@ class WebhookDispatcher {
   /** Drops the fields the request's kind does not have (a patched object decoded into the Go type). */
   prune(obj: KubeObject, a: AdmissionAttributes): void {
     const rt = this.catalog.lookup(a.resource.group, a.resource.version, a.resource.resource)?.rt;
-    if (rt) pruneUnknownFields(obj, rt.schema);
+    if (rt && !this.isView(a)) pruneUnknownFields(obj, rt.schema);
+  }
+
+  /** Whether the request's objects are of another kind than the resource's (kube's scale subresource: autoscaling/v1 Scale). */
+  private isView(a: AdmissionAttributes): boolean {
+    const rt = this.requestType(a);
+    return rt !== undefined && (rt.kind !== a.kind.kind || rt.group !== a.kind.group || rt.version !== a.kind.version);
   }
 
   /** The AdmissionRequest kube sends, as a plain object. */
@@ -515,7 +478,7 @@ class WebhookDispatcher {
   /** Calls one webhook; returns its AdmissionResponse. Throws CallingError for anything that is not a well-formed answer. */
   async call(inv: Invocation, req: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { hook } = inv;
-    if (typeof hook.endpoint === 'string') throw new CallingError(hook.endpoint, 400);
+    if (typeof hook.target === 'string') throw new CallingError(hook.target, 400);
     if (!hook.reviewVersion) throw new CallingError(`webhook does not accept known AdmissionReview versions`);
     if (!hook.breaker.tryAcquire()) {
       throw new CallingError(`circuit breaker open after ${hook.breaker.snapshot().consecutiveFailures} consecutive failures (last: ${hook.breaker.snapshot().lastError ?? 'unknown'}); not calling the webhook until the cool-down ends`);
@@ -525,7 +488,9 @@ class WebhookDispatcher {
     let response: Record<string, unknown>;
     let code = 400;
     try {
-      const res = await this.client.post(hook.endpoint, body, hook.timeoutMs);
+      const endpoint = dialTarget(hook.target, this.resolver);
+      if (endpoint instanceof CallError) throw endpoint;
+      const res = await this.client.post(endpoint, body, hook.timeoutMs);
       if (res.status < 200 || res.status > 299) {
         code = res.status;
         throw new CallError(`an error on the server (${JSON.stringify(res.body.toString('utf8').slice(0, 256))}) has prevented the request from succeeding`);
@@ -642,17 +607,27 @@ interface PluginOptions {
   readonly client: WebhookClient;
   readonly settings: WebhookSettings;
   readonly metrics: AdmissionMetrics;
+  readonly resolver: ServiceResolver;
 }
 
-/** Each plugin has its own pool of connections, closed with the server. */
+/**
+ * Each plugin has its own pool of connections, closed with the server. Service references resolve
+ * through the server's one service resolver; without one (a chain built on its own), through the
+ * served Services with kube's default routing (cluster IP).
+ */
 function pluginOptions(deps: AdmissionPluginDeps): PluginOptions {
-  return { client: new WebhookClient(), settings: webhookSettings(deps.config, deps.configDir), metrics: deps.metrics ?? new AdmissionMetrics() };
+  return {
+    client: new WebhookClient(),
+    settings: webhookSettings(deps.config, deps.configDir),
+    metrics: deps.metrics ?? new AdmissionMetrics(),
+    resolver: deps.serviceResolver ?? buildServiceResolver(catalogObjects(deps.catalog), { routing: 'cluster-ip' }),
+  };
 }
 
 /** ValidatingAdmissionWebhook: every matching webhook is called in parallel; the first refusal (in order) wins. */
 export function validatingAdmissionWebhook(deps: AdmissionPluginDeps): AdmissionPlugin {
-  const { client, settings, metrics } = pluginOptions(deps);
-  const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings, metrics);
+  const { client, settings, metrics, resolver } = pluginOptions(deps);
+  const d = new WebhookDispatcher('validating', deps.catalog, deps.authorizer, client, settings, metrics, resolver);
   return {
     name: 'ValidatingAdmissionWebhook',
     registerMetrics: (registry) => registerBreakerMetrics(registry, 'validating', d.source),
@@ -725,8 +700,8 @@ const reinvocationState = new WeakMap<AdmissionAttributes, Map<string, { inv: In
 
 /** MutatingAdmissionWebhook: webhooks in order, each seeing the last one's patches; IfNeeded ones once more when changed after them. */
 export function mutatingAdmissionWebhook(deps: AdmissionPluginDeps): ReinvocablePlugin {
-  const { client, settings, metrics } = pluginOptions(deps);
-  const d = new WebhookDispatcher('mutating', deps.catalog, deps.authorizer, client, settings, metrics);
+  const { client, settings, metrics, resolver } = pluginOptions(deps);
+  const d = new WebhookDispatcher('mutating', deps.catalog, deps.authorizer, client, settings, metrics, resolver);
 
   /** kube's mutation audit annotation: which webhook ran in which round and whether it changed the object. */
   const annotateMutation = (a: AdmissionAttributes, inv: Invocation, round: number, index: number, mutated: boolean) => {

@@ -1,13 +1,12 @@
 /**
  * The configuration of the two webhook plugins, from --admission-control-config-file: kube's
  * WebhookAdmissionConfiguration (`kubeConfigFile`: client credentials per webhook host) and the
- * gateway's own settings beside it (service resolution, the circuit breaker).
+ * gateway's own setting beside it (the circuit breaker). Webhooks given by service reference are
+ * dialled where the gateway's service resolver says (target.ts), as in kube.
  *
  *   apiVersion: apiserver.config.k8s.io/v1
  *   kind: WebhookAdmissionConfiguration
  *   kubeConfigFile: /etc/gateway/webhook-clients.kubeconfig
- *   serviceResolution:                      # <service>.<namespace>.svc:<port> -> host:port to dial
- *     policy.gatekeeper.svc:443: 10.0.0.12:8443
  *   circuitBreaker: { failureThreshold: 5, coolDown: 30s }
  */
 import { readFileSync } from 'node:fs';
@@ -25,12 +24,10 @@ export interface ClientCredentials {
 export interface WebhookSettings {
   /** Credentials by kubeconfig user name: `host:port`, `host`, `*.ns.svc` or `*`. */
   readonly credentials: ReadonlyMap<string, ClientCredentials>;
-  /** `<name>.<namespace>.svc:<port>` -> `host:port` actually dialled (kube's service resolver). */
-  readonly serviceResolution: ReadonlyMap<string, string>;
   readonly breaker: BreakerSettings;
 }
 
-export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { credentials: new Map(), serviceResolution: new Map(), breaker: DEFAULT_BREAKER_SETTINGS };
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { credentials: new Map(), breaker: DEFAULT_BREAKER_SETTINGS };
 
 function readRelative(dir: string, path: string): string {
   return readFileSync(isAbsolute(path) ? path : resolve(dir, path), 'utf8');
@@ -60,9 +57,15 @@ function loadKubeconfig(path: string): Map<string, ClientCredentials> {
 /** Reads the plugin's configuration (undefined: defaults). */
 export function webhookSettings(config: unknown, configDir: string): WebhookSettings {
   if (config === undefined || config === null) return DEFAULT_WEBHOOK_SETTINGS;
-  const c = config as { kind?: string; kubeConfigFile?: string; serviceResolution?: Record<string, string>; circuitBreaker?: { failureThreshold?: number; coolDown?: string } };
+  const c = config as { kind?: string; kubeConfigFile?: string; serviceResolution?: unknown; circuitBreaker?: { failureThreshold?: number; coolDown?: string } };
   if (c.kind !== undefined && c.kind !== 'WebhookAdmissionConfiguration' && c.kind !== 'WebhookAdmission') {
     throw new AdmissionConfigError(`webhook admission configuration: expected kind WebhookAdmissionConfiguration, got ${c.kind}`);
+  }
+  // The gateway's former per-plugin map: refused rather than ignored, so no webhook is silently dialled elsewhere.
+  if (c.serviceResolution !== undefined) {
+    throw new AdmissionConfigError(
+      'webhook admission configuration: serviceResolution is no longer read: service references resolve through the gateway\'s service resolver (stored Services, --enable-aggregator-routing, --service-dns-routing, or --aggregator-service-address NAMESPACE/NAME=HOST[:PORT])',
+    );
   }
   const credentials = c.kubeConfigFile ? loadKubeconfig(isAbsolute(c.kubeConfigFile) ? c.kubeConfigFile : resolve(configDir, c.kubeConfigFile)) : new Map();
   let coolDownMs = DEFAULT_BREAKER_SETTINGS.coolDownMs;
@@ -77,7 +80,6 @@ export function webhookSettings(config: unknown, configDir: string): WebhookSett
   if (!Number.isInteger(failureThreshold) || failureThreshold < 1) throw new AdmissionConfigError('webhook admission configuration: circuitBreaker.failureThreshold must be a positive integer');
   return {
     credentials,
-    serviceResolution: new Map(Object.entries(c.serviceResolution ?? {}).map(([k, v]) => [k, String(v)])),
     breaker: { failureThreshold, coolDownMs },
   };
 }

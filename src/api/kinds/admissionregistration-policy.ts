@@ -243,7 +243,8 @@ function validateMatchResources(m: Record<string, unknown> | undefined, path: st
 
 function expressionError(path: string, expression: string, expected: ExpectedType, opts: ExpressionOptions): FieldError[] {
   const compiled = compilePolicyExpression(expression, expected, opts);
-  return compiled.ok ? [] : [fieldErr.invalid(path, expression, compiled.detail)];
+  if (compiled.ok) return [];
+  return [compiled.internal === true ? { type: 'InternalError', field: path, detail: compiled.detail } : fieldErr.invalid(path, expression, compiled.detail)];
 }
 
 /** The expressions of the stored policy: kube compiles those an update keeps in the `stored` environment. */

@@ -227,7 +227,7 @@ function matchConditionErrors(conds: unknown[], path: string, oldExpressions: Re
     if (expr === '') errs.push(fieldErr.required(fieldPath.child(p, 'expression'), ''));
     else {
       const compiled = compile(expr, { variables: MATCH_CONDITION_VARIABLES, expressions: oldExpressions?.has(String(cond.expression)) ? 'stored' : 'new' });
-      if (isCompileError(compiled)) errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `compilation failed: ${compiled.message}`));
+      if (isCompileError(compiled)) errs.push(fieldErr.invalid(fieldPath.child(p, 'expression'), expr, `compilation failed: ${compiled.celGoText}`));
       else {
         // The checked program's result type; dyn passes, as in kube.
         const type = outputType(compiled);

@@ -168,12 +168,18 @@ export async function serveVerb(c: VerbContext, verbs: LocalResourceVerbs, verb:
 }
 
 /**
- * Serves a subresource with its own verbs (a custom resource's scale). Its writes' warnings are
- * not written (as before this module was split; kube's scale handler writes them).
+ * Serves a subresource with its own verbs (a custom resource's scale). Its writes' warnings
+ * (admission webhooks, policies' Warn action) are written as any write's, refused or not.
  */
 export async function serveSubresource(c: VerbContext, sub: LocalSubresource): Promise<void> {
   const fmt = negotiate(c);
-  const result = await sub.serve(c.served, resourceRequestOf(c));
+  const r = resourceRequestOf(c);
+  let result: VerbResult;
+  try {
+    result = await sub.serve(c.served, r);
+  } finally {
+    addWarnings(c.reply, r.warnings);
+  }
   writeResult(c, result, fmt);
 }
 

@@ -28,9 +28,13 @@ export interface Outcome {
   readonly costLimitExceeded?: boolean;
 }
 
-export type Aspect = 'phase' | 'value' | 'costLimit' | 'cost' | 'estimate' | 'message';
-/** `message`: an evaluation error's text (what a policy denial or a CRD rule failure shows). */
-export const ASPECTS: readonly Aspect[] = ['phase', 'value', 'costLimit', 'cost', 'estimate', 'message'];
+export type Aspect = 'phase' | 'value' | 'costLimit' | 'cost' | 'estimate' | 'message' | 'compileMessage';
+/**
+ * `message`: an evaluation error's text (what a policy denial or a CRD rule failure shows);
+ * `compileMessage`: a compile error's cel-go display text (what a refused CRD or policy shows after
+ * `compilation failed: `).
+ */
+export const ASPECTS: readonly Aspect[] = ['phase', 'value', 'costLimit', 'cost', 'estimate', 'message', 'compileMessage'];
 
 const here = new URL('.', import.meta.url);
 
@@ -93,7 +97,7 @@ export function runOurs(e: CorpusEntry): Outcome {
   }
   const env = { variables, expressions: e.env ?? 'new' } as const;
   const compiled = compile(e.expr, env);
-  if (isCompileError(compiled)) return { id: e.id, phase: 'compile', error: compiled.message };
+  if (isCompileError(compiled)) return { id: e.id, phase: 'compile', error: compiled.celGoText };
   const est = estimateCost(e.expr, types, env);
   const estimate = est.kind === 'estimate' ? { min: est.min, max: est.max } : undefined;
   const r = evaluate(compiled, activation, e.costLimit === undefined ? {} : { costBudget: e.costLimit });
@@ -144,5 +148,6 @@ export function disagreements(expected: Outcome, ours: Outcome): Aspect[] {
   if (expected.phase === ours.phase && expected.phase !== 'compile' && expected.cost !== ours.cost) out.push('cost');
   if (expected.estimate !== undefined && ours.phase !== 'compile' && (expected.estimate.min !== ours.estimate?.min || expected.estimate.max !== ours.estimate?.max)) out.push('estimate');
   if (expected.phase === 'eval' && ours.phase === 'eval' && expected.error !== ours.error) out.push('message');
+  if (expected.phase === 'compile' && ours.phase === 'compile' && expected.error !== ours.error) out.push('compileMessage');
   return out;
 }

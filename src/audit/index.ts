@@ -100,22 +100,30 @@ function goEscape(json: string): string {
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** A user's JSON (authentication hands the same object to every request of a cached token or identity). */
-const userJsonCache = new WeakMap<RequestUser, string>();
+/**
+ * The last JSON made per user name, with what it was made from: a client certificate's user is a
+ * new object on every request, but the same name, uid and groups, so the text is reused.
+ */
+const userJsonCache = new Map<string, { readonly user: RequestUser; readonly json: string }>();
+
+const sameUser = (a: RequestUser, b: RequestUser): boolean =>
+  a === b || (a.uid === b.uid && a.groups.length === b.groups.length && a.groups.every((g, i) => g === b.groups[i]) && Object.keys(a.extra).length === 0 && Object.keys(b.extra).length === 0);
 
 /** kube's UserInfo as JSON: empty fields left out, in Go field order. */
 function userJson(u: RequestUser | undefined): string {
   if (u === undefined) return '{}';
-  let out = userJsonCache.get(u);
-  if (out !== undefined) return out;
+  const cached = userJsonCache.get(u.username);
+  if (cached !== undefined && sameUser(cached.user, u)) return cached.json;
   const parts: string[] = [];
   if (u.username) parts.push(`"username":${JSON.stringify(u.username)}`);
   if (u.uid) parts.push(`"uid":${JSON.stringify(u.uid)}`);
   if (u.groups.length > 0) parts.push(`"groups":${JSON.stringify(u.groups)}`);
   if (Object.keys(u.extra).length > 0) parts.push(`"extra":${JSON.stringify(u.extra)}`);
-  out = `{${parts.join(',')}}`;
-  userJsonCache.set(u, out);
-  return out;
+  const json = `{${parts.join(',')}}`;
+  // Bounded: many distinct users only cost the encoding again.
+  if (userJsonCache.size >= 1000) userJsonCache.clear();
+  userJsonCache.set(u.username, { user: u, json });
+  return json;
 }
 
 /** An IPv4 address Node shows in its IPv6-mapped form, as Go shows it. */
@@ -209,6 +217,8 @@ export class Auditor {
   private readonly sinks: readonly AuditSink[];
   private events: { inc(by?: number): void } | undefined;
   private levels: { labels(...v: string[]): { inc(by?: number): void } } | undefined;
+  /** apiserver_audit_level_total's series by level, found once. */
+  private readonly levelSeries = new Map<AuditLevel, { inc(by?: number): void }>();
   private errors: { labels(...v: string[]): { inc(by?: number): void } } | undefined;
 
   constructor(private readonly opts: AuditorOptions) {
@@ -255,11 +265,18 @@ export class Auditor {
     return { user, verb: info?.verb ?? req.method.toLowerCase(), isResourceRequest: false, path: info?.path ?? req.url, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' };
   }
 
+  private countLevel(level: AuditLevel): void {
+    if (!this.levels) return;
+    let series = this.levelSeries.get(level);
+    if (!series) this.levelSeries.set(level, (series = this.levels.labels(level)));
+    series.inc();
+  }
+
   /** After authentication: the policy decides the level; RequestReceived is emitted (kube's WithAudit). */
   authenticated(req: FastifyRequest): void {
     if (!this.policy) return;
     const config = this.policy.evaluate(this.attributes(req, req.user));
-    this.levels?.labels(config.level).inc();
+    this.countLevel(config.level);
     if (config.level === 'None') return;
     const record = new AuditRecord(req.auditID ?? randomUUID(), config, req.user, req.auditReceived ?? nowMs());
     req.audit = record;
@@ -364,7 +381,7 @@ export class Auditor {
     } else if (reply.statusCode === 401 && this.policy) {
       // kube's failed-authentication filter: one ResponseStarted event, no user.
       const config = this.policy.evaluate(this.attributes(req, undefined));
-      this.levels?.labels(config.level).inc();
+      this.countLevel(config.level);
       if (config.level !== 'None') {
         const r = new AuditRecord(req.auditID ?? randomUUID(), config, undefined, req.auditReceived ?? nowMs());
         r.responsePayload = payload;

@@ -122,7 +122,10 @@ export function celGoDisplay(source: string, offset: number | undefined, message
 export interface CompileErrorContext {
   /** The program's root node, when parsing got that far. */
   readonly root?: EngineNode;
-  /** Whether the environment declares a function of this name (any overload, global or member). */
+  /**
+   * Whether the environment declares a function of this name (any overload, global or member); a
+   * namespace's function (`strings.quote`) by its namespace type (`StringsNamespace.quote`).
+   */
   readonly functionDeclared?: (name: string) => boolean;
   /** Whether the environment declares a variable or constant of this name. */
   readonly variableDeclared?: (name: string) => boolean;
@@ -175,7 +178,7 @@ function undeclaredReferences(expression: string, root: EngineNode, context: Com
           return;
         }
         visit(callArgs, bound);
-        if (context.functionDeclared?.(name) === false || MACRO_NAMES.has(name)) report(x, name);
+        if (context.functionDeclared?.(declaredName(x, name)) === false || MACRO_NAMES.has(name)) report(x, name);
         return;
       }
       default:
@@ -204,6 +207,13 @@ function namespaceOf(node: Node): string | undefined {
   return String(receiver.args);
 }
 
+/** The name a call's function is declared under (see CompileErrorContext.functionDeclared). */
+function declaredName(node: Node, name: string): string {
+  const receiver = node.op === 'rcall' ? (node.args as unknown[])[1] : undefined;
+  const type = isNode(receiver) && receiver.op === 'id' ? receiver.checkedType?.name ?? '' : '';
+  return /Namespace$/.test(type) ? `${type}.${name}` : name;
+}
+
 /** cel-go's text for a call the checker cannot resolve: an unknown function, or no overload for the operand types. */
 function unresolvedCall(node: Node, context: CompileErrorContext): string | undefined {
   const name = functionName(node);
@@ -215,7 +225,7 @@ function unresolvedCall(node: Node, context: CompileErrorContext): string | unde
     return `program instantiation failed: no such overload: ${name}(null_type)`;
   }
   const namespace = namespaceOf(node);
-  if ((node.op === 'call' || node.op === 'rcall') && context.functionDeclared?.(name) === false) {
+  if ((node.op === 'call' || node.op === 'rcall') && context.functionDeclared?.(declaredName(node, name)) === false) {
     return `undeclared reference to '${namespace === undefined ? name : `${namespace}.${name}`}' (in container '')`;
   }
   if (namespace === undefined) return noMatchingOverload(node);

@@ -116,7 +116,9 @@ function declarationsOf(engine: Environment): { readonly functions: ReadonlySet<
   if (names === undefined) {
     const definitions = engine.getDefinitions();
     // `cel` is the engine's namespace for cel.bind, which kube's environments do not declare.
-    names = { functions: new Set(definitions.functions.map((f) => f.name)), variables: new Set(definitions.variables.map((v) => v.name).filter((n) => n !== 'cel')) };
+    // A namespace's functions (`strings.quote`) are no member functions of other receivers.
+    const functions = definitions.functions.map((f) => (f.receiverType?.endsWith('Namespace') === true ? `${f.receiverType}.${f.name}` : f.name));
+    names = { functions: new Set(functions), variables: new Set(definitions.variables.map((v) => v.name).filter((n) => n !== 'cel')) };
     declaredNames.set(engine, names);
   }
   return names;

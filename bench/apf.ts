@@ -17,7 +17,9 @@ import { forkServer, httpsClient, pct, type Ready } from './lib/driver.ts';
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
 
 async function withServer<T>(env: Record<string, string>, fn: (s: Ready, cpu: () => Promise<number>) => Promise<T>): Promise<T> {
-  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { env });
+  // BENCH_APF_PROF=DIR: CPU profiles of the servers with APF on, into DIR.
+  const prof = process.env.BENCH_APF_PROF && env.BENCH_APF === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_APF_PROF}`] : [];
+  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { env, execArgv: prof });
   try {
     return await fn(server.ready, server.cpu);
   } finally {
@@ -55,6 +57,26 @@ async function createRate(s: Ready, total: number, clients: number, cpu: () => P
   const cpuMicros = ((await cpu()) - cpu0) / total;
   c.close();
   return { rate, cpuMicros };
+}
+
+/** Server CPU per GET of one ConfigMap by a token user (non-exempt), 32 clients. */
+async function getCpu(s: Ready, total: number, clients: number, cpu: () => Promise<number>): Promise<number> {
+  const c = client(s, 'token-b', clients);
+  const path = '/api/v1/namespaces/bench/configmaps/cm-0';
+  for (let i = 0; i < 500; i++) await c.request('GET', path);
+  let next = 0;
+  const cpu0 = await cpu();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next++ < total) {
+        const r = await c.request('GET', path);
+        if (r.status !== 200) throw new Error(`get: ${r.status} ${r.text}`);
+      }
+    }),
+  );
+  const micros = ((await cpu()) - cpu0) / total;
+  c.close();
+  return micros;
 }
 
 /** One client's sequential GETs while `during` runs: latencies (ms) of answered ones and the refused count. */
@@ -105,19 +127,26 @@ async function floodRun(apf: boolean, flood: boolean): Promise<void> {
   });
 }
 
+const creates = Number(process.argv.find((a) => a.startsWith('--creates='))?.split('=')[1] ?? 2000);
+const gets = Number(process.argv.find((a) => a.startsWith('--gets='))?.split('=')[1] ?? 5000);
 const on: number[] = [];
 const off: number[] = [];
 const onCpu: number[] = [];
 const offCpu: number[] = [];
+const onGet: number[] = [];
+const offGet: number[] = [];
 for (let r = 0; r < rounds; r++) {
   for (const apf of r % 2 === 0 ? [true, false] : [false, true]) {
-    const { rate, cpuMicros } = await withServer({ BENCH_APF: apf ? 'on' : 'off' }, (s, cpu) => createRate(s, 2000, 32, cpu));
+    const { rate, cpuMicros, get } = await withServer({ BENCH_APF: apf ? 'on' : 'off' }, async (s, cpu) => ({ ...(await createRate(s, creates, 32, cpu)), get: await getCpu(s, gets, 32, cpu) }));
     (apf ? on : off).push(rate);
     (apf ? onCpu : offCpu).push(cpuMicros);
-    console.log(`round ${r + 1} creates at 32 clients (token user, global-default) APF ${apf ? 'on ' : 'off'}: ${rate.toFixed(0)}/s, server CPU ${cpuMicros.toFixed(0)} us per create`);
+    (apf ? onGet : offGet).push(get);
+    console.log(`round ${r + 1} APF ${apf ? 'on ' : 'off'}: creates at 32 clients (token user, global-default) ${rate.toFixed(0)}/s, server CPU ${cpuMicros.toFixed(0)} us per create, ${get.toFixed(1)} us per GET`);
   }
 }
-console.log(`creates/s at 32 clients, median of ${rounds}: APF on ${median(on).toFixed(0)}, off ${median(off).toFixed(0)} (on/off ${(median(on) / median(off)).toFixed(3)}); server CPU per create: on ${median(onCpu).toFixed(0)} us, off ${median(offCpu).toFixed(0)} us (on/off ${(median(onCpu) / median(offCpu)).toFixed(3)})`);
+console.log(`creates/s at 32 clients, median of ${rounds}: APF on ${median(on).toFixed(0)}, off ${median(off).toFixed(0)} (on/off ${(median(on) / median(off)).toFixed(3)}); server CPU per create: on ${median(onCpu).toFixed(0)} us, off ${median(offCpu).toFixed(0)} us (on/off ${(median(onCpu) / median(offCpu)).toFixed(3)}); per GET: on ${median(onGet).toFixed(1)} us, off ${median(offGet).toFixed(1)} us`);
 console.log(`load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+// --no-flood: the per-request costs only.
+if (process.argv.includes('--no-flood')) process.exit(0);
 for (const flood of [false, true]) for (const apf of [true, false]) await floodRun(apf, flood);
 process.exit(0);

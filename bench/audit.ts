@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import https from 'node:https';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuOf, forkServer, median, type Ready } from './lib/driver.ts';
@@ -33,8 +33,27 @@ function request(s: { ready: Ready; agent: https.Agent }, method: string, path: 
   });
 }
 
+/**
+ * The server's CPU time by thread name (ticks), from /proc: the main thread's JavaScript, V8's
+ * helper threads (concurrent and parallel GC) and libuv's pool (file writes) are told apart.
+ */
+async function threadTicks(pid: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [])) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+    const m = /^\d+ \((.*)\) (.*)$/.exec(stat.trim());
+    if (!m) continue;
+    const f = m[2]!.split(' ');
+    // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+    const name = m[1]!.replace(/\d+$/, '#');
+    out.set(name, (out.get(name) ?? 0) + Number(f[11]) + Number(f[12]));
+  }
+  return out;
+}
+
 async function load(s: { ready: Ready; agent: https.Agent; child: ChildProcess }, prefix: string, total: number, clients: number): Promise<{ rate: number; cpu: number }> {
   let next = 0;
+  const t0Threads = process.env.BENCH_AUDIT_THREADS ? await threadTicks(s.child.pid!) : undefined;
   const c0 = await cpuOf(s.child);
   const t0 = performance.now();
   await Promise.all(
@@ -48,6 +67,12 @@ async function load(s: { ready: Ready; agent: https.Agent; child: ChildProcess }
     }),
   );
   const rate = total / ((performance.now() - t0) / 1000);
+  if (t0Threads) {
+    // Ticks are 10 ms: per create in µs.
+    const after = await threadTicks(s.child.pid!);
+    const parts = [...after].map(([name, t]) => [name, ((t - (t0Threads.get(name) ?? 0)) * 10_000) / total] as const).filter(([, us]) => us > 0);
+    console.log(`  ${prefix} threads (µs/create): ${parts.map(([n, us]) => `${n} ${us.toFixed(0)}`).join(', ')}`);
+  }
   return { rate, cpu: ((await cpuOf(s.child)) - c0) / total };
 }
 

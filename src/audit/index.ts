@@ -100,30 +100,44 @@ function goEscape(json: string): string {
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function userInfo(u: RequestUser | undefined): Record<string, unknown> {
-  if (u === undefined) return {};
-  return {
-    ...(u.username ? { username: u.username } : {}),
-    ...(u.uid ? { uid: u.uid } : {}),
-    ...(u.groups.length > 0 ? { groups: [...u.groups] } : {}),
-    ...(Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}),
-  };
+/** A user's JSON (authentication hands the same object to every request of a cached token or identity). */
+const userJsonCache = new WeakMap<RequestUser, string>();
+
+/** kube's UserInfo as JSON: empty fields left out, in Go field order. */
+function userJson(u: RequestUser | undefined): string {
+  if (u === undefined) return '{}';
+  let out = userJsonCache.get(u);
+  if (out !== undefined) return out;
+  const parts: string[] = [];
+  if (u.username) parts.push(`"username":${JSON.stringify(u.username)}`);
+  if (u.uid) parts.push(`"uid":${JSON.stringify(u.uid)}`);
+  if (u.groups.length > 0) parts.push(`"groups":${JSON.stringify(u.groups)}`);
+  if (Object.keys(u.extra).length > 0) parts.push(`"extra":${JSON.stringify(u.extra)}`);
+  out = `{${parts.join(',')}}`;
+  userJsonCache.set(u, out);
+  return out;
 }
 
-/** kube's SourceIPs: X-Forwarded-For entries, then X-Real-Ip, then the connection's address, without repeats. */
-function sourceIPs(req: FastifyRequest): string[] {
+/** An IPv4 address Node shows in its IPv6-mapped form, as Go shows it. */
+const plainIp = (ip: string): string => (ip.startsWith('::ffff:') && ip.indexOf('.') > 0 ? ip.slice(7) : ip);
+
+/** kube's SourceIPs: X-Forwarded-For entries, then X-Real-Ip, then the connection's address, without repeats; as JSON. */
+function sourceIPsJson(req: FastifyRequest): string {
+  const raw = req.raw as unknown as { socket?: { remoteAddress?: string }; stream?: { session?: { socket?: { remoteAddress?: string } } } };
+  const peer = plainIp((raw.stream?.session?.socket?.remoteAddress ?? raw.socket?.remoteAddress ?? '').trim());
+  const xff = req.headers['x-forwarded-for'];
+  const real = req.headers['x-real-ip'];
+  // The usual request: no proxy headers, the connection's address only.
+  if (typeof xff !== 'string' && typeof real !== 'string') return peer === '' ? '[]' : `[${JSON.stringify(peer)}]`;
   const out: string[] = [];
   const add = (ip: string) => {
-    const clean = ip.trim().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    const clean = plainIp(ip.trim());
     if (clean !== '' && !out.includes(clean)) out.push(clean);
   };
-  const xff = req.headers['x-forwarded-for'];
   if (typeof xff === 'string') for (const ip of xff.split(',')) add(ip);
-  const real = req.headers['x-real-ip'];
   if (typeof real === 'string') add(real);
-  const raw = req.raw as unknown as { socket?: { remoteAddress?: string }; stream?: { session?: { socket?: { remoteAddress?: string } } } };
-  add(raw.stream?.session?.socket?.remoteAddress ?? raw.socket?.remoteAddress ?? '');
-  return out;
+  add(peer);
+  return JSON.stringify(out);
 }
 
 function stripManagedFields(obj: unknown): unknown {
@@ -152,6 +166,22 @@ function decodedBody(body: unknown, contentType: string): unknown {
 }
 
 const STATUS_PREFIX = /^\s*\{\s*"kind"\s*:\s*"Status"/;
+
+/** The first characters of a response body, enough to tell a Status. */
+function payloadHead(payload: unknown): string {
+  if (typeof payload === 'string') return payload.slice(0, 40);
+  return Buffer.isBuffer(payload) ? payload.subarray(0, 40).toString('latin1') : '';
+}
+
+/** `,"annotations":{...}` with keys sorted (Go's map encoding), or nothing when there are none. */
+function annotationsJson(annotations: Record<string, string>): string {
+  const keys = Object.keys(annotations);
+  if (keys.length === 0) return '';
+  keys.sort();
+  let out = ',"annotations":{';
+  for (let i = 0; i < keys.length; i++) out += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${JSON.stringify(annotations[keys[i]!])}`;
+  return `${out}}`;
+}
 
 /** The response body as an object: JSON text, or a protobuf buffer. */
 function decodedPayload(payload: unknown, contentType: string): unknown {
@@ -251,7 +281,7 @@ export class Auditor {
   }
 
   /** The authorization filter's annotations (decision allow or forbid, and the reason). */
-  authorized(req: FastifyRequest, decision: { readonly decision: string; readonly reason: string }): void {
+  authorized(req: FastifyRequest, reply: FastifyReply, decision: { readonly decision: string; readonly reason: string }): void {
     const record = req.audit;
     if (!record) return;
     // Impersonation ran between authentication and authorization.
@@ -261,6 +291,9 @@ export class Auditor {
     }
     record.annotations['authorization.k8s.io/decision'] = decision.decision === 'allow' ? 'allow' : 'forbid';
     record.annotations['authorization.k8s.io/reason'] = decision.reason;
+    // An allowed watch: its ResponseStarted goes out when it writes its headers. (Set here, the last
+    // filter before the handler, rather than in a preHandler hook every request would pass through.)
+    if (decision.decision === 'allow' && req.requestInfo?.verb === 'watch') this.watchResponseStarted(req, reply, record);
   }
 
   /** Where the write path puts admission's audit annotations for this request. */
@@ -268,71 +301,95 @@ export class Auditor {
     return req.audit?.annotations ?? {};
   }
 
-  /** The response hooks: capture the body when the level needs it, emit the last stage. */
+  /**
+   * The response hooks: capture the body when the level needs it, emit the last stage. Callback
+   * hooks, not async ones: every request passes through them, and a promise each is measurable.
+   */
   install(app: FastifyInstance): void {
     if (!this.policy) return;
-    app.addHook('preHandler', async (req, reply) => {
-      const record = req.audit;
-      if (!record || req.requestInfo?.verb !== 'watch') return;
-      // A watch writes its headers itself (hijacked): ResponseStarted goes out as it does.
-      const res = reply.raw as unknown as { writeHead: (...args: unknown[]) => unknown };
-      const writeHead = res.writeHead;
-      res.writeHead = (...args: unknown[]) => {
-        res.writeHead = writeHead;
-        const out = writeHead.apply(reply.raw, args);
-        record.started = true;
-        this.emit(req, record, 'ResponseStarted', { code: typeof args[0] === 'number' ? args[0] : reply.raw.statusCode });
-        return out;
-      };
-    });
-    app.addHook('onSend', async (req, reply, payload) => {
-      const record = req.audit;
-      const head = typeof payload === 'string' ? payload.slice(0, 40) : Buffer.isBuffer(payload) ? payload.subarray(0, 40).toString('latin1') : '';
-      if (record && (record.atLeast('RequestResponse') || reply.statusCode >= 400 || STATUS_PREFIX.test(head))) {
-        record.responsePayload = reply.getHeader('content-encoding') === 'gzip' && Buffer.isBuffer(payload) ? gunzipSync(payload) : payload;
-        record.responseType = String(reply.getHeader('content-type') ?? '');
-      } else if (!record && reply.statusCode === 401 && this.policy) {
-        // kube's failed-authentication filter: one ResponseStarted event, no user.
-        const config = this.policy.evaluate(this.attributes(req, undefined));
-        this.levels?.labels(config.level).inc();
-        if (config.level !== 'None') {
-          const r = new AuditRecord(req.auditID ?? randomUUID(), config, undefined, req.auditReceived ?? nowMs());
-          r.responsePayload = payload;
-          r.responseType = String(reply.getHeader('content-type') ?? '');
-          this.emit(req, r, 'ResponseStarted', { code: 401, failedAuthentication: true });
-        }
+    app.addHook('onSend', (req, reply, payload, done) => {
+      try {
+        this.captureResponse(req, reply, payload);
+      } catch (err) {
+        this.observer.error('log', 1, (err as Error).message);
       }
-      return payload;
+      done(null, payload);
     });
-    app.addHook('onError', async (req, _reply, error) => {
+    app.addHook('onError', (req, _reply, error, done) => {
       const record = req.audit;
       // An error that is not an API error is a defect: kube's Panic stage.
       if (record && !isApiError(error)) record.panic = error;
+      done();
     });
-    app.addHook('onResponse', async (req, reply) => {
+    app.addHook('onResponse', (req, reply, done) => {
       const record = req.audit;
-      if (!record) return;
-      if (record.panic !== undefined) {
-        const message = record.panic instanceof Error ? record.panic.message : String(record.panic);
-        this.emit(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
-        return;
+      if (record) {
+        try {
+          if (record.panic !== undefined) {
+            const message = record.panic instanceof Error ? record.panic.message : String(record.panic);
+            this.emit(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
+          } else {
+            this.annotateDeprecation(req, record);
+            this.emit(req, record, 'ResponseComplete', { code: reply.statusCode });
+          }
+        } catch (err) {
+          this.observer.error('log', 1, (err as Error).message);
+        }
       }
-      this.annotateDeprecation(req, record);
-      this.emit(req, record, 'ResponseComplete', { code: reply.statusCode });
+      done();
     });
   }
 
-  /** Builds and sends one event, unless the policy omits its stage. */
+  /** A watch writes its headers itself (hijacked): ResponseStarted goes out as it does. */
+  private watchResponseStarted(req: FastifyRequest, reply: FastifyReply, record: AuditRecord): void {
+    const res = reply.raw as unknown as { writeHead: (...args: unknown[]) => unknown };
+    const writeHead = res.writeHead;
+    res.writeHead = (...args: unknown[]) => {
+      res.writeHead = writeHead;
+      const out = writeHead.apply(reply.raw, args);
+      record.started = true;
+      this.emit(req, record, 'ResponseStarted', { code: typeof args[0] === 'number' ? args[0] : reply.raw.statusCode });
+      return out;
+    };
+  }
+
+  /** Keeps the response body when the event shows it (RequestResponse, or a Status); a refused authentication's event. */
+  private captureResponse(req: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+    const record = req.audit;
+    if (record) {
+      if (record.atLeast('RequestResponse') || reply.statusCode >= 400 || STATUS_PREFIX.test(payloadHead(payload))) {
+        record.responsePayload = reply.getHeader('content-encoding') === 'gzip' && Buffer.isBuffer(payload) ? gunzipSync(payload) : payload;
+        record.responseType = String(reply.getHeader('content-type') ?? '');
+      }
+    } else if (reply.statusCode === 401 && this.policy) {
+      // kube's failed-authentication filter: one ResponseStarted event, no user.
+      const config = this.policy.evaluate(this.attributes(req, undefined));
+      this.levels?.labels(config.level).inc();
+      if (config.level !== 'None') {
+        const r = new AuditRecord(req.auditID ?? randomUUID(), config, undefined, req.auditReceived ?? nowMs());
+        r.responsePayload = payload;
+        r.responseType = String(reply.getHeader('content-type') ?? '');
+        this.emit(req, r, 'ResponseStarted', { code: 401, failedAuthentication: true });
+      }
+    }
+  }
+
+  /**
+   * Builds and sends one event, unless the policy omits its stage: written straight to JSON text
+   * in kube's field order (no event object to build and stringify), the parts every stage repeats
+   * made once per request.
+   */
   private emit(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response?: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean }): void {
     if (record.config.omitStages.has(stage)) return;
     const info = req.requestInfo;
     const final = stage === 'ResponseComplete' || stage === 'Panic';
     let requestObject: unknown;
-    let objectRef: Record<string, unknown> | undefined;
+    let objectRef = '';
     if (info?.isResourceRequest) {
-      const ref: { resource: string; namespace?: string; name?: string; uid?: string; apiGroup?: string; apiVersion?: string; resourceVersion?: string; subresource?: string } = { resource: info.resource };
-      if (info.namespace) ref.namespace = info.namespace;
-      if (info.name) ref.name = info.name;
+      let namespace = info.namespace;
+      let name = info.name;
+      let uid = '';
+      let resourceVersion = '';
       // kube's LogRequestObject completes the reference from the request's object (a create's name).
       if (final && !response?.failedAuthentication) {
         // The body is decoded only when the event shows something of it: a create's or update's
@@ -342,10 +399,10 @@ export class Auditor {
         const body = isWrite && (wantsObject || record.atLeast('Request')) ? decodedBody(req.body, String(req.headers['content-type'] ?? '')) : undefined;
         const meta = info.verb !== 'patch' && body && typeof body === 'object' ? ((body as { metadata?: Record<string, unknown> }).metadata ?? undefined) : undefined;
         if (meta) {
-          if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
-          if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
-          if (typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;
-          if (typeof meta.resourceVersion === 'string' && meta.resourceVersion) ref.resourceVersion = meta.resourceVersion;
+          if (!namespace && typeof meta.namespace === 'string' && meta.namespace) namespace = meta.namespace;
+          if (!name && typeof meta.name === 'string' && meta.name) name = meta.name;
+          if (typeof meta.uid === 'string' && meta.uid) uid = meta.uid;
+          if (typeof meta.resourceVersion === 'string' && meta.resourceVersion) resourceVersion = meta.resourceVersion;
         }
         if (record.atLeast('Request') && body !== undefined) {
           requestObject = body;
@@ -356,42 +413,47 @@ export class Auditor {
           if (record.config.omitManagedFields) requestObject = stripManagedFields(requestObject);
         }
       }
-      if (info.apiGroup) ref.apiGroup = info.apiGroup;
-      ref.apiVersion = info.apiVersion;
-      if (info.subresource) ref.subresource = info.subresource;
-      objectRef = ref;
+      // ObjectReference in Go field order; empty fields left out (omitempty), apiVersion always.
+      objectRef =
+        `,"objectRef":{"resource":${JSON.stringify(info.resource)}` +
+        (namespace ? `,"namespace":${JSON.stringify(namespace)}` : '') +
+        (name ? `,"name":${JSON.stringify(name)}` : '') +
+        (uid ? `,"uid":${JSON.stringify(uid)}` : '') +
+        (info.apiGroup ? `,"apiGroup":${JSON.stringify(info.apiGroup)}` : '') +
+        `,"apiVersion":${JSON.stringify(info.apiVersion)}` +
+        (resourceVersion ? `,"resourceVersion":${JSON.stringify(resourceVersion)}` : '') +
+        (info.subresource ? `,"subresource":${JSON.stringify(info.subresource)}` : '') +
+        '}';
     }
-    let responseStatus: Record<string, unknown> | undefined;
+    let responseStatus = '';
     let responseObject: unknown;
     if (response) {
-      responseStatus = { metadata: {}, ...(response.status ?? {}), code: response.code };
+      // The usual case, a response that is not a Status: only its code.
+      responseStatus = response.status ? JSON.stringify({ metadata: {}, ...response.status, code: response.code }) : `{"metadata":{},"code":${response.code}}`;
       if (!response.status && record.responsePayload !== undefined) {
         const decoded = decodedPayload(record.responsePayload, record.responseType) as Record<string, unknown> | undefined;
         if (decoded && decoded.kind === 'Status') {
           const { kind: _k, apiVersion: _a, metadata: _m, ...status } = decoded;
-          responseStatus = { metadata: {}, ...status, code: response.code };
+          responseStatus = JSON.stringify({ metadata: {}, ...status, code: response.code });
         }
         if (final && record.atLeast('RequestResponse') && decoded !== undefined) {
           responseObject = record.config.omitManagedFields ? stripManagedFields(decoded) : decoded;
         }
       }
     }
-    const annotations = response?.failedAuthentication ? {} : record.annotations;
-    const keys = Object.keys(annotations).sort();
     // The event as JSON, field by field in kube's order; the parts every stage repeats are made once.
     record.head ??= `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":${JSON.stringify(record.config.level)},"auditID":${JSON.stringify(record.id)}`;
     record.middle ??=
-      `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${JSON.stringify(userInfo(record.user))}` +
-      (record.impersonatedUser ? `,"impersonatedUser":${JSON.stringify(userInfo(record.impersonatedUser))}` : '') +
-      `,"sourceIPs":${JSON.stringify(sourceIPs(req))}` +
+      `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${userJson(record.user)}` +
+      (record.impersonatedUser ? `,"impersonatedUser":${userJson(record.impersonatedUser)}` : '') +
+      `,"sourceIPs":${sourceIPsJson(req)}` +
       (req.headers['user-agent'] ? `,"userAgent":${JSON.stringify(String(req.headers['user-agent']))}` : '');
-    let json = `${record.head},"stage":"${stage}"${record.middle}`;
-    if (objectRef) json += `,"objectRef":${JSON.stringify(objectRef)}`;
-    if (responseStatus) json += `,"responseStatus":${JSON.stringify(responseStatus)}`;
+    let json = `${record.head},"stage":"${stage}"${record.middle}${objectRef}`;
+    if (responseStatus) json += `,"responseStatus":${responseStatus}`;
     if (requestObject !== undefined) json += `,"requestObject":${JSON.stringify(requestObject)}`;
     if (responseObject !== undefined) json += `,"responseObject":${JSON.stringify(responseObject)}`;
     json += `,"requestReceivedTimestamp":"${microTime(record.received)}","stageTimestamp":"${microTime(stage === 'RequestReceived' ? record.received : nowMs())}"`;
-    if (keys.length > 0) json += `,"annotations":${JSON.stringify(Object.fromEntries(keys.map((k) => [k, annotations[k]])))}`;
+    if (!response?.failedAuthentication) json += annotationsJson(record.annotations);
     json += '}';
     const line = goEscape(json);
     this.events?.inc();

@@ -66,11 +66,22 @@ const quoted = (xs: readonly string[]) => xs.map((x) => JSON.stringify(x)).join(
 const goList = (xs: readonly string[]) => `[]string{${quoted(xs)}}`;
 
 export class AuditPolicy {
+  /** Each rule's decision, made once: evaluating a request allocates nothing. */
+  private readonly configs: readonly RequestAuditConfig[];
+  private readonly noMatch: RequestAuditConfig;
+
   private constructor(
     private readonly rules: readonly PolicyRule[],
-    private readonly omitStages: readonly AuditStage[],
-    private readonly omitManagedFields: boolean,
-  ) {}
+    omitStages: readonly AuditStage[],
+    omitManagedFields: boolean,
+  ) {
+    this.configs = rules.map((rule) => ({
+      level: rule.level,
+      omitStages: new Set([...omitStages, ...rule.omitStages]),
+      omitManagedFields: rule.omitManagedFields ?? omitManagedFields,
+    }));
+    this.noMatch = { level: 'None', omitStages: new Set(omitStages), omitManagedFields };
+  }
 
   /** Reads and validates a policy file; throws AuditPolicyError naming every bad field. */
   static load(path: string): AuditPolicy {
@@ -164,15 +175,8 @@ export class AuditPolicy {
 
   /** kube's policy rule evaluator: the first matching rule decides; none: level None. */
   evaluate(a: AuditAttributes): RequestAuditConfig {
-    for (const rule of this.rules) {
-      if (!ruleMatches(rule, a)) continue;
-      return {
-        level: rule.level,
-        omitStages: new Set([...this.omitStages, ...rule.omitStages]),
-        omitManagedFields: rule.omitManagedFields ?? this.omitManagedFields,
-      };
-    }
-    return { level: 'None', omitStages: new Set(this.omitStages), omitManagedFields: this.omitManagedFields };
+    for (let i = 0; i < this.rules.length; i++) if (ruleMatches(this.rules[i]!, a)) return this.configs[i]!;
+    return this.noMatch;
   }
 }
 

@@ -131,6 +131,13 @@ export class LogSink implements AuditSink {
     }
     // As lumberjack: a line that would take the file past its maximum size goes to a new file.
     const max = this.opts.path !== '-' && this.opts.maxSizeMB > 0 ? this.opts.maxSizeMB * 1024 * 1024 : Infinity;
+    if (max === Infinity) {
+      // No rotation to watch for: the batch in one string, one write.
+      const text = `${batch.join('\n')}\n`;
+      this.size += text.length;
+      this.write(text);
+      return;
+    }
     let pending = '';
     for (const line of batch) {
       // Sizes matter only with a maximum (counting UTF-8 bytes scans the line).
@@ -143,9 +150,13 @@ export class LogSink implements AuditSink {
       pending += `${line}\n`;
       this.size += bytes;
     }
+    this.write(pending);
+  }
+
+  /** Writes a batch's text; the next batch goes after a pause, or once the stream drained. */
+  private write(text: string): void {
     const stream = this.stream!;
-    const ok = stream.write(pending);
-    if (ok) setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
+    if (stream.write(text)) setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
     else stream.once('drain', () => this.flush());
   }
 

@@ -73,14 +73,27 @@ function nonResourceRuleMatches(r: NonResourceRule, info: Extract<RequestInfo, {
   return false;
 }
 
-/** Whether one of `rules` matches the user and the request. */
+/**
+ * Whether one of `rules` matches the user and the request. Plain loops: every request runs this
+ * for each schema until one matches (a dozen for an ordinary user), so nothing is allocated.
+ */
 export function rulesMatch(rules: readonly PolicyRules[], user: RequestUser, info: RequestInfo): boolean {
   for (const rule of rules) {
-    if (!(rule.subjects ?? []).some((s) => subjectMatches(s, user))) continue;
+    if (!anySubjectMatches(rule.subjects, user)) continue;
     if (info.isResourceRequest) {
-      if ((rule.resourceRules ?? []).some((r) => resourceRuleMatches(r, info))) return true;
-    } else if ((rule.nonResourceRules ?? []).some((r) => nonResourceRuleMatches(r, info))) return true;
+      for (const r of rule.resourceRules ?? NONE) if (resourceRuleMatches(r, info)) return true;
+    } else {
+      for (const r of rule.nonResourceRules ?? NONE) if (nonResourceRuleMatches(r, info)) return true;
+    }
   }
+  return false;
+}
+
+const NONE: readonly never[] = [];
+
+function anySubjectMatches(subjects: readonly Subject[] | undefined, user: RequestUser): boolean {
+  if (!subjects) return false;
+  for (const s of subjects) if (subjectMatches(s, user)) return true;
   return false;
 }
 

@@ -71,15 +71,22 @@ export class DroppedRequests {
   }
 }
 
+/** The series of one flow schema and priority level a dispatched request touches, found once per pair. */
+interface FlowSeries {
+  readonly dispatched: { inc(by?: number): void };
+  readonly executing: { inc(by?: number): void };
+  readonly seats: { inc(by?: number): void };
+  readonly estimated: { observe(v: number): void };
+  readonly waitedExecuted: { observe(v: number): void };
+}
+
 interface FlowMetrics {
-  dispatched(fs: string, pl: string): void;
+  /** The hot series of the pair: a request's dispatch, execution, seats and estimate. */
+  series(fs: string, pl: string): FlowSeries;
   rejected(fs: string, pl: string, reason: RejectReason): void;
   waited(fs: string, pl: string, executed: boolean, seconds: number): void;
   enqueued(fs: string, pl: string, queueLength: number): void;
   inqueue(fs: string, pl: string, delta: number): void;
-  executing(fs: string, pl: string, delta: number): void;
-  seats(fs: string, pl: string, delta: number): void;
-  estimated(fs: string, pl: string, seats: number): void;
   watchCount(fs: string, pl: string, watchers: number): void;
   noAccommodation(fs: string, pl: string): void;
 }
@@ -135,21 +142,36 @@ function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetric
   perLevel('apiserver_flowcontrol_demand_seats_smoothed', 'Smoothed seat demands', (l) => l.demand.smoothed);
   perLevel('apiserver_flowcontrol_current_r', 'R(time of last change)', (l) => l.queueSet.virtualTime);
   registry.collector({ name: 'apiserver_flowcontrol_seat_fair_frac', help: "Fair fraction of server's concurrency to allocate to each priority level that can use it", type: 'gauge', collect: () => [{ value: fc.fairFrac }] });
+  const bySchema = new Map<string, Map<string, FlowSeries>>();
+  const series = (fs: string, pl: string): FlowSeries => {
+    let byLevel = bySchema.get(fs);
+    if (!byLevel) bySchema.set(fs, (byLevel = new Map()));
+    let out = byLevel.get(pl);
+    if (!out) {
+      out = {
+        dispatched: dispatched.labels(fs, pl),
+        executing: executingRequests.labels(fs, pl),
+        seats: executingSeats.labels(fs, pl),
+        estimated: estimatedSeats.labels(pl, fs),
+        waitedExecuted: wait.labels('true', fs, pl),
+      };
+      byLevel.set(pl, out);
+    }
+    return out;
+  };
   return {
-    dispatched: (fs, pl) => dispatched.labels(fs, pl).inc(),
+    series,
     rejected: (fs, pl, reason) => rejected.labels(fs, pl, reason).inc(),
     waited: (fs, pl, executed, s) => wait.labels(String(executed), fs, pl).observe(s),
     enqueued: (fs, pl, n) => queueLength.labels(fs, pl).observe(n),
     inqueue: (fs, pl, d) => inqueue.labels(fs, pl).inc(d),
-    executing: (fs, pl, d) => executingRequests.labels(fs, pl).inc(d),
-    seats: (fs, pl, d) => executingSeats.labels(fs, pl).inc(d),
-    estimated: (fs, pl, seats) => estimatedSeats.labels(pl, fs).observe(seats),
     watchCount: (fs, pl, n) => watchCounts.labels(pl, fs).observe(n),
     noAccommodation: (fs, pl) => noAccommodation.labels(pl, fs).inc(),
   };
 }
 
-const noMetrics: FlowMetrics = { dispatched() {}, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, executing() {}, seats() {}, estimated() {}, watchCount() {}, noAccommodation() {} };
+const noSeries: FlowSeries = { dispatched: { inc() {} }, executing: { inc() {} }, seats: { inc() {} }, estimated: { observe() {} }, waitedExecuted: { observe() {} } };
+const noMetrics: FlowMetrics = { series: () => noSeries, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, watchCount() {}, noAccommodation() {} };
 
 /** Runs `fn` once when the response is finished or the connection goes away. */
 function onResponseEnd(reply: FastifyReply, fn: () => void): void {
@@ -215,20 +237,20 @@ export class ApfFilter {
     const name = info.isResourceRequest ? info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(req.searchParams) : '') : '';
     const estimate = this.estimate(req, name, fs, pl, level.maxSeats);
     const seats = maxSeatsOf(estimate);
-    this.metrics.estimated(fs, pl, seats);
+    const series = this.metrics.series(fs, pl);
+    series.estimated.observe(seats);
     if (level.exempt) {
       level.exemptExecuting++;
       level.exemptDispatched++;
-      this.metrics.dispatched(fs, pl);
-      this.metrics.executing(fs, pl, 1);
-      this.metrics.seats(fs, pl, seats);
+      series.dispatched.inc();
+      series.executing.inc(1);
+      series.seats.inc(seats);
       this.watchStarted(req, reply, name, isWatch);
       this.hold(req, reply, isWatch, () => {
         level.exemptExecuting--;
-        this.metrics.executing(fs, pl, -1);
-        const release = () => this.metrics.seats(fs, pl, -seats);
-        if (estimate.additionalLatencyMs > 0) setTimeout(release, estimate.additionalLatencyMs).unref?.();
-        else release();
+        series.executing.inc(-1);
+        if (estimate.additionalLatencyMs > 0) setTimeout(() => series.seats.inc(-seats), estimate.additionalLatencyMs).unref?.();
+        else series.seats.inc(-seats);
       });
       return undefined;
     }
@@ -256,14 +278,14 @@ export class ApfFilter {
         return reply;
       }
     } else execution = outcome.execution;
-    this.metrics.waited(fs, pl, true, execution.waitedSeconds);
-    this.metrics.dispatched(fs, pl);
-    this.metrics.executing(fs, pl, 1);
-    this.metrics.seats(fs, pl, execution.seats);
+    series.waitedExecuted.observe(execution.waitedSeconds);
+    series.dispatched.inc();
+    series.executing.inc(1);
+    series.seats.inc(execution.seats);
     this.watchStarted(req, reply, name, isWatch);
     this.hold(req, reply, isWatch, () => {
-      this.metrics.executing(fs, pl, -1);
-      execution.finish(() => this.metrics.seats(fs, pl, -execution.seats));
+      series.executing.inc(-1);
+      execution.finish(() => series.seats.inc(-execution.seats));
     });
     return undefined;
   }
@@ -283,13 +305,15 @@ export class ApfFilter {
 
   /** Keeps the seat until the response ends, or for a watch until its initial events are out. */
   private hold(req: FastifyRequest, reply: FastifyReply, isWatch: boolean, release: () => void): void {
+    // onResponseEnd runs it once already; a watch may release earlier, at its initialization.
+    if (!isWatch) return onResponseEnd(reply, release);
     let released = false;
     const once = () => {
       if (released) return;
       released = true;
       release();
     };
-    if (isWatch) req.watchInitialized = once;
+    req.watchInitialized = once;
     onResponseEnd(reply, once);
   }
 

@@ -209,6 +209,14 @@ export class QueueSet {
     }
     // An idle queue starts at the present virtual time: no credit for having been quiet.
     if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    // Nothing waits anywhere and the seats are free: the request would be the only candidate of
+    // dispatch() and go at once. Its effect (the queue active, its R advanced by the request's
+    // work, the seats taken) without a waiting entry, a promise or a timer.
+    if (this.waitingTotal === 0 && this.fits(seats)) {
+      this.active.add(queue);
+      queue.nextDispatchR += workOf(estimate);
+      return { kind: 'execute', execution: this.begin(estimate, queue, 0) };
+    }
     let settle!: (o: Execution | RejectReason) => void;
     const granted = new Promise<Execution | RejectReason>((resolve) => (settle = resolve));
     let settled = false;
@@ -341,40 +349,35 @@ export class QueueSet {
       queue.seatsInUse += seats;
       queue.executing++;
     }
-    const started = this.now();
-    let done = false;
     this.onChange?.();
-    return {
-      seats,
-      waitedSeconds,
-      finish: (onSeatsReleased) => {
-        if (done) return;
-        done = true;
-        this.syncTime();
-        this.executingTotal--;
-        if (queue) {
-          queue.executing--;
-          // Correct the estimate G of the initial phase by what the request really took.
-          const actual = (this.now() - started) / 1000;
-          queue.nextDispatchR -= estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - actual);
-        }
-        const release = () => {
-          this.syncTime();
-          this.seatsInUseTotal -= seats;
-          if (queue) {
-            queue.seatsInUse -= seats;
-            if (queue.executing === 0 && queue.seatsInUse === 0 && queue.waiting.length === 0) this.active.delete(queue);
-          }
-          onSeatsReleased?.();
-          this.dispatch();
-          this.onChange?.();
-        };
-        // The final phase (the watchers' share of a write) keeps the seats a while longer; the
-        // client has its answer already.
-        if (estimate.additionalLatencyMs > 0) setTimeout(release, estimate.additionalLatencyMs).unref?.();
-        else release();
-      },
-    };
+    return new SeatGrant(this, estimate, queue, seats, waitedSeconds, this.now());
+  }
+
+  /** A request's execution ended: its initial phase is over (called once per grant, by SeatGrant). */
+  finished(grant: SeatGrant): void {
+    this.syncTime();
+    this.executingTotal--;
+    const queue = grant.queue;
+    if (queue) {
+      queue.executing--;
+      // Correct the estimate G of the initial phase by what the request really took.
+      const actual = (this.now() - grant.startedMs) / 1000;
+      queue.nextDispatchR -= grant.estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - actual);
+    }
+  }
+
+  /** A request's seats are free again (after its final phase): what waits may go. */
+  released(grant: SeatGrant, onSeatsReleased: (() => void) | undefined): void {
+    this.syncTime();
+    this.seatsInUseTotal -= grant.seats;
+    const queue = grant.queue;
+    if (queue) {
+      queue.seatsInUse -= grant.seats;
+      if (queue.executing === 0 && queue.seatsInUse === 0 && queue.waiting.length === 0) this.active.delete(queue);
+    }
+    onSeatsReleased?.();
+    this.dispatch();
+    this.onChange?.();
   }
 
   /** Rows of dump_queues: one per queue. */
@@ -401,5 +404,36 @@ export class QueueSet {
     const rows: ReturnType<QueueSet['waitingRows']> = [];
     for (const q of this.allQueues()) q.waiting.forEach((w, i) => rows.push({ queueIndex: q.index, indexInQueue: i, flowSchema: w.flowSchema, distinguisher: w.distinguisher, arrivedMs: w.arrivedMs, estimate: w.estimate }));
     return rows;
+  }
+}
+
+/** One dispatched request's seats (an object with methods rather than closures: one per request). */
+class SeatGrant implements Execution {
+  private done = false;
+  private onSeatsReleased: (() => void) | undefined;
+
+  constructor(
+    private readonly set: QueueSet,
+    readonly estimate: WorkEstimate,
+    readonly queue: Queue | undefined,
+    readonly seats: number,
+    readonly waitedSeconds: number,
+    readonly startedMs: number,
+  ) {}
+
+  finish(onSeatsReleased?: () => void): void {
+    if (this.done) return;
+    this.done = true;
+    this.set.finished(this);
+    this.onSeatsReleased = onSeatsReleased;
+    // The final phase (the watchers' share of a write) keeps the seats a while longer; the
+    // client has its answer already.
+    if (this.estimate.additionalLatencyMs > 0) setTimeout(() => this.release(), this.estimate.additionalLatencyMs).unref?.();
+    else this.release();
+  }
+
+  private release(): void {
+    // The caller hears of the freed seats before the queue set dispatches what waits.
+    this.set.released(this, this.onSeatsReleased);
   }
 }

@@ -223,7 +223,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
       const result = decision.decision === 'allow' ? 'allowed' : decision.error !== undefined ? 'error' : decision.decision === 'deny' ? 'denied' : 'no-opinion';
       apiMetrics.authorized(result, (performance.now() - started) / 1000);
     }
-    audit?.authorized(req, decision);
+    audit?.authorized(req, reply, decision);
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
     if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
     if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);

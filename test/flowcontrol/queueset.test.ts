@@ -87,6 +87,35 @@ describe('QueueSet', () => {
     expect(order.filter((o) => o.startsWith('quiet'))).toEqual(['quiet0', 'quiet1', 'quiet2']);
   });
 
+  it('a request served at once (nothing waiting, a seat free) is charged to its flow: a newcomer waiting later goes first', async () => {
+    const clock = fakeClock();
+    const qs = new QueueSet(1, { queues: 64, handSize: 1, queueLengthLimit: 100 }, 60_000, clock.now);
+    expect(dealHand(hashFlowId('fs', 'busy'), 64, 1)).not.toEqual(dealHand(hashFlowId('fs', 'new'), 64, 1));
+    // The uncontended path: executed synchronously, no wait.
+    const first = qs.start('fs', 'busy', 1);
+    expect(first.kind).toBe('execute');
+    expect([qs.seatsInUse, qs.waiting, qs.activeQueues]).toEqual([1, 0, 1]);
+    const order: string[] = [];
+    const wait = (flow: string) => {
+      const o = qs.start('fs', flow, 1);
+      if (o.kind !== 'wait') throw new Error('expected to wait');
+      return o.granted.then((e) => {
+        if (typeof e === 'string') throw new Error(e);
+        order.push(flow);
+        e.finish();
+      });
+    };
+    // The busy flow's second request arrives before the newcomer's; both wait for the one seat.
+    const waits = [wait('busy'), wait('new')];
+    // The first request takes its estimated service time (no correction of its charge).
+    clock.advance(3);
+    executions(first).finish();
+    await Promise.all(waits);
+    // Fair queuing: the busy flow already had its turn, so the newcomer is served first.
+    expect(order).toEqual(['new', 'busy']);
+    expect([qs.seatsInUse, qs.waiting, qs.activeQueues, qs.counters.dispatched]).toEqual([0, 0, 0, 3]);
+  });
+
   it('rejects when the flow\'s queue is full (queue-full), and without queuing when seats are out (concurrency-limit)', () => {
     const clock = fakeClock();
     const queued = new QueueSet(1, { queues: 1, handSize: 1, queueLengthLimit: 2 }, 60_000, clock.now);

@@ -49,6 +49,8 @@ const TYPE_IDENTIFIERS: ReadonlySet<string> = new Set(['int', 'uint', 'double', 
  */
 function operandTypeName(node: Node): string {
   const t = node.checkedType;
+  // A literal the engine's checker stopped before reaching.
+  if (t === undefined && node.op === 'value') return literalTypeName(node.args);
   if (t?.name === 'type' && t.kind !== 'dyn') {
     if (node.op === 'id' && TYPE_IDENTIFIERS.has(String(node.args))) return `type(${String(node.args) === 'list' ? 'list(dyn)' : String(node.args) === 'map' ? 'map(dyn, dyn)' : String(node.args)})`;
     if (node.op === 'call' && (node.args as unknown[])[0] === 'type') {
@@ -58,6 +60,16 @@ function operandTypeName(node: Node): string {
     return 'type';
   }
   return celGoTypeName(t, 'overload');
+}
+
+function literalTypeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (v instanceof Uint8Array) return 'bytes';
+  return (v as object).constructor?.name === 'UnsignedInt' ? 'uint' : 'dyn';
 }
 
 /** The source offset of `token` at or after `from`, skipping what lies between (closing parentheses, blanks). */
@@ -122,7 +134,10 @@ export function celGoDisplay(source: string, offset: number | undefined, message
 export interface CompileErrorContext {
   /** The program's root node, when parsing got that far. */
   readonly root?: EngineNode;
-  /** Whether the environment declares a function of this name (any overload, global or member). */
+  /**
+   * Whether the environment declares a function of this name (any overload, global or member); a
+   * namespace's function (`strings.quote`) by its namespace type (`StringsNamespace.quote`).
+   */
   readonly functionDeclared?: (name: string) => boolean;
   /** Whether the environment declares a variable or constant of this name. */
   readonly variableDeclared?: (name: string) => boolean;
@@ -175,7 +190,7 @@ function undeclaredReferences(expression: string, root: EngineNode, context: Com
           return;
         }
         visit(callArgs, bound);
-        if (context.functionDeclared?.(name) === false || MACRO_NAMES.has(name)) report(x, name);
+        if (context.functionDeclared?.(declaredName(x, name)) === false || MACRO_NAMES.has(name)) report(x, name);
         return;
       }
       default:
@@ -204,6 +219,13 @@ function namespaceOf(node: Node): string | undefined {
   return String(receiver.args);
 }
 
+/** The name a call's function is declared under (see CompileErrorContext.functionDeclared). */
+function declaredName(node: Node, name: string): string {
+  const receiver = node.op === 'rcall' ? (node.args as unknown[])[1] : undefined;
+  const type = isNode(receiver) && receiver.op === 'id' ? receiver.checkedType?.name ?? '' : '';
+  return /Namespace$/.test(type) ? `${type}.${name}` : name;
+}
+
 /** cel-go's text for a call the checker cannot resolve: an unknown function, or no overload for the operand types. */
 function unresolvedCall(node: Node, context: CompileErrorContext): string | undefined {
   const name = functionName(node);
@@ -215,26 +237,30 @@ function unresolvedCall(node: Node, context: CompileErrorContext): string | unde
     return `program instantiation failed: no such overload: ${name}(null_type)`;
   }
   const namespace = namespaceOf(node);
-  if ((node.op === 'call' || node.op === 'rcall') && context.functionDeclared?.(name) === false) {
+  if ((node.op === 'call' || node.op === 'rcall') && context.functionDeclared?.(declaredName(node, name)) === false) {
     return `undeclared reference to '${namespace === undefined ? name : `${namespace}.${name}`}' (in container '')`;
   }
   if (namespace === undefined) return noMatchingOverload(node);
   return `found no matching overload for '${namespace}.${name}' applied to '(${operands(node).slice(1).map(operandTypeName).join(', ')})'`;
 }
 
-/** The call node whose argument `node` is, when it is a `has()` macro (cel-go places its errors at the `(`). */
-function hasMacroOf(root: EngineNode | undefined, node: Node): Node | undefined {
+/** The node `node` is an operand of (as written, macro expansions aside). */
+function parentOf(root: EngineNode | undefined, node: Node): Node | undefined {
   if (root === undefined) return undefined;
-  const stack: unknown[] = [root];
+  const stack: Array<[unknown, Node | undefined]> = [[root, undefined]];
   while (stack.length > 0) {
-    const n = stack.pop();
-    if (Array.isArray(n)) stack.push(...n);
-    else if (isNode(n)) {
-      if (n.op === 'call' && (n.args as unknown[])[0] === 'has' && ((n.args as unknown[])[1] as unknown[])[0] === node) return n;
-      stack.push(n.args);
-    }
+    const [n, parent] = stack.pop() as [unknown, Node | undefined];
+    if (n === node) return parent;
+    if (Array.isArray(n)) for (const x of n) stack.push([x, parent]);
+    else if (isNode(n)) stack.push([n.args, n]);
   }
   return undefined;
+}
+
+/** The `has()` call whose argument `node` is (cel-go places errors inside it at the `(`). */
+function hasMacroOf(root: EngineNode | undefined, node: Node): Node | undefined {
+  const parent = parentOf(root, node);
+  return parent?.op === 'call' && (parent.args as unknown[])[0] === 'has' ? parent : undefined;
 }
 
 /** The conversions cel-go's literal validators check when the program is checked, and their errors. */
@@ -279,6 +305,11 @@ const SUMMARY_RULES: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray, node: 
   [/^expected type .*$/, (m) => celGoTypeText(m[0])],
   [/^Expression of type '(.*)' cannot be range of a comprehension \(must be list, map, or dynamic\)\.$/, (m) => `expression of type '${celGoTypeText(m[1] as string)}' cannot be range of a comprehension (must be list, map, or dynamic)`],
   [/^Invalid integer: /, () => 'invalid uint literal'],
+  // cel-go types the conditional as the function _?_:_(bool, A, A).
+  [/^Ternary (?:branches must have the same type|condition must be bool), got /, (_m, node, context) => {
+    const conditional = node?.op === '?:' ? node : node === undefined ? undefined : parentOf(context.root, node);
+    return conditional?.op === '?:' ? noMatchingOverload(conditional) : undefined;
+  }],
   [/^Logical operator requires bool operands, got '(.*)'$/, (m) => `expected type 'bool' but found '${celGoTypeText(m[1] as string)}'`],
   [/^Invalid number: /, () => 'invalid double literal'],
   [/^could not parse formatting clause: (unexpected end of string)$/, (m) => m[1]],
@@ -299,6 +330,9 @@ function tokenText(expression: string, offset: number | undefined): string {
   return (/^[A-Za-z_][A-Za-z0-9_]*/.exec(rest) ?? /^\d+(?:\.\d+)?/.exec(rest) ?? [String.fromCodePoint(rest.codePointAt(0) as number)])[0];
 }
 
+/** cel-go's reserved identifiers (parser/parser.go reservedIds, less the keywords the grammar owns). */
+const CEL_RESERVED: ReadonlySet<string> = new Set(['as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+
 const CLOSERS: Readonly<Record<string, string>> = { RPAREN: ')', RBRACKET: ']', RBRACE: '}' };
 
 /**
@@ -308,7 +342,10 @@ const CLOSERS: Readonly<Record<string, string>> = { RPAREN: ')', RBRACKET: ']', 
  */
 function syntaxError(message: string, expression: string, offset: number | undefined): string | undefined {
   let m: RegExpExecArray | null;
-  if ((m = /^Reserved identifier: (.*)$/.exec(message)) !== null) return `reserved identifier: ${m[1]}`;
+  if ((m = /^Reserved identifier: (.*)$/.exec(message)) !== null) {
+    // The engine reserves JavaScript's special names too; to cel-go they are ordinary identifiers.
+    return CEL_RESERVED.has(m[1] as string) ? `reserved identifier: ${m[1]}` : `undeclared reference to '${m[1]}' (in container '')`;
+  }
   if ((m = /^Unexpected character: '?(.)'?$/.exec(message)) !== null) {
     if (offset === undefined) return undefined;
     // The lexer's partial `==` swallows the next character too.
@@ -350,6 +387,8 @@ export function celGoCompileText(expression: string, error: unknown, context: Co
   const has = node === undefined ? undefined : hasMacroOf(context.root, node);
   // has() reports a bad argument at the argument itself, other errors inside it at its `(`.
   let at = message === 'invalid argument to has() macro' ? node : has ?? node;
+  // The conditional's error is placed at its `?`.
+  if (message.startsWith("found no matching overload for '_?_:_'") && node?.op !== '?:' && node !== undefined) at = parentOf(context.root, node) ?? node;
   // A logical operator's operand that is not bool is reported at the operand.
   if ((node?.op === '&&' || node?.op === '||') && message.startsWith("expected type 'bool'")) {
     at = operands(node).find((x) => x.checkedType !== undefined && x.checkedType.name !== 'bool' && x.checkedType.kind !== 'dyn') ?? node;

@@ -9,6 +9,7 @@ import { AuthorizerValue, type Authorizer, type ResourceFields } from './authori
 import { patchParsed, patchChecked } from './evaluation-patches.ts';
 import { checkParsed, checkTyped } from './static-checks.ts';
 import { checkDeclaredTypes, type OverloadProbe } from './schema-check.ts';
+import { checkDynMemberCalls, type MemberOverload } from './member-calls.ts';
 import { rewriteSource, checkSource } from './source-rewrite.ts';
 import { estimateChecked, type CostEstimate } from './estimate.ts';
 import type { CelType } from './schema-types.ts';
@@ -108,15 +109,30 @@ function engineFor(env: CelEnvironment): Environment {
   return engine;
 }
 
-const declaredNames = new WeakMap<Environment, { readonly functions: ReadonlySet<string>; readonly variables: ReadonlySet<string> }>();
+interface Declarations {
+  readonly functions: ReadonlySet<string>;
+  readonly variables: ReadonlySet<string>;
+  /** Member overloads by function name, namespaces' functions left out. */
+  readonly members: ReadonlyMap<string, readonly MemberOverload[]>;
+}
 
-/** The names an engine declares: functions (member or global, any overload), variables and constants. */
-function declarationsOf(engine: Environment): { readonly functions: ReadonlySet<string>; readonly variables: ReadonlySet<string> } {
+const declaredNames = new WeakMap<Environment, Declarations>();
+
+/** What an engine declares: functions (member or global, any overload), variables and constants. */
+function declarationsOf(engine: Environment): Declarations {
   let names = declaredNames.get(engine);
   if (names === undefined) {
     const definitions = engine.getDefinitions();
+    // A namespace's functions (`strings.quote`) are no member functions of other receivers.
+    const namespaced = (f: { receiverType: string | null }): boolean => f.receiverType?.endsWith('Namespace') === true;
+    const functions = definitions.functions.map((f) => (namespaced(f) ? `${f.receiverType}.${f.name}` : f.name));
+    const members = new Map<string, MemberOverload[]>();
+    for (const f of definitions.functions) {
+      if (f.receiverType === null || namespaced(f)) continue;
+      members.set(f.name, [...(members.get(f.name) ?? []), { name: f.name, receiverType: f.receiverType, params: f.params.map((p) => p.type) }]);
+    }
     // `cel` is the engine's namespace for cel.bind, which kube's environments do not declare.
-    names = { functions: new Set(definitions.functions.map((f) => f.name)), variables: new Set(definitions.variables.map((v) => v.name).filter((n) => n !== 'cel')) };
+    names = { functions: new Set(functions), variables: new Set(definitions.variables.map((v) => v.name).filter((n) => n !== 'cel')), members };
     declaredNames.set(engine, names);
   }
   return names;
@@ -175,7 +191,9 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
       throw checked.error;
     }
     checkTyped(program.ast as unknown as EngineNode);
+    // Declared (schema) types first: they name the receiver a dyn-receiver check could only call dyn.
     checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
+    checkDynMemberCalls(program.ast as unknown as EngineNode, declarationsOf(engine).members);
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
     return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };

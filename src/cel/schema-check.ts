@@ -288,6 +288,14 @@ function check(node: EngineNode, scope: Scope): Known | undefined {
       if (name === 'size' && args.length === 0) return simple('int');
       return undefined;
     }
+    case '&&': case '||': {
+      // cel-go's logical operators take bool operands only; a known other type is refused at the operand.
+      for (const operand of a as EngineNode[]) {
+        const t = check(operand, scope);
+        if (t !== undefined && concrete(t) && t.t.kind !== 'bool') reject(operand, `expected type 'bool' but found '${overloadTypeName(t)}'`, 'type_mismatch');
+      }
+      return simple('bool');
+    }
     case '==': case '!=': case '<': case '<=': case '>': case '>=': case '+': case '-': case '*': case '/': case '%': {
       const [l, r] = a as [EngineNode, EngineNode];
       const lt = check(l, scope);

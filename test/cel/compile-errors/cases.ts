@@ -87,6 +87,11 @@ const RULES: ReadonlyArray<readonly [string, string]> = [
   ['syntax: stray equals', 'self.replicas == = 1'],
   ['reserved identifier', 'while'],
   ['has() of a non-selection', 'has(self)'],
+  ["a namespace's function as a member", "self.name.quote() == 'b'"],
+  ['no overload for a namespace function', "strings.quote(1) == 'b'"],
+  ['every undeclared name', "[1, 2].transformMap(i, v, v * 10) == {}"],
+  ['negative literal out of range', 'self.replicas > -9223372036854775809'],
+  ['logical operator on an int', 'self.replicas && true'],
 ];
 
 export const CASES: readonly Case[] = [

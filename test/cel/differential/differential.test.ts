@@ -1,7 +1,8 @@
 // Differential test against kube-apiserver v1.32.4's CEL (expectations produced by the Go program in
 // test/cel/go-reference over corpus.jsonl; regenerate with test/cel/differential/regenerate.sh).
-// Every corpus entry must agree on error phase, value, cost-limit outcome, runtime cost and the
-// static estimate, except the aspects listed in known-disagreements.json (each with a reason). The
+// Every corpus entry must agree on error phase, value, cost-limit outcome, runtime cost, the static
+// estimate and the error texts (evaluation errors, and compile errors in cel-go's display form),
+// except the aspects listed in known-disagreements.json (each with a reason). The
 // list may only shrink: an entry that now agrees fails the test until it is removed.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

@@ -110,7 +110,7 @@ const sameUser = (a: RequestUser, b: RequestUser): boolean =>
   a === b || (a.uid === b.uid && a.groups.length === b.groups.length && a.groups.every((g, i) => g === b.groups[i]) && Object.keys(a.extra).length === 0 && Object.keys(b.extra).length === 0);
 
 /** kube's UserInfo as JSON: empty fields left out, in Go field order. */
-function userJson(u: RequestUser | undefined): string {
+export function userJson(u: RequestUser | undefined): string {
   if (u === undefined) return '{}';
   const cached = userJsonCache.get(u.username);
   if (cached !== undefined && sameUser(cached.user, u)) return cached.json;

@@ -365,8 +365,17 @@ export class ResourceStore {
       if (sem.kind === 'exact' || sem.kind === 'continue') {
         const revision = sem.kind === 'exact' ? sem.revision : sem.position.revision;
         const startKey = sem.kind === 'continue' ? prefix + sem.position.start : undefined;
-        // Nothing under the prefix changed since the snapshot: the cache holds it exactly.
-        if (this.reads.snapshots && this.cache.unchangedSince(prefix, revision)) return this.listFromCache(prefix, revision, startKey, q.limit, filter, missing);
+        // Nothing under the prefix changed since the snapshot, and the store could still read it:
+        // the cache holds the store's answer exactly (items, order, counts, continue token). A
+        // continue page is read from it whatever the gates say: kube reads it from etcd, and the
+        // answer is the same. Only a store this process alone writes knows its compacted revision
+        // here (etcd is compacted by any replica), so continue pages on etcd, and Exact lists
+        // anywhere, wait for ListFromCacheSnapshot.
+        const fromCache =
+          (this.reads.snapshots || (sem.kind === 'continue' && this.store.backend !== 'etcd')) &&
+          revision >= this.store.compactedRevision() &&
+          this.cache.unchangedSince(prefix, revision);
+        if (fromCache) return this.listFromCache(prefix, revision, startKey, q.limit, filter, missing);
         if (from) from.store = true;
         try {
           return await this.listFromStore(prefix, revision, startKey, q.limit, filter);
@@ -396,7 +405,10 @@ export class ResourceStore {
     });
     for (const e of res.entries) this.assertReadable(e);
     const rev = revision ?? res.revision;
-    return this.listOutcome(res.entries, prefix, rev, res.nextKey, res.remaining, filter);
+    // The next page starts just after the last item, as the store's (and kube's) tokens say.
+    const last = res.entries.at(-1);
+    const nextKey = res.nextKey !== undefined && last ? `${last.key}\u0000` : res.nextKey;
+    return this.listOutcome(res.entries, prefix, rev, nextKey, res.remaining, filter);
   }
 
   /**

@@ -39,4 +39,24 @@ describe('compacted history', () => {
     expect(events[0]!.object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
     expect(events[0]!.object.message).toContain('too old resource version');
   });
+
+  it('answers 410 for a continue token older than the compacted revision even when nothing under its prefix changed', async () => {
+    const ns = '/api/v1/namespaces/kube-public/configmaps';
+    for (let i = 0; i < 3; i++) expect((await t.request('POST', ns, { body: { metadata: { name: `u${i}` } } })).status).toBe(201);
+    const first = await t.request('GET', `${ns}?limit=1`);
+    const token = first.json.metadata.continue;
+    // Served while its revision is readable: the next page, in the store's token form (last key + NUL).
+    const second = await t.request('GET', `${ns}?limit=1&continue=${encodeURIComponent(token)}`);
+    expect(second.status).toBe(200);
+    expect(second.json.items.map((o: { metadata: { name: string } }) => o.metadata.name)).toEqual(['u1']);
+    expect(second.json.metadata.remainingItemCount).toBe(1);
+    expect(JSON.parse(Buffer.from(second.json.metadata.continue, 'base64').toString())).toMatchObject({ start: 'u1\u0000' });
+    // A write elsewhere moves the revision on; compacting at it leaves the token's revision unreadable.
+    await t.request('POST', base, { body: { metadata: { name: 'elsewhere' } } });
+    await store.compact(await store.currentRevision());
+    const cont = await t.request('GET', `${ns}?limit=1&continue=${encodeURIComponent(token)}`);
+    expect(cont.status).toBe(410);
+    expect(cont.json.reason).toBe('Expired');
+  });
 });
+

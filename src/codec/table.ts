@@ -5,6 +5,7 @@
 import { ApiError, errors } from '../api/status-errors.ts';
 import type { KubeObject, ResourceType } from '../api/types.ts';
 import type { MetaVersion } from './negotiate.ts';
+import { stringifyGo } from './json-encode.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -91,8 +92,7 @@ export function toTable(objects: readonly KubeObject[], rt: ResourceType, opts: 
     ? [...own.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority }))]
     : [NAME_COLUMN, CREATED_COLUMN];
   const rows = objects.map((obj): TableRow => {
-    const name = obj.metadata?.name ?? '';
-    const cells = custom ? own.map((c) => c.cell(obj, opts.now)) : [name, createdAt(obj)];
+    const cells = rowCells(obj, rt, opts.now);
     const object = include === 'Object' ? obj : include === 'Metadata' ? toPartialObjectMetadata(obj, version) : null;
     return { cells, object };
   });
@@ -104,6 +104,34 @@ export function toTable(objects: readonly KubeObject[], rt: ResourceType, opts: 
     rows,
   };
 }
+
+/** One object's cells: the kind's own columns, else Name and Created At. */
+function rowCells(obj: KubeObject, rt: ResourceType, now: Date): unknown[] {
+  const own = rt.tableColumns;
+  return own.length > 0 ? own.map((c) => c.cell(obj, now)) : [obj.metadata?.name ?? '', createdAt(obj)];
+}
+
+/**
+ * The compact JSON body of a Table (Go's escaping, newline-terminated), byte for byte what
+ * encoding `toTable(objects, rt, opts)` gives, but with each row's object taken from
+ * `objectJson(i)`: the JSON of row i's PartialObjectMetadata or whole object, which the caller
+ * memoizes with the object's version. Only the cells (ages change) are encoded per request.
+ */
+export function encodeTableJson(objects: readonly KubeObject[], rt: ResourceType, opts: TableOptions, objectJson: (i: number) => Uint8Array): Buffer {
+  const include = opts.includeObject ?? 'Metadata';
+  const empty = stringifyGo(toTable([], rt, opts));
+  // The rows are the document's last member: `..."rows":[]}`.
+  const parts: Uint8Array[] = [Buffer.from(empty.slice(0, -2))];
+  const nullObject = Buffer.from('null}');
+  for (let i = 0; i < objects.length; i++) {
+    parts.push(Buffer.from(`${i > 0 ? ',' : ''}{"cells":${stringifyGo(rowCells(objects[i]!, rt, opts.now))},"object":`));
+    if (include === 'None') parts.push(nullObject);
+    else parts.push(objectJson(i), CLOSE_BRACE);
+  }
+  parts.push(Buffer.from(']}\n'));
+  return Buffer.concat(parts);
+}
+const CLOSE_BRACE = Buffer.from('}');
 
 /** The list form, `PartialObjectMetadataList`, keeping the list metadata. */
 export function toPartialObjectMetadataList(items: readonly KubeObject[], listMeta: ListMeta | undefined, version: MetaVersion = 'v1'): KubeObject {

@@ -186,6 +186,22 @@ export class ResourceStore {
   }
 
   /**
+   * `served(obj)` kept with the stored object, for readers that never change what they get (a
+   * Table's cells): a large Table then renders each built-in object once per version, not once
+   * per request. Custom resources are not kept (their served form follows their conversion).
+   */
+  servedReadOnly(obj: KubeObject): KubeObject {
+    if (this.rt.unstructured) return this.served(obj);
+    let out = this.servedMemo.get(obj);
+    if (out === undefined) {
+      out = this.served(obj);
+      this.servedMemo.set(obj, out);
+    }
+    return out;
+  }
+  private readonly servedMemo = new WeakMap<KubeObject, KubeObject>();
+
+  /**
    * The served form of a stored object (converted for kinds that share storage). A kind converted
    * by webhook serves only what `prepare` converted (get and list do it; a watch per event).
    */

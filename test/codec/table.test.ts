@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, ResourceType } from '../../src/api/types.ts';
-import { partialMetadataMismatch, tableWatchEventObject, toPartialObjectMetadataList, toTable } from '../../src/codec/table.ts';
+import { encodeTableJson, partialMetadataMismatch, tableWatchEventObject, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../src/codec/table.ts';
+import { encodeJson, stringifyGo } from '../../src/codec/json-encode.ts';
 
 function resourceType(columns: ResourceType['tableColumns'] = []): ResourceType {
   return {
@@ -73,5 +74,30 @@ describe('PartialObjectMetadataList', () => {
       items: [{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: cm.metadata }],
     });
     expect(partialMetadataMismatch('PartialObjectMetadata', '*v1.ConfigMapList').code).toBe(406);
+  });
+});
+
+describe('encodeTableJson', () => {
+  const odd: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b<&>', namespace: 'd', annotations: { q: '\u2028"x"' } }, data: {} };
+  const columns: ResourceType['tableColumns'] = [
+    { name: 'Name', type: 'string', format: 'name', description: 'name', priority: 0, cell: (o) => o.metadata?.name ?? '' },
+    { name: 'Data', type: 'integer', description: 'entries <n>', priority: 0, cell: (o) => Object.keys((o['data'] as object) ?? {}).length },
+  ];
+  it('writes exactly the bytes of the encoded Table, with row objects spliced from their memoized JSON', () => {
+    for (const rt of [resourceType(), resourceType(columns)]) {
+      for (const includeObject of ['Metadata', 'Object', 'None'] as IncludeObject[]) {
+        for (const version of ['v1', 'v1beta1'] as const) {
+          for (const objects of [[], [cm], [cm, odd]]) {
+            const opts = { includeObject, now, version, listMeta: { resourceVersion: '9', continue: 'c<', remainingItemCount: 2 } };
+            const rowJson = (i: number) => Buffer.from(stringifyGo(includeObject === 'Object' ? objects[i] : toPartialObjectMetadata(objects[i]!, version)));
+            expect(encodeTableJson(objects, rt, opts, rowJson).toString()).toBe(encodeJson(toTable(objects, rt, opts)));
+          }
+        }
+      }
+    }
+  });
+
+  it('refuses an unknown includeObject as toTable does', () => {
+    expect(() => encodeTableJson([cm], resourceType(), { includeObject: 'All' as IncludeObject, now }, () => Buffer.from('{}'))).toThrow('unrecognized includeObject value: "All"');
   });
 });

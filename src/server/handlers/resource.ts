@@ -15,7 +15,8 @@ import type { Entry } from '../../registry/resource-store.ts';
 import { queryBool } from '../../registry/list-options.ts';
 import { negotiateOutput, type Negotiated, type Offer } from '../../codec/negotiate.ts';
 import { encodeProtobufItemMessage, encodeProtobufList, encodeProtobufListOfMessages, encodeProtobufObject, PROTOBUF_MEDIA_TYPE } from '../../codec/protobuf/index.ts';
-import { partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
+import { encodeTableJson, partialMetadataMismatch, toPartialObjectMetadata, toPartialObjectMetadataList, toTable, type IncludeObject } from '../../codec/table.ts';
+import { stringifyGo } from '../../codec/json-encode.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { protobufServed } from '../../backend/local/body.ts';
 import { withoutTypeMeta } from '../../backend/local/verbs.ts';
@@ -214,6 +215,18 @@ function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
   }
   if (fmt.kind === 'table') {
     const includeObject = tableIncludeObject(c.query);
+    if ((fmt.serializer === 'json' || fmt.serializer === 'protobuf') && !fmt.pretty) {
+      const objs = out.entries.map((e) => store.servedReadOnly(e.value));
+      // Each row's object is encoded once per object version and kept with its cache entry.
+      const opts = { includeObject, now: new Date(), listMeta, version: fmt.version };
+      const memoKey = `table-meta:${fmt.version}`;
+      const objectJson =
+        includeObject === 'Object'
+          ? (i: number) => store.encodeJson(out.entries[i]!)
+          : (i: number) => out.entries[i]!.encode(memoKey, (v) => Buffer.from(stringifyGo(toPartialObjectMetadata(store.served(v), fmt.version))));
+      sendBytes(c.req, c.reply, 200, encodeTableJson(objs, rt, opts, objectJson), 'application/json');
+      return;
+    }
     const objs = out.entries.map((e) => store.served(e.value));
     sendValue(c.req, c.reply, 200, toTable(objs, rt, { includeObject, now: new Date(), listMeta, version: fmt.version }), asJsonOrYaml(fmt));
     return;

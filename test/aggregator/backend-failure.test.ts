@@ -6,7 +6,8 @@
  */
 import https from 'node:https';
 import { expect, test } from 'vitest';
-import { withRegisteredSample, waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
+import { waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
+import { withRegisteredSample } from './registered-sample.ts';
 
 let s: AggregatedSetup;
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';

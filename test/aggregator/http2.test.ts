@@ -8,7 +8,8 @@
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import https from 'node:https';
 import { expect, test } from 'vitest';
-import { withRegisteredSample, type AggregatedSetup } from './sample-fixture.ts';
+import { type AggregatedSetup } from './sample-fixture.ts';
+import { withRegisteredSample } from './registered-sample.ts';
 
 let s: AggregatedSetup;
 

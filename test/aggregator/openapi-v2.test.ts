@@ -4,7 +4,8 @@
  * them from v2, and the last good copy stays when the backend dies. Plus the merge rules.
  */
 import { describe, expect, test } from 'vitest';
-import { withRegisteredSample, waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
+import { waitForAvailable, type AggregatedSetup } from './sample-fixture.ts';
+import { withRegisteredSample } from './registered-sample.ts';
 import { mergeOpenApiV2 } from '../../src/aggregator/openapi-v2.ts';
 
 let s: AggregatedSetup;

@@ -4,7 +4,8 @@
  */
 import https from 'node:https';
 import { describe, expect, test } from 'vitest';
-import { withRegisteredSample, type AggregatedSetup } from './sample-fixture.ts';
+import { type AggregatedSetup } from './sample-fixture.ts';
+import { withRegisteredSample } from './registered-sample.ts';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/server/certs.ts';
 
 let s: AggregatedSetup;

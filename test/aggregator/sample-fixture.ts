@@ -3,10 +3,10 @@
  * k8s.io/sample-apiserver v0.32.4 (wardle.example.com) behind it, on its own etcd, doing delegated
  * authentication and authorization against the gateway, registered by an APIService whose
  * service reference resolves through a StaticServiceResolver. The sample can be killed and
- * restarted on the same port (the availability and stale-discovery tests do).
+ * restarted on the same port (the availability and stale-discovery tests do). Free of vitest, so
+ * the benchmarks use it too; the test-file lifecycle is in registered-sample.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -105,24 +105,6 @@ async function serviceAccountKubeconfig(gw: TestServer, dir: string): Promise<st
   };
   await writeFile(path, JSON.stringify(kubeconfig));
   return path;
-}
-
-/**
- * The lifecycle of a test file that works against the registered sample: before all, the setup
- * started, the sample running and its APIService Available (`use` receives the setup); after all,
- * everything stopped.
- */
-export function withRegisteredSample(use: (setup: AggregatedSetup) => void, opts: AggregatedSetupOptions = {}): void {
-  let setup: AggregatedSetup | undefined;
-  beforeAll(async () => {
-    setup = await startAggregatedSetup(opts);
-    use(setup);
-    await setup.startSample();
-    await setup.register();
-  }, 180_000);
-  afterAll(async () => {
-    await setup?.close();
-  });
 }
 
 /**

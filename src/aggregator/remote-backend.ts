@@ -6,6 +6,7 @@
  * sent, and the answer streamed back untouched (watches and chunked lists are never buffered).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../api/status-errors.ts';
 import type { RequestUser } from '../request/user.ts';
@@ -228,8 +229,43 @@ export class RemoteBackend {
       if (v === undefined || HOP_BY_HOP.has(k)) continue;
       reply.header(k, v);
     }
+    // A small answer of declared length is read here and sent whole: a stream handed to Fastify
+    // can be reported closed early ("Premature close", a 500) when a short HTTP/2 answer completes
+    // before Fastify's end-of-stream check is attached, though every byte arrived.
+    const declared = Number(res.headers['content-length']);
+    const hasBody = req.method !== 'HEAD' && status !== 204 && status !== 304;
+    if (!longRunning && hasBody && Number.isInteger(declared) && declared >= 0 && declared <= WHOLE_ANSWER_BYTES) {
+      const whole = await readDeclared(res.body, declared);
+      if (whole) return reply.send(whole);
+      // Fewer bytes than declared: the backend's answer was cut off.
+      reply.raw.destroy();
+      return reply;
+    }
     return reply.send(res.body);
   }
+}
+
+/** Answers up to this size (kube objects, mostly) are sent whole rather than streamed. */
+const WHOLE_ANSWER_BYTES = 1024 * 1024;
+
+/** The body of an answer of `length` declared bytes, or undefined when it ends (or fails) short. */
+export function readDeclared(body: Readable, length: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let got = 0;
+    const done = () => {
+      body.off('data', onData);
+      resolve(got === length ? Buffer.concat(chunks, got) : undefined);
+    };
+    const onData = (c: Buffer) => {
+      chunks.push(c);
+      got += c.length;
+    };
+    body.on('data', onData);
+    body.once('end', done);
+    body.once('close', done);
+    body.once('error', done);
+  });
 }
 
 /** Go's http.Error: plain text, nosniff, the message and a newline. */

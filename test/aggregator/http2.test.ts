@@ -60,6 +60,8 @@ test('proxied requests and a watch are multiplexed on one HTTP/2 connection, and
   watchReq.end();
   const reads = await Promise.all(Array.from({ length: 32 }, () => gw.request('GET', flunders)));
   for (const r of reads) expect(r.status).toBe(200);
+  // Answers of declared length are passed on whole (read before they are sent).
+  for (const r of reads) expect(JSON.parse(r.text).kind).toBe('FlunderList');
   // HTTP/1.1 would have needed one connection per concurrent request (32 here).
   // (The fixture's readiness probe may still hold one idle keep-alive connection.)
   const conns = connectionsTo(s.samplePort);

@@ -16,6 +16,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { judgeLostStream, type GoawayReceived } from './lost-stream.ts';
 
 export interface BackendTls {
   readonly ca?: string;
@@ -48,6 +49,15 @@ const H1_MEMORY_MS = 60_000;
 interface Session {
   readonly session: ClientHttp2Session;
   active: number;
+  /** The last GOAWAY the backend sent on it: no new stream goes to it after one. */
+  goaway?: GoawayReceived;
+  /** The socket error that ended it (ECONNRESET...), if one did. */
+  socketError?: NodeJS.ErrnoException;
+}
+
+/** A session that may take a new stream: not closing, not destroyed, no GOAWAY received. */
+function usable(s: Session): boolean {
+  return s.goaway === undefined && !s.session.closed && !s.session.destroyed;
 }
 
 export class BackendTransport {
@@ -87,15 +97,18 @@ export class BackendTransport {
   }
 
   /**
-   * Sends one request; `body` is sent whole (the front door has read it already). An idempotent
-   * request whose reused HTTP/2 connection turns out dead before any answer (a backend killed
-   * without GOAWAY) is sent once more on a new connection, as Go's transport does.
+   * Sends one request; `body` is sent whole (the front door has read it already). An HTTP/2
+   * stream that ends before its response headers because its session went away (GOAWAY,
+   * connection reset, a backend killed) is sent once more on another session when lost-stream.ts
+   * says it is safe (never a request the backend may have processed with its body), as Go's
+   * transport does; otherwise the response fails with Go's error text.
    */
   request(host: string, port: number, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): UpstreamRequest {
     let destroyed: Error | undefined;
     let h1: ReturnType<typeof https.request> | undefined;
     let h2: ClientHttp2Stream | undefined;
     const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+    const hasBody = body !== undefined && body.length > 0;
     const attempt = async (mayRetry: boolean): Promise<UpstreamResponse> => {
       const s = await this.sessionFor(host, port);
       return new Promise<UpstreamResponse>((resolve, reject) => {
@@ -106,33 +119,37 @@ export class BackendTransport {
         if (s) {
           const h2Headers: OutgoingHttpHeaders = { ':method': method, ':path': path, ':authority': String(headers.host ?? `${this.tlsOpts.serverName}:${port}`) };
           for (const [k, v] of Object.entries(headers)) if (v !== undefined && !H2_FORBIDDEN.has(k.toLowerCase())) h2Headers[k.toLowerCase()] = v;
-          let answered = false;
-          const stream = s.session.request(h2Headers, { endStream: body === undefined || body.length === 0 });
+          const stream = s.session.request(h2Headers, { endStream: !hasBody });
           h2 = stream;
+          // Settled by the response headers, or once by the first of error/close before them.
           let settled = false;
-          const failed = (err: NodeJS.ErrnoException) => {
-            if (answered || settled) return;
+          const lost = () => {
+            if (settled) return;
             settled = true;
-            const deadConnection = s.session.closed || s.session.destroyed || err.code === 'ECONNRESET' || String(err.code ?? '').startsWith('ERR_HTTP2');
-            if (!destroyed && mayRetry && idempotent && deadConnection) {
-              // This session is done for: the retry opens a new connection (and sees the backend's real state).
-              this.forget(s);
-              attempt(false).then(resolve, reject);
-            } else reject(destroyed ?? err);
+            if (destroyed) return reject(destroyed);
+            const session = s.session;
+            const verdict = judgeLostStream(
+              { id: stream.id, rstCode: stream.rstCode, goaway: s.goaway, connectionLost: session.destroyed || s.socketError !== undefined, socketError: s.socketError },
+              idempotent,
+              hasBody,
+            );
+            // A session that lost its connection or was told to go away takes no new stream (a refused stream alone leaves it in use).
+            if (s.goaway || session.destroyed || session.closed) this.forget(s);
+            if (verdict.retry && mayRetry) attempt(false).then(resolve, reject);
+            else reject(verdict.error);
           };
-          stream.once('error', failed);
+          stream.once('error', lost);
           stream.once('close', () => {
             s.active--;
-            // A stream closed without an answer or an error (its session went away with the connection) fails too.
-            failed(Object.assign(new Error(`stream closed before a response (code ${stream.rstCode})`), { code: 'ERR_HTTP2_STREAM_CLOSED_EARLY' }));
+            lost();
           });
           stream.once('response', (h) => {
-            answered = true;
+            settled = true;
             const out: IncomingHttpHeaders = {};
             for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) out[k] = v as string | string[];
             resolve({ status: Number(h[':status'] ?? 502), headers: out, body: stream, protocol: 'h2' });
           });
-          if (body && body.length > 0) stream.end(body);
+          if (hasBody) stream.end(body);
           return;
         }
         const req = https.request({ host, port, servername: this.tlsOpts.serverName, method, path, headers, agent: this.agent });
@@ -181,15 +198,14 @@ export class BackendTransport {
   private async findSession(host: string, port: number): Promise<Session | undefined> {
     const key = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     if ((this.h1Until.get(key) ?? 0) > Date.now()) return undefined;
-    const live = (this.sessions.get(key) ?? []).filter((s) => !s.session.closed && !s.session.destroyed);
     const max = (s: Session) => s.session.remoteSettings.maxConcurrentStreams ?? 100;
-    const free = live.find((s) => s.active < max(s));
+    const free = this.sessions.get(key)?.find((s) => usable(s) && s.active < max(s));
     if (free) return free;
     const pending = this.connecting.get(key);
     if (pending) {
       // A backend that cannot be reached fails every waiter alike.
       const s = await pending;
-      if (!s || s.active < max(s)) return s;
+      if (!s || (usable(s) && s.active < max(s))) return s;
     }
     const opening = this.connect(host, port, key);
     this.connecting.set(key, opening);
@@ -228,9 +244,15 @@ export class BackendTransport {
           else this.sessions.delete(key);
         };
         session.once('close', forget);
-        session.once('goaway', forget);
+        session.on('goaway', (code: number, lastStreamId: number) => {
+          entry.goaway = { code, lastStreamId };
+          forget();
+        });
         // A session error ends its streams (each fails on its own); the session is simply dropped.
-        session.on('error', forget);
+        session.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code !== undefined && !err.code.startsWith('ERR_HTTP2')) entry.socketError ??= err;
+          forget();
+        });
         session.once('connect', () => {
           session.setLocalWindowSize(16 * 1024 * 1024);
         });

@@ -75,3 +75,44 @@ test('a GET on an HTTP/2 connection that died is retried on a new connection; th
   );
   expect(err?.code).toBe('ECONNREFUSED');
 });
+
+test('after a GOAWAY the session takes no new stream: the next request opens a new session, the stream in flight still finishes', async () => {
+  const conns: Socket[] = [];
+  let held: import('node:http2').ServerHttp2Stream | undefined;
+  const h2 = http2.createSecureServer({ cert: serving.cert, key: serving.key });
+  h2.on('secureConnection', (c: Socket) => conns.push(c));
+  h2.on('stream', (stream, headers) => {
+    stream.on('error', () => undefined);
+    if (String(headers[':path']).includes('hold')) {
+      held = stream;
+      // The backend starts to shut down: every stream so far (this one included) will still be answered.
+      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, stream.id ?? 0);
+      return;
+    }
+    stream.respond({ ':status': 200 });
+    stream.end(`conn ${conns.length}`);
+  });
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', () => r()));
+  const port = (h2.address() as AddressInfo).port;
+  try {
+    const t = transport();
+    expect((await read(t, port)).body).toBe('conn 1');
+    const inFlight = t.request('127.0.0.1', port, 'GET', '/hold', { host: `api.ns.svc:${port}` }, undefined).response;
+    for (let i = 0; i < 100 && !held; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(held).toBeDefined();
+    // Give the GOAWAY time to arrive.
+    await new Promise((r) => setTimeout(r, 50));
+    const next = await read(t, port);
+    expect(next).toEqual({ status: 200, protocol: 'h2', body: 'conn 2' });
+    expect(t.sessionsOpened).toBe(2);
+    held!.respond({ ':status': 200 });
+    held!.end('held answered');
+    const res = await inFlight;
+    let body = '';
+    for await (const c of res.body) body += String(c);
+    expect(body).toBe('held answered');
+  } finally {
+    for (const c of conns) c.destroy();
+    await new Promise((r) => h2.close(r));
+  }
+});

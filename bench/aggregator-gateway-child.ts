@@ -4,9 +4,12 @@
  * sample runs as its own process too), answering over IPC: its CPU time and memory, and the
  * registration of the discovery bench's APIServices (the static resolver lives here).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { startAggregatedSetup } from '../test/aggregator/sample-fixture.ts';
 
-type Msg = { type: 'cpu' } | { type: 'mem' } | { type: 'stop' } | { type: 'register'; id: number; name: string; namespace: string; service: string; port: number; spec: Record<string, unknown> };
+type Msg = { type: 'cpu' } | { type: 'mem' } | { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; dir: string; label: string } | { type: 'register'; id: number; name: string; namespace: string; service: string; port: number; spec: Record<string, unknown> };
 
 const s = await startAggregatedSetup({ probeIntervalMs: 5000 });
 await s.startSample();
@@ -24,8 +27,25 @@ process.send?.({
   frontProxyCert: s.frontProxyClient.cert,
   frontProxyKey: s.frontProxyClient.key,
 });
+/** The CPU profile of one phase of the bench (BENCH_AGG_PROF): started and stopped on request, so startup is not in it. */
+let profiler: Session | undefined;
+
 process.on('message', (msg: Msg) => {
-  if (msg.type === 'cpu') {
+  if (msg.type === 'profile-start') {
+    profiler = new Session();
+    profiler.connect();
+    void profiler
+      .post('Profiler.enable')
+      .then(() => profiler!.post('Profiler.start'))
+      .then(() => process.send?.({ type: 'profile-started' }));
+  } else if (msg.type === 'profile-stop') {
+    void profiler!.post('Profiler.stop').then(({ profile }) => {
+      const file = join(msg.dir, `gateway-${msg.label}-${process.pid}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      profiler!.disconnect();
+      process.send?.({ type: 'profile-stopped', file });
+    });
+  } else if (msg.type === 'cpu') {
     const u = process.cpuUsage();
     process.send?.({ type: 'cpu', micros: u.user + u.system });
   } else if (msg.type === 'mem') {

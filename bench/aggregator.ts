@@ -6,9 +6,13 @@
  * discovery with 50 remote APIServices of which 5 are down (2 refuse connections, 3 accept and
  * never answer). The gateway runs in its own process (bench/aggregator-gateway-child.ts), the
  * sample-apiserver in another, the clients here. Prints figures; asserts nothing.
- * BENCH_AGG_PROF=DIR writes a CPU profile of the gateway process there.
+ * BENCH_AGG_PROF=DIR writes CPU profiles of the gateway process there, one per proxied GET phase
+ * (summarise one with /tmp/top.js FILE, or open it in Chrome's DevTools). BENCH_AGG_ONLY=get runs
+ * the GET comparison alone (at 32 clients, then 1); BENCH_AGG_H2=1 sends those GETs over HTTP/2
+ * (one session, a stream per request, as client-go does) instead of HTTP/1.1 keep-alive.
  */
 import { fork } from 'node:child_process';
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
@@ -37,14 +41,32 @@ function get(agent: https.Agent, url: string, headers: Record<string, string> = 
   });
 }
 
-async function load(label: string, fn: () => Promise<number>): Promise<{ p50: number; p99: number }> {
+/** GETs `path` on one HTTP/2 session to `origin` (client-go's way: every request a stream of one connection). */
+function h2Getter(origin: string, tls: { ca: string; cert: string; key: string; servername?: string }, headers: Record<string, string> = {}): { get: (path: string) => Promise<number>; close: () => void } {
+  const session = http2.connect(origin, { ca: tls.ca, cert: tls.cert, key: tls.key, ...(tls.servername ? { servername: tls.servername } : {}) });
+  session.on('error', () => undefined);
+  return {
+    get: (path) =>
+      new Promise((resolve, reject) => {
+        const req = session.request({ ':path': path, ...headers });
+        let status = 0;
+        req.on('response', (h) => (status = Number(h[':status'])));
+        req.on('error', reject);
+        req.on('end', () => resolve(status));
+        req.resume();
+      }),
+    close: () => session.close(),
+  };
+}
+
+async function load(label: string, fn: () => Promise<number>, clients = CLIENTS): Promise<{ p50: number; p99: number }> {
   // Warm-up: connections and caches.
-  await Promise.all(Array.from({ length: CLIENTS }, () => fn()));
+  await Promise.all(Array.from({ length: clients }, () => fn()));
   const lat: number[] = [];
   const failures = new Map<number, number>();
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
+    Array.from({ length: clients }, async () => {
       for (let i = 0; i < PER_CLIENT; i++) {
         const s = performance.now();
         const code = await fn();
@@ -57,7 +79,7 @@ async function load(label: string, fn: () => Promise<number>): Promise<{ p50: nu
   const secs = (performance.now() - t0) / 1000;
   const r = { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99) };
   const failed = [...failures].map(([code, n]) => `${n} x ${code}`).join(', ');
-  console.log(`${label}: ${((CLIENTS * PER_CLIENT) / secs).toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${failed ? `, FAILED: ${failed}` : ''}`);
+  console.log(`${label}, ${clients} client(s): ${((clients * PER_CLIENT) / secs).toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${failed ? `, FAILED: ${failed}` : ''}`);
   return r;
 }
 
@@ -72,7 +94,7 @@ interface Ready {
   frontProxyKey: string;
 }
 
-const child = fork(fileURLToPath(new URL('./aggregator-gateway-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_AGG_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AGG_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const child = fork(fileURLToPath(new URL('./aggregator-gateway-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ask = <T>(msg: Record<string, unknown>, reply: string): Promise<T> =>
   new Promise((resolve) => {
     const on = (m: { type: string; id?: number }) => {
@@ -92,19 +114,44 @@ const gw = await new Promise<Ready>((resolve, reject) => {
 const cpuMicros = async () => (await ask<{ micros: number }>({ type: 'cpu' }, 'cpu')).micros;
 const memory = () => ask<{ rss: number; heapUsed: number }>({ type: 'mem' }, 'mem');
 const load1 = () => loadavg()[0]!.toFixed(2);
+/** Ends the run early (BENCH_AGG_ONLY). */
+class Done extends Error {}
 
 try {
   const path = '/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/bench';
 
-  // 1. Proxied vs direct GET.
+  // 1. Proxied vs direct GET, at 32 clients and at 1.
   const gwAgent = new https.Agent({ ca: gw.ca, cert: gw.cert, key: gw.key, keepAlive: true, maxSockets: CLIENTS });
   const directAgent = new https.Agent({ ca: gw.sampleCa, cert: gw.frontProxyCert, key: gw.frontProxyKey, keepAlive: true, maxSockets: CLIENTS });
   const identity = { 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters' };
-  const direct = await load('direct GET (sample-apiserver)', () => get(directAgent, `https://127.0.0.1:${gw.samplePort}${path}`, identity, `${SAMPLE_SERVICE}.${SAMPLE_NAMESPACE}.svc`));
-  const cpu0 = await cpuMicros();
-  const proxied = await load('proxied GET (through the gateway)', () => get(gwAgent, `${gw.url}${path}`));
-  const cpuPerRequest = (await cpuMicros()) - cpu0;
-  console.log(`added by the gateway: p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms; gateway CPU per proxied request ${(cpuPerRequest / (CLIENTS * PER_CLIENT) / 1000).toFixed(3)} ms (load average ${load1()})`);
+  const sampleName = `${SAMPLE_SERVICE}.${SAMPLE_NAMESPACE}.svc`;
+  const h2 = process.env.BENCH_AGG_H2 === '1';
+  const h2Direct = h2 ? h2Getter(`https://127.0.0.1:${gw.samplePort}`, { ca: gw.sampleCa, cert: gw.frontProxyCert, key: gw.frontProxyKey, servername: sampleName }, identity) : undefined;
+  const h2Gateway = h2 ? h2Getter(gw.url, { ca: gw.ca, cert: gw.cert, key: gw.key }) : undefined;
+  const viaDirect = () => (h2Direct ? h2Direct.get(path) : get(directAgent, `https://127.0.0.1:${gw.samplePort}${path}`, identity, sampleName));
+  const viaGateway = () => (h2Gateway ? h2Gateway.get(path) : get(gwAgent, `${gw.url}${path}`));
+  const protocol = h2 ? 'HTTP/2' : 'HTTP/1.1';
+  for (const clients of [CLIENTS, 1]) {
+    const direct = await load(`direct GET (sample-apiserver, ${protocol})`, viaDirect, clients);
+    const profileDir = process.env.BENCH_AGG_PROF;
+    if (profileDir) await ask({ type: 'profile-start' }, 'profile-started');
+    const cpu0 = await cpuMicros();
+    const proxied = await load(`proxied GET (through the gateway, ${protocol})`, viaGateway, clients);
+    const cpuPerRequest = (await cpuMicros()) - cpu0;
+    if (profileDir) console.log(`profile: ${(await ask<{ file: string }>({ type: 'profile-stop', dir: profileDir, label: `${protocol === 'HTTP/2' ? 'h2' : 'h1'}-${clients}` }, 'profile-stopped')).file}`);
+    // The warm-up round is counted in the CPU too.
+    const requests = clients * (PER_CLIENT + 1);
+    console.log(`added by the gateway at ${clients} client(s): p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms; gateway CPU per proxied request ${(cpuPerRequest / requests / 1000).toFixed(3)} ms (load average ${load1()})`);
+  }
+  // The gateway's own GET of a stored object, same client: what the front door costs without a backend.
+  const localPath = '/api/v1/namespaces/default';
+  const viaLocal = () => (h2Gateway ? h2Gateway.get(localPath) : get(gwAgent, `${gw.url}${localPath}`));
+  const cpuLocal0 = await cpuMicros();
+  await load(`local GET (the gateway's own namespace, ${protocol})`, viaLocal, CLIENTS);
+  console.log(`gateway CPU per local GET ${(((await cpuMicros()) - cpuLocal0) / (CLIENTS * (PER_CLIENT + 1)) / 1000).toFixed(3)} ms (load average ${load1()})`);
+  h2Direct?.close();
+  h2Gateway?.close();
+  if (process.env.BENCH_AGG_ONLY === 'get') throw new Done();
 
   // 2. Concurrent watches through the proxy: the gateway's memory per stream.
   const before = await memory();
@@ -184,6 +231,8 @@ try {
   directAgent.destroy();
   ext.close();
   hung.close();
+} catch (err) {
+  if (!(err instanceof Done)) throw err;
 } finally {
   const exited = new Promise((r) => child.once('exit', r));
   child.send({ type: 'stop' });

@@ -6,15 +6,18 @@
  *
  * HTTP/2 multiplexes every proxied request and watch of a backend on few connections; a session
  * takes at most the backend's SETTINGS_MAX_CONCURRENT_STREAMS streams (a watch holds one for its
- * whole life), so a further session opens when every session is full. A backend that answered
- * `http/1.1` is remembered for a minute, then ALPN is asked again (it may have been upgraded).
- * Upgrade requests (exec, attach, port-forward) never use this: they need their own HTTP/1.1
- * connection (see upgrade.ts).
+ * whole life), so a further session opens when every session is full. A session that received
+ * GOAWAY, or is closing, takes no new stream. A backend that answered `http/1.1` is remembered
+ * for a minute, then ALPN is asked again (it may have been upgraded). Upgrade requests (exec,
+ * attach, port-forward) never use this: they need their own HTTP/1.1 connection (see upgrade.ts).
+ *
+ * Every proxied request passes through here, so the per-request path allocates one call object
+ * and uses module-level stream listeners (no closures, no promise) when a session is open.
  */
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import https from 'node:https';
 import tls from 'node:tls';
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { judgeLostStream, type GoawayReceived } from './lost-stream.ts';
 
@@ -26,43 +29,235 @@ export interface BackendTls {
   readonly serverName: string;
 }
 
-/** What a backend answered: status, headers (no HTTP/2 pseudo-headers), and the body as a stream. */
+/** What a backend answered: status, headers, and the body as a stream. */
 export interface UpstreamResponse {
   readonly status: number;
+  /** The backend's headers; over HTTP/2 they include pseudo-headers (`:status`), which consumers skip. */
   readonly headers: IncomingHttpHeaders;
   readonly body: Readable;
   readonly protocol: 'h2' | 'http/1.1';
 }
 
-export interface UpstreamRequest {
-  readonly response: Promise<UpstreamResponse>;
+/**
+ * How a caller hears the outcome of one exchange: exactly one of the two is called. (An object
+ * rather than callbacks: the proxy passes its per-request state itself.)
+ */
+export interface UpstreamListener {
+  /** The backend's response headers arrived; the body streams from `res.body`. */
+  upstreamResponse(res: UpstreamResponse): void;
+  /** No response: the backend could not be reached, the call was destroyed, or its stream was lost (lost-stream.ts). */
+  upstreamFailed(err: NodeJS.ErrnoException): void;
+}
+
+export interface UpstreamCall {
   /** Ends the exchange (client gone, timeout): the response stream, or the pending response, fails with `err`. */
   destroy(err?: Error): void;
 }
 
-/** Headers HTTP/2 forbids on a request (RFC 9113 8.2.2); `host` becomes `:authority`. */
-const H2_FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'te', 'http2-settings']);
+export interface UpstreamRequest extends UpstreamCall {
+  readonly response: Promise<UpstreamResponse>;
+}
 
 /** How long a backend that declined h2 is spoken to in HTTP/1.1 before ALPN is asked again. */
 const H1_MEMORY_MS = 60_000;
 
+/** Streams a session takes before the backend's SETTINGS say (RFC 9113's recommended minimum). */
+const DEFAULT_MAX_STREAMS = 100;
+
 interface Session {
   readonly session: ClientHttp2Session;
+  /** Streams open on it, counting those reserved by a call about to open one. */
   active: number;
+  /** The backend's SETTINGS_MAX_CONCURRENT_STREAMS, kept current from its settings frames. */
+  maxStreams: number;
   /** The last GOAWAY the backend sent on it: no new stream goes to it after one. */
   goaway?: GoawayReceived;
   /** The socket error that ended it (ECONNRESET...), if one did. */
   socketError?: NodeJS.ErrnoException;
 }
 
-/** A session that may take a new stream: not closing, not destroyed, no GOAWAY received. */
+/** A session that may take a new stream: not closing, not destroyed, no GOAWAY received, a free stream. */
 function usable(s: Session): boolean {
-  return s.goaway === undefined && !s.session.closed && !s.session.destroyed;
+  return s.goaway === undefined && s.active < s.maxStreams && !s.session.closed && !s.session.destroyed;
+}
+
+const CALL = Symbol('kube-gateway.upstream-call');
+const SESSION = Symbol('kube-gateway.upstream-session');
+/** A stream knows its call and its session (a call sent again has a new stream, maybe on another session). */
+type CallStream = ClientHttp2Stream & { [CALL]?: Call; [SESSION]?: Session };
+
+const END_STREAM = { endStream: true };
+const OPEN_STREAM = { endStream: false };
+
+/** One request to the backend, sent again at most once (lost-stream.ts). */
+class Call implements UpstreamCall {
+  destroyed: Error | undefined = undefined;
+  /** The response headers arrived, or the listener heard of a failure. */
+  settled = false;
+  retried = false;
+  stream: ClientHttp2Stream | undefined = undefined;
+  session: Session | undefined = undefined;
+  h1: ClientRequest | undefined = undefined;
+
+  constructor(
+    readonly transport: BackendTransport,
+    readonly host: string,
+    readonly port: number,
+    readonly key: string,
+    readonly method: string,
+    readonly path: string,
+    readonly authority: string,
+    readonly headers: OutgoingHttpHeaders,
+    readonly body: Buffer | undefined,
+    readonly listener: UpstreamListener,
+  ) {}
+
+  /** Sends on an open session when there is one, else opens a connection first. */
+  start(): void {
+    const t = this.transport;
+    if (t.speaksH1(this.key)) return this.startH1();
+    const s = t.openSession(this.key);
+    if (s) return this.startH2(s);
+    t.connectFor(this.host, this.port, this.key).then(
+      (opened) => {
+        if (!opened) this.startH1();
+        else if (usable(opened)) this.startH2(opened);
+        // Filled by the calls that waited with us: another session.
+        else if (opened.goaway === undefined && !opened.session.closed && !opened.session.destroyed) this.start();
+        else this.retryOr(Object.assign(new Error('http2: client connection lost'), { code: 'KGW_H2_LOST' }));
+      },
+      (err: NodeJS.ErrnoException) => this.fail(err),
+    );
+  }
+
+  fail(err: NodeJS.ErrnoException): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.listener.upstreamFailed(this.destroyed ?? err);
+  }
+
+  private startH2(s: Session): void {
+    if (this.destroyed) return this.fail(this.destroyed);
+    s.active++;
+    this.session = s;
+    const h = this.headers;
+    h[':method'] = this.method;
+    h[':path'] = this.path;
+    h[':authority'] = this.authority;
+    const hasBody = this.body !== undefined && this.body.length > 0;
+    let stream: CallStream;
+    try {
+      stream = s.session.request(h, hasBody ? OPEN_STREAM : END_STREAM);
+    } catch (err) {
+      // The session closed under us (between our check and now): lost before it was sent.
+      s.active--;
+      this.transport.retire(s);
+      return this.retryOr(err as NodeJS.ErrnoException);
+    }
+    stream[CALL] = this;
+    stream[SESSION] = s;
+    this.stream = stream;
+    stream.on('response', onH2Response);
+    stream.on('error', onH2Error);
+    stream.on('close', onH2Close);
+    if (hasBody) stream.end(this.body);
+  }
+
+  private startH1(): void {
+    if (this.destroyed) return this.fail(this.destroyed);
+    const t = this.transport;
+    const h = this.headers;
+    h.host = this.authority;
+    const req = https.request({ host: this.host, port: this.port, servername: t.serverName, method: this.method, path: this.path, headers: h, agent: t.agent });
+    this.h1 = req;
+    req.once('error', (err: NodeJS.ErrnoException) => this.fail(err));
+    req.once('response', (res: IncomingMessage) => {
+      if (this.settled) return;
+      this.settled = true;
+      this.listener.upstreamResponse({ status: res.statusCode ?? 502, headers: res.headers, body: res, protocol: 'http/1.1' });
+    });
+    req.end(this.body);
+  }
+
+  /** The current stream ended before its response headers. */
+  lost(): void {
+    if (this.settled) return;
+    if (this.destroyed) return this.fail(this.destroyed);
+    const s = this.session!;
+    const stream = this.stream!;
+    const session = s.session;
+    const verdict = judgeLostStream(
+      { id: stream.id, rstCode: stream.rstCode, goaway: s.goaway, connectionLost: session.destroyed || s.socketError !== undefined, socketError: s.socketError },
+      this.method === 'GET' || this.method === 'HEAD' || this.method === 'OPTIONS',
+      this.body !== undefined && this.body.length > 0,
+    );
+    // A session that lost its connection or was told to go away takes no new stream (a refused stream alone leaves it in use).
+    if (s.goaway || session.destroyed || session.closed) this.transport.retire(s);
+    if (verdict.retry) this.retryOr(verdict.error);
+    else this.fail(verdict.error);
+  }
+
+  private retryOr(err: NodeJS.ErrnoException): void {
+    if (this.retried) return this.fail(err);
+    this.retried = true;
+    // The lost stream's last events are ignored from now on.
+    this.stream = undefined;
+    this.session = undefined;
+    delete this.headers[':method'];
+    delete this.headers[':path'];
+    delete this.headers[':authority'];
+    this.start();
+  }
+
+  destroy(err: Error = new Error('aborted')): void {
+    this.destroyed ??= err;
+    if (this.h1) this.h1.destroy(err);
+    else if (this.stream) this.stream.destroy(err);
+    // Not sent yet (a connection opening): it fails as soon as it would be.
+    else this.fail(err);
+  }
+}
+
+function onH2Response(this: CallStream, headers: IncomingHttpHeaders): void {
+  const call = this[CALL]!;
+  if (call.stream !== this || call.settled) return;
+  call.settled = true;
+  call.listener.upstreamResponse({ status: Number(headers[':status'] ?? 502), headers, body: this, protocol: 'h2' });
+}
+
+/** Before the response: the call decides (lost-stream.ts). After it: the body's consumer sees the error; this listener only keeps it from being unhandled. */
+function onH2Error(this: CallStream): void {
+  const call = this[CALL]!;
+  if (call.stream === this) call.lost();
+}
+
+function onH2Close(this: CallStream): void {
+  this[SESSION]!.active--;
+  const call = this[CALL]!;
+  // A stream closed without an answer or an error (its session went away with the connection) is lost too.
+  if (call.stream === this) call.lost();
+}
+
+/** The promise face of a call (the gateway's own requests: discovery, availability, namespace cleanup). */
+class PromisedCall implements UpstreamListener {
+  resolve!: (res: UpstreamResponse) => void;
+  reject!: (err: Error) => void;
+  readonly response = new Promise<UpstreamResponse>((resolve, reject) => {
+    this.resolve = resolve;
+    this.reject = reject;
+  });
+  upstreamResponse(res: UpstreamResponse): void {
+    this.resolve(res);
+  }
+  upstreamFailed(err: NodeJS.ErrnoException): void {
+    this.reject(err);
+  }
 }
 
 export class BackendTransport {
   /** HTTP/1.1 connections (backends without h2), kept alive. */
   readonly agent: https.Agent;
+  readonly serverName: string;
   /** HTTP/2 sessions by `host:port` (the address may move with endpoint routing). */
   private readonly sessions = new Map<string, Session[]>();
   /** `host:port` -> until when it is spoken to in HTTP/1.1. */
@@ -74,6 +269,7 @@ export class BackendTransport {
   sessionsOpened = 0;
 
   constructor(private readonly tlsOpts: BackendTls) {
+    this.serverName = tlsOpts.serverName;
     this.agent = new https.Agent({
       keepAlive: true,
       // Enough sockets for the contract's concurrency plus the long-running requests beside it.
@@ -97,76 +293,39 @@ export class BackendTransport {
   }
 
   /**
-   * Sends one request; `body` is sent whole (the front door has read it already). An HTTP/2
-   * stream that ends before its response headers because its session went away (GOAWAY,
-   * connection reset, a backend killed) is sent once more on another session when lost-stream.ts
-   * says it is safe (never a request the backend may have processed with its body), as Go's
-   * transport does; otherwise the response fails with Go's error text.
+   * Sends one request: `headers` (lower-case names, no connection-specific ones, no `host`) are
+   * taken over and completed with `authority` as HTTP/2 pseudo-headers or `host`; `body` is sent
+   * whole (the front door has read it already). `listener` hears the response headers or the
+   * failure. A stream lost with its session before its answer is sent once more on another
+   * session when lost-stream.ts says it is safe, as Go's transport does.
    */
+  send(host: string, port: number, method: string, path: string, authority: string, headers: OutgoingHttpHeaders, body: Buffer | undefined, listener: UpstreamListener): UpstreamCall {
+    const key = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    const call = new Call(this, host, port, key, method, path, authority, headers, body, listener);
+    call.start();
+    return call;
+  }
+
+  /** `send` with a promise; `headers.host` is the authority. */
   request(host: string, port: number, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): UpstreamRequest {
-    let destroyed: Error | undefined;
-    let h1: ReturnType<typeof https.request> | undefined;
-    let h2: ClientHttp2Stream | undefined;
-    const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
-    const hasBody = body !== undefined && body.length > 0;
-    const attempt = async (mayRetry: boolean): Promise<UpstreamResponse> => {
-      const s = await this.sessionFor(host, port);
-      return new Promise<UpstreamResponse>((resolve, reject) => {
-        if (destroyed) {
-          if (s) s.active--;
-          return reject(destroyed);
-        }
-        if (s) {
-          const h2Headers: OutgoingHttpHeaders = { ':method': method, ':path': path, ':authority': String(headers.host ?? `${this.tlsOpts.serverName}:${port}`) };
-          for (const [k, v] of Object.entries(headers)) if (v !== undefined && !H2_FORBIDDEN.has(k.toLowerCase())) h2Headers[k.toLowerCase()] = v;
-          const stream = s.session.request(h2Headers, { endStream: !hasBody });
-          h2 = stream;
-          // Settled by the response headers, or once by the first of error/close before them.
-          let settled = false;
-          const lost = () => {
-            if (settled) return;
-            settled = true;
-            if (destroyed) return reject(destroyed);
-            const session = s.session;
-            const verdict = judgeLostStream(
-              { id: stream.id, rstCode: stream.rstCode, goaway: s.goaway, connectionLost: session.destroyed || s.socketError !== undefined, socketError: s.socketError },
-              idempotent,
-              hasBody,
-            );
-            // A session that lost its connection or was told to go away takes no new stream (a refused stream alone leaves it in use).
-            if (s.goaway || session.destroyed || session.closed) this.forget(s);
-            if (verdict.retry && mayRetry) attempt(false).then(resolve, reject);
-            else reject(verdict.error);
-          };
-          stream.once('error', lost);
-          stream.once('close', () => {
-            s.active--;
-            lost();
-          });
-          stream.once('response', (h) => {
-            settled = true;
-            const out: IncomingHttpHeaders = {};
-            for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) out[k] = v as string | string[];
-            resolve({ status: Number(h[':status'] ?? 502), headers: out, body: stream, protocol: 'h2' });
-          });
-          if (hasBody) stream.end(body);
-          return;
-        }
-        const req = https.request({ host, port, servername: this.tlsOpts.serverName, method, path, headers, agent: this.agent });
-        h1 = req;
-        req.once('error', reject);
-        req.once('response', (res: IncomingMessage) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: res, protocol: 'http/1.1' }));
-        req.end(body);
-      });
-    };
-    return {
-      response: attempt(true),
-      destroy(err = new Error('aborted')) {
-        destroyed ??= err;
-        h1?.destroy(err);
-        h2?.destroy(err);
-      },
-    };
+    const { host: authority, ...rest } = headers;
+    const promised = new PromisedCall();
+    const call = this.send(host, port, method, path, String(authority ?? `${this.serverName}:${port}`), rest, body, promised);
+    return { response: promised.response, destroy: (err) => call.destroy(err) };
+  }
+
+  /** Whether `key` is spoken to in HTTP/1.1 for now. */
+  speaksH1(key: string): boolean {
+    const until = this.h1Until.get(key);
+    return until !== undefined && until > Date.now();
+  }
+
+  /** An open session of `key` with a free stream, if any. */
+  openSession(key: string): Session | undefined {
+    const list = this.sessions.get(key);
+    if (list === undefined) return undefined;
+    for (let i = 0; i < list.length; i++) if (usable(list[i]!)) return list[i];
+    return undefined;
   }
 
   /**
@@ -175,7 +334,7 @@ export class BackendTransport {
    * finish, as Go's transport retires a connection. Destroying it here cut those answers short:
    * one stream's error became a 500 for every request sharing the connection.
    */
-  private forget(s: Session): void {
+  retire(s: Session): void {
     for (const [key, list] of this.sessions) {
       const rest = list.filter((x) => x !== s);
       if (rest.length === list.length) continue;
@@ -186,34 +345,20 @@ export class BackendTransport {
   }
 
   /**
-   * An HTTP/2 session with a stream reserved (`active` counted already: the caller's stream gives
-   * it back on close), or undefined to speak HTTP/1.1; rejects when the backend cannot be reached.
+   * A new session to `key` (undefined: the backend speaks HTTP/1.1 only); one negotiation at a
+   * time per address, which every call arriving meanwhile waits for. Rejects when the backend
+   * cannot be reached.
    */
-  private async sessionFor(host: string, port: number): Promise<Session | undefined> {
-    const s = await this.findSession(host, port);
-    if (s) s.active++;
-    return s;
-  }
-
-  private async findSession(host: string, port: number): Promise<Session | undefined> {
-    const key = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    if ((this.h1Until.get(key) ?? 0) > Date.now()) return undefined;
-    const max = (s: Session) => s.session.remoteSettings.maxConcurrentStreams ?? 100;
-    const free = this.sessions.get(key)?.find((s) => usable(s) && s.active < max(s));
-    if (free) return free;
+  connectFor(host: string, port: number, key: string): Promise<Session | undefined> {
     const pending = this.connecting.get(key);
-    if (pending) {
-      // A backend that cannot be reached fails every waiter alike.
-      const s = await pending;
-      if (!s || (usable(s) && s.active < max(s))) return s;
-    }
+    if (pending) return pending;
     const opening = this.connect(host, port, key);
     this.connecting.set(key, opening);
-    try {
-      return await opening;
-    } finally {
+    const done = () => {
       if (this.connecting.get(key) === opening) this.connecting.delete(key);
-    }
+    };
+    opening.then(done, done);
+    return opening;
   }
 
   private connect(host: string, port: number, key: string): Promise<Session | undefined> {
@@ -234,7 +379,7 @@ export class BackendTransport {
         }
         const session = http2.connect(`https://${key}`, { createConnection: () => socket, settings: { initialWindowSize: 4 * 1024 * 1024 } });
         this.sessionsOpened++;
-        const entry: Session = { session, active: 0 };
+        const entry: Session = { session, active: 0, maxStreams: DEFAULT_MAX_STREAMS };
         const list = this.sessions.get(key) ?? [];
         list.push(entry);
         this.sessions.set(key, list);
@@ -244,6 +389,9 @@ export class BackendTransport {
           else this.sessions.delete(key);
         };
         session.once('close', forget);
+        session.on('remoteSettings', (settings: http2.Settings) => {
+          entry.maxStreams = settings.maxConcurrentStreams ?? DEFAULT_MAX_STREAMS;
+        });
         session.on('goaway', (code: number, lastStreamId: number) => {
           entry.goaway = { code, lastStreamId };
           forget();

@@ -155,7 +155,7 @@ export async function startAggregation(opts: AggregationOptions): Promise<Aggreg
     resolver,
     proxyFor(path) {
       const backend = aggregator.backendFor(path);
-      return backend ? (req, reply, longRunning) => backend.proxy(req, reply, longRunning) : undefined;
+      return backend?.proxyHandler;
     },
     discovery(local) {
       if (!view || view.local !== local || view.generation !== aggregator.generation) {

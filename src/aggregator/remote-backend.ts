@@ -6,7 +6,6 @@
  * sent, and the answer streamed back untouched (watches and chunked lists are never buffered).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../api/status-errors.ts';
 import type { RequestUser } from '../request/user.ts';
@@ -14,8 +13,11 @@ import type { APIServiceSpec } from './apiservice.ts';
 import type { ServiceResolution, ServiceResolver } from './service-resolver.ts';
 import type { TrafficContract } from './traffic.ts';
 import type { AggregatorMetrics } from './metrics.ts';
-import { BackendTransport, type UpstreamResponse } from './backend-transport.ts';
-import { proxyUpgrade, upgradeOf } from './upgrade.ts';
+import { BackendTransport } from './backend-transport.ts';
+import { DeadlineSweep } from './deadline-sweep.ts';
+import { ProxiedRequest } from './proxied-request.ts';
+import { HOP_BY_HOP, dialError, sendPlain } from './proxy-http.ts';
+import { proxyUpgrade, upgradeOf, type UpgradeSocket } from './upgrade.ts';
 
 /** The header names the gateway asserts the caller's identity in (the first of each configured list). */
 export interface IdentityHeaderNames {
@@ -39,24 +41,6 @@ export interface ProxySettings {
   readonly metrics?: AggregatorMetrics;
 }
 
-/** Hop-by-hop headers (RFC 9110 7.6.1) and those HTTP/2 forbids: never forwarded either way. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'http2-settings', 'proxy-authorization', 'proxy-authenticate']);
-
-/** Go's `dial tcp HOST:PORT: connect: connection refused`-style text for a socket error, as kube's proxy writes it. */
-function dialError(err: NodeJS.ErrnoException, host: string, port: number): string {
-  const addr = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${addr}: connect: connection refused`;
-    case 'ECONNRESET':
-      return `read tcp ${addr}: read: connection reset by peer`;
-    case 'ETIMEDOUT':
-      return `dial tcp ${addr}: i/o timeout`;
-    default:
-      return err.message;
-  }
-}
-
 export class RemoteBackend {
   /** HTTP/2 where the backend offers it, HTTP/1.1 otherwise (backend-transport.ts). */
   readonly transport: BackendTransport;
@@ -65,6 +49,14 @@ export class RemoteBackend {
   /** Set by the availability controller: kube's proxy answers 503 at once for an unavailable APIService. */
   available = false;
   readonly serverName: string;
+  /** The contract's time limits of the requests in flight (one timer for all of them). */
+  readonly deadlines: DeadlineSweep<ProxiedRequest>;
+  readonly metrics: AggregatorMetrics | undefined;
+  /** `proxy`, bound once (the front door calls it for every request of this backend). */
+  readonly proxyHandler: (req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>;
+  /** Lower-cased header names a client may never pass on (see ProxySettings), with the credentials and framing ones. */
+  private readonly dropped: ReadonlySet<string>;
+  private readonly droppedPrefixes: readonly string[];
 
   constructor(
     readonly name: string,
@@ -74,6 +66,12 @@ export class RemoteBackend {
   ) {
     const svc = spec.service!;
     this.serverName = `${svc.name}.${svc.namespace}.svc`;
+    this.deadlines = new DeadlineSweep(DeadlineSweep.intervalFor(contract.timeoutMs));
+    this.metrics = settings.metrics;
+    this.proxyHandler = (req, reply, longRunning) => this.proxy(req, reply, longRunning);
+    // The body is sent whole with its own length; the identity is the gateway's to assert.
+    this.dropped = new Set([...HOP_BY_HOP, 'authorization', 'content-length', ...settings.strippedNames]);
+    this.droppedPrefixes = ['impersonate-', ...settings.strippedPrefixes];
     this.transport = new BackendTransport({
       serverName: this.serverName,
       rejectUnauthorized: !spec.insecureSkipTLSVerify,
@@ -133,23 +131,29 @@ export class RemoteBackend {
     );
   }
 
-  /** The headers sent to the backend: the client's, minus hop-by-hop, credentials and identity claims, plus the caller's identity. */
-  private outgoingHeaders(req: FastifyRequest, user: RequestUser, host: string, bodyLength: number | undefined): OutgoingHttpHeaders {
+  /**
+   * The headers sent to the backend (lower-case names, no `host`: the transport adds the
+   * authority): the client's, minus hop-by-hop, credentials and identity claims, plus the
+   * caller's identity.
+   */
+  private outgoingHeaders(req: FastifyRequest, user: RequestUser, bodyLength: number | undefined): OutgoingHttpHeaders {
     const out: OutgoingHttpHeaders = {};
-    const { strippedNames, strippedPrefixes, identity } = this.settings;
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v === undefined || k.startsWith(':')) continue;
-      const lower = k.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || lower === 'authorization' || lower === 'content-length' || lower.startsWith('impersonate-')) continue;
-      if (strippedNames.has(lower) || strippedPrefixes.some((p) => lower.startsWith(p))) continue;
-      out[lower] = v;
+    const { dropped, droppedPrefixes } = this;
+    const headers = req.headers as IncomingHttpHeaders;
+    // Node gives header names in lower case (HTTP/1.1 and HTTP/2 alike).
+    next: for (const k in headers) {
+      const v = headers[k];
+      if (v === undefined || k.charCodeAt(0) === 58 /* ':' */ || dropped.has(k)) continue;
+      for (let i = 0; i < droppedPrefixes.length; i++) if (k.startsWith(droppedPrefixes[i]!)) continue next;
+      out[k] = v;
     }
-    out.host = host;
+    const { identity } = this.settings;
     out[identity.username] = user.username;
-    if (user.groups.length > 0) out[identity.group] = [...user.groups];
-    for (const [key, values] of Object.entries(user.extra)) {
-      // kube's proxy escapes the extra key (headers are case-insensitive; keys are not).
-      if (values.length > 0) out[`${identity.extraPrefix}${encodeURIComponent(key)}`] = [...values];
+    // Not copied: the header map is read once, when the request is written.
+    if (user.groups.length > 0) out[identity.group] = user.groups as string[];
+    for (const key in user.extra) {
+      const values = user.extra[key]!;
+      if (values.length > 0) out[extraHeaderName(identity.extraPrefix, key)] = values as string[];
     }
     if (bodyLength !== undefined) out['content-length'] = String(bodyLength);
     return out;
@@ -157,118 +161,57 @@ export class RemoteBackend {
 
   /**
    * Proxies one authenticated, authorized request. `longRunning` requests (watches) neither count
-   * against the concurrency limit nor time out waiting for headers.
+   * against the concurrency limit nor time out waiting for headers. Settles once the answer is
+   * handed over (rejects with an ApiError the front door answers).
    */
-  async proxy(req: FastifyRequest, reply: FastifyReply, longRunning: boolean): Promise<unknown> {
-    const metrics = this.settings.metrics;
+  proxy(req: FastifyRequest, reply: FastifyReply, longRunning: boolean): Promise<unknown> {
+    const metrics = this.metrics;
     // exec/attach/port-forward style upgrades last as long as the session: long-running like watches.
     const upgrade = upgradeOf(req.raw);
     if (upgrade) longRunning = true;
     // kube-aggregator's proxy: an unavailable APIService is refused before any connection.
-    if (!this.available) return sendPlain(reply, 503, 'service unavailable');
-    const { maxInflight, maxBodyBytes, timeoutMs } = this.contract;
+    if (!this.available) return Promise.resolve(sendPlain(reply, 503, 'service unavailable'));
+    const { maxInflight, maxBodyBytes } = this.contract;
     const body = Buffer.isBuffer(req.body) ? req.body : undefined;
     if (body && body.length > maxBodyBytes) {
       metrics?.rejected(this.name, 'body-too-large');
-      throw errors.requestEntityTooLarge(maxBodyBytes);
+      return Promise.reject(errors.requestEntityTooLarge(maxBodyBytes));
     }
     if (!longRunning && maxInflight > 0 && this.inflight >= maxInflight) {
       metrics?.rejected(this.name, 'concurrency');
-      throw new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+      return Promise.reject(new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }, { 'Retry-After': '1' }));
     }
     const target = this.resolve();
-    if (target.kind !== 'address') return sendPlain(reply, 503, 'service unavailable');
+    if (target.kind !== 'address') return Promise.resolve(sendPlain(reply, 503, 'service unavailable'));
     const started = process.hrtime.bigint();
+    const headers = this.outgoingHeaders(req, req.user, body?.length ?? (req.method === 'GET' || req.method === 'HEAD' ? undefined : 0));
+    const authority = `${this.serverName}:${target.port}`;
+    if (upgrade) return this.proxyUpgrade(req, reply, upgrade, target.host, target.port, authority, headers, started);
     if (!longRunning) this.inflight++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      if (!longRunning) this.inflight--;
-    };
-    const headers = this.outgoingHeaders(req, req.user, `${this.serverName}:${target.port}`, body?.length ?? (req.method === 'GET' || req.method === 'HEAD' ? undefined : 0));
-    if (upgrade) {
-      try {
-        const status = await proxyUpgrade(reply, upgrade, { host: target.host, port: target.port, serverName: this.serverName, tls: this.transport.secureOptions() }, req.method, req.raw.url ?? req.url, headers, HOP_BY_HOP);
-        metrics?.observe(this.name, status, started);
-        return reply;
-      } catch (err) {
-        metrics?.observe(this.name, 503, started);
-        return sendPlain(reply, 503, dialError(err as NodeJS.ErrnoException, target.host, target.port));
-      }
-    }
-    const exchange = this.transport.request(target.host, target.port, req.method, req.raw.url ?? req.url, headers, body);
-    // A client that goes away ends the backend request too (a watch must not outlive its client).
-    const onClientClose = () => {
-      if (!reply.raw.writableFinished) exchange.destroy();
-    };
-    reply.raw.on('close', onClientClose);
-    let timer: NodeJS.Timeout | undefined;
-    if (!longRunning && timeoutMs > 0) timer = setTimeout(() => exchange.destroy(Object.assign(new Error('timeout'), { code: 'KGW_TIMEOUT' })), timeoutMs);
-    let res: UpstreamResponse;
+    return new ProxiedRequest(this, req, reply, longRunning, started, target.host, target.port).run(headers, body, authority);
+  }
+
+  private async proxyUpgrade(req: FastifyRequest, reply: FastifyReply, upgrade: UpgradeSocket, host: string, port: number, authority: string, headers: OutgoingHttpHeaders, started: bigint): Promise<unknown> {
     try {
-      res = await exchange.response;
-    } catch (err) {
-      clearTimeout(timer);
-      release();
-      reply.raw.off('close', onClientClose);
-      const e = err as NodeJS.ErrnoException;
-      metrics?.observe(this.name, e.code === 'KGW_TIMEOUT' ? 504 : 503, started);
-      if (e.code === 'KGW_TIMEOUT') throw errors.timeout(`the extension API server of APIService ${this.name} did not answer within ${timeoutMs / 1000}s`);
-      return sendPlain(reply, 503, dialError(e, target.host, target.port));
-    }
-    clearTimeout(timer);
-    const status = res.status;
-    res.body.once('close', () => {
-      release();
-      reply.raw.off('close', onClientClose);
-      metrics?.observe(this.name, status, started);
-    });
-    reply.code(status);
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (v === undefined || HOP_BY_HOP.has(k)) continue;
-      reply.header(k, v);
-    }
-    // A small answer of declared length is read here and sent whole: a stream handed to Fastify
-    // can be reported closed early ("Premature close", a 500) when a short HTTP/2 answer completes
-    // before Fastify's end-of-stream check is attached, though every byte arrived.
-    const declared = Number(res.headers['content-length']);
-    const hasBody = req.method !== 'HEAD' && status !== 204 && status !== 304;
-    if (!longRunning && hasBody && Number.isInteger(declared) && declared >= 0 && declared <= WHOLE_ANSWER_BYTES) {
-      const whole = await readDeclared(res.body, declared);
-      if (whole) return reply.send(whole);
-      // Fewer bytes than declared: the backend's answer was cut off.
-      reply.raw.destroy();
+      const status = await proxyUpgrade(reply, upgrade, { host, port, serverName: this.serverName, tls: this.transport.secureOptions() }, req.method, req.raw.url ?? req.url, { ...headers, host: authority }, HOP_BY_HOP);
+      this.metrics?.observe(this.name, status, started);
       return reply;
+    } catch (err) {
+      this.metrics?.observe(this.name, 503, started);
+      return sendPlain(reply, 503, dialError(err as NodeJS.ErrnoException, host, port));
     }
-    return reply.send(res.body);
   }
 }
 
-/** Answers up to this size (kube objects, mostly) are sent whole rather than streamed. */
-const WHOLE_ANSWER_BYTES = 1024 * 1024;
+/** `X-Remote-Extra-<key>`: kube's proxy escapes the key (header names are case-insensitive; keys are not). Memoized: keys are few. */
+const extraNames = new Map<string, string>();
 
-/** The body of an answer of `length` declared bytes, or undefined when it ends (or fails) short. */
-export function readDeclared(body: Readable, length: number): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let got = 0;
-    const done = () => {
-      body.off('data', onData);
-      resolve(got === length ? Buffer.concat(chunks, got) : undefined);
-    };
-    const onData = (c: Buffer) => {
-      chunks.push(c);
-      got += c.length;
-    };
-    body.on('data', onData);
-    body.once('end', done);
-    body.once('close', done);
-    body.once('error', done);
-  });
-}
-
-/** Go's http.Error: plain text, nosniff, the message and a newline. */
-function sendPlain(reply: FastifyReply, code: number, message: string): FastifyReply {
-  return reply.code(code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache, private').send(`${message}\n`);
+function extraHeaderName(prefix: string, key: string): string {
+  const memo = `${prefix}\0${key}`;
+  let name = extraNames.get(memo);
+  if (name === undefined) {
+    name = `${prefix}${encodeURIComponent(key)}`;
+    if (extraNames.size < 1000) extraNames.set(memo, name);
+  }
+  return name;
 }

@@ -1,49 +1,102 @@
 /**
- * Small proxied answers of declared length are read whole before they are sent (remote-backend.ts):
- * an answer whose every byte arrived counts as complete even when its stream reports close before
- * end (the race that made Fastify's stream sender answer 500 "Premature close"); a short one is not.
+ * Small proxied answers of declared length are read whole and written in one go on the client's
+ * own response (proxied-request.ts), over HTTP/1.1 and over HTTP/2: the backend's status, headers
+ * and body reach the client with the gateway's own headers (Audit-Id, the flow-control UIDs), and
+ * the response hooks still see the answer (metrics count it); an answer the backend cuts short
+ * of its declared length is cut for the client too, never passed as complete.
  */
-import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { readDeclared } from '../../src/aggregator/remote-backend.ts';
+import http2, { type IncomingHttpHeaders } from 'node:http2';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startAggregatedSetup, type AggregatedSetup } from './sample-fixture.ts';
+import { answerJson, startH2Backend, type H2Backend } from './h2-backend.ts';
 
-describe('readDeclared', () => {
-  it('returns the whole body when it ends normally', async () => {
-    const body = new PassThrough();
-    const read = readDeclared(body, 11);
-    body.write('hello ');
-    body.end('world');
-    expect((await read)?.toString()).toBe('hello world');
-  });
+let s: AggregatedSetup;
+let b: H2Backend;
+let base: string;
 
-  it('returns the whole body when the stream closes before emitting end, every byte received', async () => {
-    const body = new PassThrough();
-    const read = readDeclared(body, 5);
-    body.write('abcde');
-    await new Promise((r) => setImmediate(r));
-    body.destroy();
-    expect((await read)?.toString()).toBe('abcde');
-  });
+beforeAll(async () => {
+  s = await startAggregatedSetup({ probeIntervalMs: 1000 });
+  b = await startH2Backend(s, 'whole');
+  base = `/apis/${b.group}/v1/namespaces/default/things`;
+  b.onResource = (stream, headers) => {
+    const path = String(headers[':path']);
+    if (path.endsWith('/short')) {
+      // Declares 100 bytes, sends 10, then resets the stream.
+      stream.respond({ ':status': 200, 'content-type': 'application/json', 'content-length': '100' });
+      stream.write('{"kind":"T');
+      setTimeout(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 20);
+      return;
+    }
+    if (path.endsWith('/missing')) return answerJson(stream, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 }, { 'x-backend': 'yes' });
+    answerJson(stream, 200, { kind: 'Thing', apiVersion: `${b.group}/v1`, metadata: { name: 'w' } }, { 'x-backend': 'yes', etag: '"v1"' });
+  };
+}, 120_000);
 
-  it('refuses a body cut short, by close or by error', async () => {
-    const closed = new PassThrough();
-    const a = readDeclared(closed, 10);
-    closed.write('abc');
-    await new Promise((r) => setImmediate(r));
-    closed.destroy();
-    expect(await a).toBeUndefined();
-    const failed = new PassThrough();
-    const b = readDeclared(failed, 10);
-    failed.write('abc');
-    await new Promise((r) => setImmediate(r));
-    failed.destroy(new Error('reset'));
-    expect(await b).toBeUndefined();
-  });
+afterAll(async () => {
+  await b?.close();
+  await s?.close();
+});
 
-  it('reads an empty body of declared length 0', async () => {
-    const body = new PassThrough();
-    const read = readDeclared(body, 0);
-    body.end();
-    expect((await read)?.length).toBe(0);
-  });
+/** One request over HTTP/2 to the gateway, as client-go sends it. */
+async function h2Get(path: string): Promise<{ headers: IncomingHttpHeaders; body: string; error?: Error }> {
+  const session = http2.connect(s.gw.server.url, { ca: s.gw.server.caCert, cert: s.gw.server.adminCert, key: s.gw.server.adminKey });
+  session.on('error', () => undefined);
+  try {
+    return await new Promise((resolve) => {
+      const req = session.request({ ':path': path });
+      let headers: IncomingHttpHeaders = {};
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('response', (h) => (headers = h));
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => resolve({ headers, body }));
+      req.on('error', (error: Error) => resolve({ headers, body, error }));
+    });
+  } finally {
+    session.close();
+  }
+}
+
+test('over HTTP/1.1: status, the backend headers and body, the gateway headers', async () => {
+  const res = await s.gw.request('GET', `${base}/one`);
+  expect(res.status).toBe(200);
+  expect(res.json).toEqual({ kind: 'Thing', apiVersion: `${b.group}/v1`, metadata: { name: 'w' } });
+  expect(res.headers['content-type']).toBe('application/json');
+  expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+  expect(res.headers['x-backend']).toBe('yes');
+  expect(res.headers.etag).toBe('"v1"');
+  expect(res.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+  expect(res.headers['x-kubernetes-pf-prioritylevel-uid']).toBeTruthy();
+  const missing = await s.gw.request('GET', `${base}/missing`);
+  expect(missing.status).toBe(404);
+  expect(missing.json).toMatchObject({ kind: 'Status', reason: 'NotFound' });
+});
+
+test('over HTTP/2: status, the backend headers and body, the gateway headers; the metrics count it', async () => {
+  const res = await h2Get(`${base}/two`);
+  expect(res.error).toBeUndefined();
+  expect(res.headers[':status']).toBe(200);
+  expect(JSON.parse(res.body)).toEqual({ kind: 'Thing', apiVersion: `${b.group}/v1`, metadata: { name: 'w' } });
+  expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
+  expect(res.headers['x-backend']).toBe('yes');
+  expect(res.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+  const missing = await h2Get(`${base}/missing`);
+  expect(missing.headers[':status']).toBe(404);
+  const metrics = await s.gw.request('GET', '/metrics');
+  expect(metrics.text).toMatch(new RegExp(`apiserver_request_total\\{[^}]*code="200"[^}]*group="${b.group.replace(/\./g, '\\.')}"[^}]*verb="GET"`));
+  expect(metrics.text).toMatch(new RegExp(`aggregator_proxy_requests_total\\{code="404",name="v1\\.${b.group.replace(/\./g, '\\.')}"\\} [1-9]`));
+});
+
+test('an answer cut short of its declared length is never passed as complete', async () => {
+  // Nothing was written before the whole answer was in: the client's exchange fails without an answer.
+  const h1 = await s.gw.request('GET', `${base}/short`).then(
+    (r) => r,
+    (e: Error) => e,
+  );
+  expect(h1).toBeInstanceOf(Error);
+  const h2 = await h2Get(`${base}/short`);
+  expect(h2.headers[':status']).toBeUndefined();
+  expect(h2.body).toBe('');
+  // The gateway keeps serving.
+  expect((await s.gw.request('GET', `${base}/after`)).status).toBe(200);
 });

@@ -431,6 +431,25 @@ export class Auditor {
     });
   }
 
+  /**
+   * ResponseComplete of a response Fastify stops following (a watch on its raw HTTP/2 stream): the
+   * record and what the events show of the request are kept, not the request.
+   */
+  completeLater(req: FastifyRequest): ((code: number) => void) | undefined {
+    const record = req.audit;
+    if (!record) return undefined;
+    const userAgent = req.headers['user-agent'];
+    const view = { requestInfo: req.requestInfo, url: req.url, method: req.method, headers: userAgent === undefined ? {} : { 'user-agent': userAgent }, raw: {} } as unknown as FastifyRequest;
+    return (code) => {
+      try {
+        this.annotateDeprecation(view, record);
+        this.defer(view, record, 'ResponseComplete', code);
+      } catch (err) {
+        this.observer.error('log', 1, (err as Error).message);
+      }
+    };
+  }
+
   /** A watch writes its headers itself (hijacked): ResponseStarted goes out as it does. */
   private watchResponseStarted(req: FastifyRequest, reply: FastifyReply, record: AuditRecord): void {
     const res = reply.raw as unknown as { writeHead: (...args: unknown[]) => unknown };

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { detachHttp2Watch } from '../../src/server/handlers/watch-http2.ts';
+import { onResponseEnd } from '../../src/request/response-end.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 import { auditFlags } from '../audit/flags.ts';
 import { parsePromText, sampleValue } from '../metrics/prom-text.ts';
@@ -43,7 +44,7 @@ describe('detachHttp2Watch on a real HTTP/2 server', () => {
     // Facts are gathered here and asserted below: nothing in the handler may hold the request.
     const seen = { detached: false, onEnd: -1, compatListeners: [] as string[], compatLinks: -1 };
     const server = http2.createServer((req, res) => {
-      res.once('close', () => ended++);
+      onResponseEnd(res, () => ended++);
       res.writeHead(200, { 'content-type': 'text/plain' });
       const detached = detachHttp2Watch(req, res);
       if (detached === undefined) return;

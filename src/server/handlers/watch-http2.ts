@@ -14,6 +14,7 @@
  * as before (detachHttp2Watch answers undefined).
  */
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
+import { takeResponseEndWork } from '../../request/response-end.ts';
 
 /** The compatibility layer's listeners on a stream: its request's and response's. */
 const COMPAT_LISTENERS = new Set([
@@ -40,7 +41,7 @@ const COMPAT_LINKS = new Set(['request', 'response', 'proxySocket', 'sent-header
 /** A watch's raw stream and what must run once when it ends. */
 export interface DetachedWatch {
   readonly stream: ServerHttp2Stream;
-  /** The end-of-response work, each to run once (they were the response's `close` listeners). */
+  /** The end-of-response work, each to run once (src/request/response-end.ts). */
   readonly onEnd: readonly (() => void)[];
 }
 
@@ -59,11 +60,10 @@ export function detachHttp2Watch(req: Http2ServerRequest, res: Http2ServerRespon
   const links = Object.getOwnPropertySymbols(stream).filter((s) => s.description !== undefined && COMPAT_LINKS.has(s.description));
   if (links.length === 0) return undefined;
 
-  // The end work: the response's close listeners (each a run-once wrapper from onResponseEnd in
-  // src/flowcontrol/filter.ts and src/server/load-limits.ts), unwrapped from EventEmitter.once,
-  // whose wrapper would hold the response. Fastify's own listeners ('finish', 'error') run the
-  // onResponse hooks, which the caller replaces (FastifyInstance.responseHooksLater).
-  const onEnd = [...new Set(res.listeners('close') as (() => void)[])];
+  // The end work (src/request/response-end.ts: the in-flight and priority-and-fairness releases).
+  // Fastify's own listeners ('finish', 'error') run the onResponse hooks, which the caller replaces
+  // (FastifyInstance.responseHooksLater).
+  const onEnd = takeResponseEndWork(res);
 
   for (const [event, listener] of compat) stream.removeListener(event, listener);
   for (const link of links) (stream as unknown as Record<symbol, unknown>)[link] = undefined;

@@ -48,6 +48,8 @@ const H1_MEMORY_MS = 60_000;
 interface Session {
   readonly session: ClientHttp2Session;
   active: number;
+  /** The last stream the backend said it would process, once it sent GOAWAY. */
+  goawayLastStreamId?: number;
 }
 
 export class BackendTransport {
@@ -87,9 +89,13 @@ export class BackendTransport {
   }
 
   /**
-   * Sends one request; `body` is sent whole (the front door has read it already). An idempotent
-   * request whose reused HTTP/2 connection turns out dead before any answer (a backend killed
-   * without GOAWAY) is sent once more on a new connection, as Go's transport does.
+   * Sends one request; `body` is sent whole (the front door has read it already). Sent once more,
+   * on a new connection, as Go's transport does:
+   * - any request the backend did not process: refused (REFUSED_STREAM), or above the last stream
+   *   its GOAWAY promised to finish (a backend shutting down gracefully);
+   * - an idempotent request whose HTTP/2 connection died before any answer (a backend killed
+   *   without GOAWAY): it may have been processed, but doing it again is harmless.
+   * A write whose connection died after it was sent is not sent again: the caller answers 503.
    */
   request(host: string, port: number, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): UpstreamRequest {
     let destroyed: Error | undefined;
@@ -114,7 +120,8 @@ export class BackendTransport {
             if (answered || settled) return;
             settled = true;
             const deadConnection = s.session.closed || s.session.destroyed || err.code === 'ECONNRESET' || String(err.code ?? '').startsWith('ERR_HTTP2');
-            if (!destroyed && mayRetry && idempotent && deadConnection) {
+            const unprocessed = stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM || (s.goawayLastStreamId !== undefined && stream.id !== undefined && stream.id > s.goawayLastStreamId);
+            if (!destroyed && mayRetry && (unprocessed || (idempotent && deadConnection))) {
               // This session is done for: the retry opens a new connection (and sees the backend's real state).
               this.forget(s);
               attempt(false).then(resolve, reject);
@@ -228,7 +235,10 @@ export class BackendTransport {
           else this.sessions.delete(key);
         };
         session.once('close', forget);
-        session.once('goaway', forget);
+        session.once('goaway', (_code: number, lastStreamId: number) => {
+          entry.goawayLastStreamId = lastStreamId;
+          forget();
+        });
         // A session error ends its streams (each fails on its own); the session is simply dropped.
         session.on('error', forget);
         session.once('connect', () => {

@@ -13,11 +13,11 @@ import { cpuOf, forkServer, median, type Ready } from './lib/driver.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'kgw-bench-audit-'));
 const policy = join(dir, 'policy.yaml');
-await writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+await writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: '+(process.env.BENCH_AUDIT_LEVEL ?? 'Metadata')+'\n');
 
 async function server(audit: boolean, round: number): Promise<{ child: ChildProcess; ready: Ready; agent: https.Agent; log: string }> {
   const log = join(dir, `audit-${round}.log`);
-  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}, execArgv: audit && process.env.BENCH_AUDIT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AUDIT_PROF}`] : [] });
+  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}, execArgv: process.env.BENCH_AUDIT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_AUDIT_PROF, audit ? 'on' : 'off')}`] : [] });
   return { child, ready, agent: new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 }), log };
 }
 
@@ -45,7 +45,8 @@ async function threadTicks(pid: number): Promise<Map<string, number>> {
     if (!m) continue;
     const f = m[2]!.split(' ');
     // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
-    const name = m[1]!.replace(/\d+$/, '#');
+    // Every thread of a Node process is called "node": the main thread is told apart by its id.
+    const name = tid === String(pid) ? 'main' : m[1]!.replace(/\d+$/, '#');
     out.set(name, (out.get(name) ?? 0) + Number(f[11]) + Number(f[12]));
   }
   return out;

@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseYaml } from 'yaml';
+import type { KubeObject } from '../api/types.ts';
 import type { RequestUser } from '../request/user.ts';
 import { isApiError } from '../api/status-errors.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
@@ -62,6 +63,14 @@ export class AuditRecord {
    */
   head: string | undefined;
   middle: string | undefined;
+  /** The peer addresses as JSON, taken when the request was authenticated. */
+  sourceIPs: string | undefined;
+  /** `received` as the events write it. */
+  receivedAt: string | undefined;
+  /** The last event's object reference, as HTML-safe JSON, and what it was made of. */
+  ref: { readonly namespace: string; readonly name: string; readonly uid: string; readonly resourceVersion: string; readonly json: string } | undefined;
+  /** What the reference of the final event takes from the object a create or update decoded. */
+  requestMeta: RequestMeta | undefined;
 
   constructor(
     readonly id: string,
@@ -73,6 +82,20 @@ export class AuditRecord {
   atLeast(level: AuditLevel): boolean {
     return LEVEL_ORDER[this.config.level] >= LEVEL_ORDER[level];
   }
+
+  /** kube's LogRequestObject, told by the verb (RequestObjectLog): the fields are copied, as admission changes the object next. */
+  requestObject(obj: KubeObject): void {
+    const m = obj.metadata;
+    this.requestMeta = { name: m?.name ?? '', namespace: m?.namespace ?? '', uid: m?.uid ?? '', resourceVersion: m?.resourceVersion ?? '' };
+  }
+}
+
+/** The request object's fields an event's object reference shows. */
+interface RequestMeta {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
 }
 
 /** The date and time up to the seconds' dot of the last second formatted (events come in bursts). */
@@ -101,42 +124,49 @@ function goEscape(json: string): string {
 }
 
 /**
- * The last JSON made per user name, with what it was made from: a client certificate's user is a
- * new object on every request, but the same name, uid and groups, so the text is reused.
+ * A user's JSON, kept with the user object: an authenticator answering from its cache (a
+ * connection's certificate, a cached token) hands every request of a caller the same object.
  */
-const userJsonCache = new Map<string, { readonly user: RequestUser; readonly json: string }>();
+const userJsonOf = new WeakMap<RequestUser, string>();
 
-const sameUser = (a: RequestUser, b: RequestUser): boolean =>
-  a === b || (a.uid === b.uid && a.groups.length === b.groups.length && a.groups.every((g, i) => g === b.groups[i]) && Object.keys(a.extra).length === 0 && Object.keys(b.extra).length === 0);
-
-/** kube's UserInfo as JSON: empty fields left out, in Go field order. */
+/** kube's UserInfo as JSON: empty fields left out, in Go field order (HTML-safe, as the whole event). */
 export function userJson(u: RequestUser | undefined): string {
   if (u === undefined) return '{}';
-  const cached = userJsonCache.get(u.username);
-  if (cached !== undefined && sameUser(cached.user, u)) return cached.json;
+  let json = userJsonOf.get(u);
+  if (json !== undefined) return json;
   const parts: string[] = [];
   if (u.username) parts.push(`"username":${JSON.stringify(u.username)}`);
   if (u.uid) parts.push(`"uid":${JSON.stringify(u.uid)}`);
   if (u.groups.length > 0) parts.push(`"groups":${JSON.stringify(u.groups)}`);
   if (Object.keys(u.extra).length > 0) parts.push(`"extra":${JSON.stringify(u.extra)}`);
-  const json = `{${parts.join(',')}}`;
-  // Bounded: many distinct users only cost the encoding again.
-  if (userJsonCache.size >= 1000) userJsonCache.clear();
-  userJsonCache.set(u.username, { user: u, json });
+  json = goEscape(`{${parts.join(',')}}`);
+  userJsonOf.set(u, json);
   return json;
 }
 
 /** An IPv4 address Node shows in its IPv6-mapped form, as Go shows it. */
 const plainIp = (ip: string): string => (ip.startsWith('::ffff:') && ip.indexOf('.') > 0 ? ip.slice(7) : ip);
 
+/** A connection's peer address as SourceIPs JSON. */
+const peerJsonOf = new WeakMap<object, string>();
+
 /** kube's SourceIPs: X-Forwarded-For entries, then X-Real-Ip, then the connection's address, without repeats; as JSON. */
 function sourceIPsJson(req: FastifyRequest): string {
   const raw = req.raw as unknown as { socket?: { remoteAddress?: string }; stream?: { session?: { socket?: { remoteAddress?: string } } } };
-  const peer = plainIp((raw.stream?.session?.socket?.remoteAddress ?? raw.socket?.remoteAddress ?? '').trim());
+  const socket = raw.stream?.session?.socket ?? raw.socket;
+  const peer = (): string => plainIp((socket?.remoteAddress ?? '').trim());
   const xff = req.headers['x-forwarded-for'];
   const real = req.headers['x-real-ip'];
-  // The usual request: no proxy headers, the connection's address only.
-  if (typeof xff !== 'string' && typeof real !== 'string') return peer === '' ? '[]' : `[${JSON.stringify(peer)}]`;
+  // The usual request: no proxy headers, the connection's address only (kept with the connection).
+  if (typeof xff !== 'string' && typeof real !== 'string') {
+    let json = socket === undefined ? undefined : peerJsonOf.get(socket);
+    if (json === undefined) {
+      const ip = peer();
+      json = ip === '' ? '[]' : goEscape(`[${JSON.stringify(ip)}]`);
+      if (socket !== undefined && ip !== '') peerJsonOf.set(socket, json);
+    }
+    return json;
+  }
   const out: string[] = [];
   const add = (ip: string) => {
     const clean = plainIp(ip.trim());
@@ -144,7 +174,7 @@ function sourceIPsJson(req: FastifyRequest): string {
   };
   if (typeof xff === 'string') for (const ip of xff.split(',')) add(ip);
   if (typeof real === 'string') add(real);
-  add(peer);
+  add(peer());
   return JSON.stringify(out);
 }
 
@@ -173,22 +203,62 @@ function decodedBody(body: unknown, contentType: string): unknown {
   }
 }
 
-const STATUS_PREFIX = /^\s*\{\s*"kind"\s*:\s*"Status"/;
-
-/** The first characters of a response body, enough to tell a Status. */
-function payloadHead(payload: unknown): string {
-  if (typeof payload === 'string') return payload.slice(0, 40);
-  return Buffer.isBuffer(payload) ? payload.subarray(0, 40).toString('latin1') : '';
+/** A response's status when its body is not a Status: only the code. */
+const plainStatuses = new Map<number, string>();
+function plainStatus(code: number): string {
+  let json = plainStatuses.get(code);
+  if (json === undefined) plainStatuses.set(code, (json = `{"metadata":{},"code":${code}}`));
+  return json;
 }
 
-/** `,"annotations":{...}` with keys sorted (Go's map encoding), or nothing when there are none. */
+const STATUS_PREFIX = /^\s*\{\s*"kind"\s*:\s*"Status"/;
+
+const KIND_PREFIX = '{"kind":"';
+const KIND_PREFIX_BYTES = Buffer.from(KIND_PREFIX, 'latin1');
+const STATUS_KIND_BYTES = Buffer.from('Status"', 'latin1');
+
+/** Whether a response body is a Status (JSON; this server writes `{"kind":"` first, others may space it out). */
+export function isStatusBody(payload: unknown): boolean {
+  if (typeof payload === 'string') {
+    if (payload.startsWith(KIND_PREFIX)) return payload.startsWith('Status"', KIND_PREFIX.length);
+    return STATUS_PREFIX.test(payload.slice(0, 40));
+  }
+  if (!Buffer.isBuffer(payload)) return false;
+  if (payload.length >= KIND_PREFIX_BYTES.length + STATUS_KIND_BYTES.length && payload.compare(KIND_PREFIX_BYTES, 0, KIND_PREFIX_BYTES.length, 0, KIND_PREFIX_BYTES.length) === 0) {
+    return payload.compare(STATUS_KIND_BYTES, 0, STATUS_KIND_BYTES.length, KIND_PREFIX_BYTES.length, KIND_PREFIX_BYTES.length + STATUS_KIND_BYTES.length) === 0;
+  }
+  return STATUS_PREFIX.test(payload.subarray(0, 40).toString('latin1'));
+}
+
+const DECISION = 'authorization.k8s.io/decision';
+const REASON = 'authorization.k8s.io/reason';
+
+/**
+ * The annotations of most events, the authorization filter's two and nothing else, as HTML-safe
+ * JSON by decision and reason: a server sees few distinct reasons (bounded all the same).
+ */
+const authorizationOnly = { allow: new Map<string, string>(), forbid: new Map<string, string>() };
+
+/** `,"annotations":{...}` with keys sorted (Go's map encoding), HTML-safe, or nothing when there are none. */
 function annotationsJson(annotations: Record<string, string>): string {
   const keys = Object.keys(annotations);
   if (keys.length === 0) return '';
+  if (keys.length === 2 && keys[0] === DECISION && keys[1] === REASON) {
+    const decision = annotations[DECISION] === 'allow' ? 'allow' : 'forbid';
+    const byReason = authorizationOnly[decision];
+    const reason = annotations[REASON]!;
+    let json = byReason.get(reason);
+    if (json === undefined) {
+      json = goEscape(`,"annotations":{"${DECISION}":"${decision}","${REASON}":${JSON.stringify(reason)}}`);
+      if (byReason.size >= 256) byReason.clear();
+      byReason.set(reason, json);
+    }
+    return json;
+  }
   keys.sort();
   let out = ',"annotations":{';
   for (let i = 0; i < keys.length; i++) out += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${JSON.stringify(annotations[keys[i]!])}`;
-  return `${out}}`;
+  return goEscape(`${out}}`);
 }
 
 /** The response body as an object: JSON text, or a protobuf buffer. */
@@ -280,7 +350,9 @@ export class Auditor {
     if (config.level === 'None') return;
     const record = new AuditRecord(req.auditID ?? randomUUID(), config, req.user, req.auditReceived ?? nowMs());
     req.audit = record;
-    this.emit(req, record, 'RequestReceived');
+    // Taken now: a connection closed by the time the event is written no longer tells its peer.
+    record.sourceIPs = sourceIPsJson(req);
+    this.defer(req, record, 'RequestReceived', undefined);
   }
 
   /**
@@ -303,6 +375,8 @@ export class Auditor {
     if (!record) return;
     // Impersonation ran between authentication and authorization.
     if (req.user !== record.user) {
+      // A waiting RequestReceived shows the user before impersonation.
+      this.writeDeferred();
       record.impersonatedUser = req.user;
       record.middle = undefined;
     }
@@ -344,10 +418,10 @@ export class Auditor {
         try {
           if (record.panic !== undefined) {
             const message = record.panic instanceof Error ? record.panic.message : String(record.panic);
-            this.emit(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
+            this.emitNow(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
           } else {
             this.annotateDeprecation(req, record);
-            this.emit(req, record, 'ResponseComplete', { code: reply.statusCode });
+            this.defer(req, record, 'ResponseComplete', reply.statusCode);
           }
         } catch (err) {
           this.observer.error('log', 1, (err as Error).message);
@@ -355,6 +429,25 @@ export class Auditor {
       }
       done();
     });
+  }
+
+  /**
+   * ResponseComplete of a response Fastify stops following (a watch on its raw HTTP/2 stream): the
+   * record and what the events show of the request are kept, not the request.
+   */
+  completeLater(req: FastifyRequest): ((code: number) => void) | undefined {
+    const record = req.audit;
+    if (!record) return undefined;
+    const userAgent = req.headers['user-agent'];
+    const view = { requestInfo: req.requestInfo, url: req.url, method: req.method, headers: userAgent === undefined ? {} : { 'user-agent': userAgent }, raw: {} } as unknown as FastifyRequest;
+    return (code) => {
+      try {
+        this.annotateDeprecation(view, record);
+        this.defer(view, record, 'ResponseComplete', code);
+      } catch (err) {
+        this.observer.error('log', 1, (err as Error).message);
+      }
+    };
   }
 
   /** A watch writes its headers itself (hijacked): ResponseStarted goes out as it does. */
@@ -365,7 +458,7 @@ export class Auditor {
       res.writeHead = writeHead;
       const out = writeHead.apply(reply.raw, args);
       record.started = true;
-      this.emit(req, record, 'ResponseStarted', { code: typeof args[0] === 'number' ? args[0] : reply.raw.statusCode });
+      this.emitNow(req, record, 'ResponseStarted', { code: typeof args[0] === 'number' ? args[0] : reply.raw.statusCode });
       return out;
     };
   }
@@ -374,7 +467,7 @@ export class Auditor {
   private captureResponse(req: FastifyRequest, reply: FastifyReply, payload: unknown): void {
     const record = req.audit;
     if (record) {
-      if (record.atLeast('RequestResponse') || reply.statusCode >= 400 || STATUS_PREFIX.test(payloadHead(payload))) {
+      if (record.atLeast('RequestResponse') || reply.statusCode >= 400 || isStatusBody(payload)) {
         record.responsePayload = reply.getHeader('content-encoding') === 'gzip' && Buffer.isBuffer(payload) ? gunzipSync(payload) : payload;
         record.responseType = String(reply.getHeader('content-type') ?? '');
       }
@@ -386,7 +479,7 @@ export class Auditor {
         const r = new AuditRecord(req.auditID ?? randomUUID(), config, undefined, req.auditReceived ?? nowMs());
         r.responsePayload = payload;
         r.responseType = String(reply.getHeader('content-type') ?? '');
-        this.emit(req, r, 'ResponseStarted', { code: 401, failedAuthentication: true });
+        this.emitNow(req, r, 'ResponseStarted', { code: 401, failedAuthentication: true });
       }
     }
   }
@@ -396,7 +489,39 @@ export class Auditor {
    * in kube's field order (no event object to build and stringify), the parts every stage repeats
    * made once per request.
    */
-  private emit(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response?: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean }): void {
+  /**
+   * RequestReceived and ResponseComplete, the two events of nearly every request, are written at
+   * the end of the event loop's turn, all of the turn's together: made back to back, the code and
+   * the data they share stay in the processor's caches (made one by one between requests, the same
+   * events cost about three times as much). The other stages, rare, are written at once, after
+   * what is waiting, so the log keeps the order in which things happened.
+   */
+  private defer(req: FastifyRequest, record: AuditRecord, stage: 'RequestReceived' | 'ResponseComplete', code: number | undefined): void {
+    this.deferred.push({ req, record, stage, code, at: stage === 'RequestReceived' ? record.received : nowMs() });
+    if (this.deferred.length === 1) setImmediate(this.writeDeferred);
+  }
+
+  private deferred: { readonly req: FastifyRequest; readonly record: AuditRecord; readonly stage: AuditStage; readonly code: number | undefined; readonly at: number }[] = [];
+
+  private readonly writeDeferred = (): void => {
+    const events = this.deferred;
+    if (events.length === 0) return;
+    this.deferred = [];
+    for (const e of events) {
+      try {
+        this.emit(e.req, e.record, e.stage, e.code === undefined ? undefined : { code: e.code }, e.at);
+      } catch (err) {
+        this.observer.error('log', 1, (err as Error).message);
+      }
+    }
+  };
+
+  private emitNow(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean }): void {
+    this.writeDeferred();
+    this.emit(req, record, stage, response, nowMs());
+  }
+
+  private emit(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean } | undefined, at: number): void {
     if (record.config.omitStages.has(stage)) return;
     const info = req.requestInfo;
     const final = stage === 'ResponseComplete' || stage === 'Panic';
@@ -413,8 +538,10 @@ export class Auditor {
         // object (its name, uid, resourceVersion) at every level, any write's body at Request and up.
         const wantsObject = info.verb === 'create' || info.verb === 'update';
         const isWrite = wantsObject || info.verb === 'patch' || info.verb === 'delete' || info.verb === 'deletecollection';
-        const body = isWrite && (wantsObject || record.atLeast('Request')) ? decodedBody(req.body, String(req.headers['content-type'] ?? '')) : undefined;
-        const meta = info.verb !== 'patch' && body && typeof body === 'object' ? ((body as { metadata?: Record<string, unknown> }).metadata ?? undefined) : undefined;
+        // At Metadata the verb's report saves decoding the body again.
+        const known = wantsObject && !record.atLeast('Request') ? record.requestMeta : undefined;
+        const body = known === undefined && isWrite && (wantsObject || record.atLeast('Request')) ? decodedBody(req.body, String(req.headers['content-type'] ?? '')) : undefined;
+        const meta = known ?? (info.verb !== 'patch' && body && typeof body === 'object' ? ((body as { metadata?: Record<string, unknown> }).metadata ?? undefined) : undefined);
         if (meta) {
           if (!namespace && typeof meta.namespace === 'string' && meta.namespace) namespace = meta.namespace;
           if (!name && typeof meta.name === 'string' && meta.name) name = meta.name;
@@ -430,8 +557,12 @@ export class Auditor {
           if (record.config.omitManagedFields) requestObject = stripManagedFields(requestObject);
         }
       }
-      // ObjectReference in Go field order; empty fields left out (omitempty), apiVersion always.
-      objectRef =
+      // ObjectReference in Go field order; empty fields left out (omitempty), apiVersion always;
+      // HTML-safe. An event whose reference is the previous event's (a get's, a delete's) reuses it.
+      const last = record.ref;
+      if (last !== undefined && last.namespace === namespace && last.name === name && last.uid === uid && last.resourceVersion === resourceVersion) objectRef = last.json;
+      else {
+        objectRef = goEscape(
         `,"objectRef":{"resource":${JSON.stringify(info.resource)}` +
         (namespace ? `,"namespace":${JSON.stringify(namespace)}` : '') +
         (name ? `,"name":${JSON.stringify(name)}` : '') +
@@ -440,13 +571,16 @@ export class Auditor {
         `,"apiVersion":${JSON.stringify(info.apiVersion)}` +
         (resourceVersion ? `,"resourceVersion":${JSON.stringify(resourceVersion)}` : '') +
         (info.subresource ? `,"subresource":${JSON.stringify(info.subresource)}` : '') +
-        '}';
+        '}',
+        );
+        record.ref = { namespace, name, uid, resourceVersion, json: objectRef };
+      }
     }
     let responseStatus = '';
     let responseObject: unknown;
     if (response) {
       // The usual case, a response that is not a Status: only its code.
-      responseStatus = response.status ? JSON.stringify({ metadata: {}, ...response.status, code: response.code }) : `{"metadata":{},"code":${response.code}}`;
+      responseStatus = response.status ? JSON.stringify({ metadata: {}, ...response.status, code: response.code }) : plainStatus(response.code);
       if (!response.status && record.responsePayload !== undefined) {
         const decoded = decodedPayload(record.responsePayload, record.responseType) as Record<string, unknown> | undefined;
         if (decoded && decoded.kind === 'Status') {
@@ -459,25 +593,29 @@ export class Auditor {
       }
     }
     // The event as JSON, field by field in kube's order; the parts every stage repeats are made once.
-    record.head ??= `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":${JSON.stringify(record.config.level)},"auditID":${JSON.stringify(record.id)}`;
-    record.middle ??=
+    // Both made HTML-safe once; of the rest only what holds request data is scanned per event.
+    record.head ??= goEscape(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":${JSON.stringify(record.config.level)},"auditID":${JSON.stringify(record.id)}`);
+    record.middle ??= goEscape(
       `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${userJson(record.user)}` +
-      (record.impersonatedUser ? `,"impersonatedUser":${userJson(record.impersonatedUser)}` : '') +
-      `,"sourceIPs":${sourceIPsJson(req)}` +
-      (req.headers['user-agent'] ? `,"userAgent":${JSON.stringify(String(req.headers['user-agent']))}` : '');
-    let json = `${record.head},"stage":"${stage}"${record.middle}${objectRef}`;
-    if (responseStatus) json += `,"responseStatus":${responseStatus}`;
-    if (requestObject !== undefined) json += `,"requestObject":${JSON.stringify(requestObject)}`;
-    if (responseObject !== undefined) json += `,"responseObject":${JSON.stringify(responseObject)}`;
-    json += `,"requestReceivedTimestamp":"${microTime(record.received)}","stageTimestamp":"${microTime(stage === 'RequestReceived' ? record.received : nowMs())}"`;
-    if (!response?.failedAuthentication) json += annotationsJson(record.annotations);
-    json += '}';
-    const line = goEscape(json);
+        (record.impersonatedUser ? `,"impersonatedUser":${userJson(record.impersonatedUser)}` : '') +
+        `,"sourceIPs":${record.sourceIPs ?? sourceIPsJson(req)}` +
+        (req.headers['user-agent'] ? `,"userAgent":${JSON.stringify(String(req.headers['user-agent']))}` : ''),
+    );
+    let body = '';
+    if (responseStatus) body += `,"responseStatus":${responseStatus}`;
+    if (requestObject !== undefined) body += `,"requestObject":${JSON.stringify(requestObject)}`;
+    if (responseObject !== undefined) body += `,"responseObject":${JSON.stringify(responseObject)}`;
+    record.receivedAt ??= microTime(record.received);
+    const timestamps = `,"requestReceivedTimestamp":"${record.receivedAt}","stageTimestamp":"${stage === 'RequestReceived' ? record.receivedAt : microTime(at)}"`;
+    // RequestReceived comes before authorization: written later, it still shows no annotation.
+    const annotations = response?.failedAuthentication || stage === 'RequestReceived' ? '' : annotationsJson(record.annotations);
+    const line = `${record.head},"stage":"${stage}"${record.middle}${objectRef}${goEscape(body)}${timestamps}${annotations}}`;
     this.events?.inc();
     for (const s of this.sinks) s.push(line);
   }
 
   async close(): Promise<void> {
+    this.writeDeferred();
     await Promise.all(this.sinks.map((s) => s.close()));
   }
 }
@@ -498,3 +636,4 @@ function reorderMetadata(obj: Record<string, unknown>): Record<string, unknown> 
   const { kind, apiVersion, metadata: _m, ...rest } = obj;
   return { ...(kind !== undefined ? { kind } : {}), ...(apiVersion !== undefined ? { apiVersion } : {}), metadata: ordered, ...rest };
 }
+

@@ -48,8 +48,12 @@ class BoundedQueue {
   }
 }
 
-/** How long the log sink gathers events before writing them. */
-const LOG_BATCH_MS = 5;
+/**
+ * How long the log sink gathers events before writing them. Each write hands the bytes to another
+ * thread, and the handing over costs the request path more than the bytes do: at 5 ms, about
+ * 4 µs per audited request at 3,000 requests a second; at 25 ms, under 2.
+ */
+const LOG_BATCH_MS = 25;
 
 export interface LogSinkOptions {
   /** A file path, or `-` for stdout. */
@@ -68,10 +72,31 @@ function backupName(path: string, now: Date): string {
   return join(dirname(path), `${stem}-${stamp}${ext}`);
 }
 
+/** Room for a few milliseconds of events at a few thousand requests a second, in one allocation. */
+const LOG_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Queued lines, encoded: whole lines ending in a newline. `rotate` starts a new file before them
+ * (the first line would have taken the file past its maximum size).
+ */
+interface LogChunk {
+  readonly buf: Buffer;
+  used: number;
+  readonly rotate: boolean;
+}
+
 export class LogSink implements AuditSink {
-  private readonly queue: BoundedQueue;
+  /**
+   * Lines are encoded into chunks as they come, so a batch is written as the bytes it already is:
+   * no array of lines to join, no second copy of the text to encode.
+   */
+  private chunks: LogChunk[] = [];
+  /** Lines in the chunks (the buffer's bound counts events). */
+  private queued = 0;
   private stream: WriteStream | NodeJS.WriteStream | undefined;
-  private size = 0;
+  /** The file's size once the queued lines are written: where the next rotation falls. */
+  private projected = 0;
+  private readonly maxBytes: number;
   private writing = false;
   private closed = false;
   private drained: (() => void) | undefined;
@@ -80,28 +105,56 @@ export class LogSink implements AuditSink {
     private readonly opts: LogSinkOptions,
     private readonly observer: SinkObserver,
   ) {
-    this.queue = new BoundedQueue(opts.bufferSize);
+    this.maxBytes = opts.path !== '-' && opts.maxSizeMB > 0 ? opts.maxSizeMB * 1024 * 1024 : Infinity;
     if (opts.path === '-') this.stream = process.stdout;
-    else this.open();
+    else this.projected = this.open();
   }
 
-  private open(): void {
+  /** Opens the file to append to; returns its size. */
+  private open(): number {
     mkdirSync(dirname(this.opts.path), { recursive: true });
+    let size = 0;
     try {
-      this.size = statSync(this.opts.path).size;
+      size = statSync(this.opts.path).size;
     } catch {
-      this.size = 0;
+      size = 0;
     }
     // Opened now, not when the stream gets to it: a rotation right after must find the file in place.
     const fd = openSync(this.opts.path, 'a', 0o600);
     this.stream = createWriteStream('', { fd });
     this.stream.on('error', (err) => this.observer.error('log', 1, err.message));
+    return size;
+  }
+
+  private newChunk(room: number, rotate: boolean): LogChunk {
+    const chunk: LogChunk = { buf: Buffer.allocUnsafe(Math.max(room, LOG_CHUNK_BYTES)), used: 0, rotate };
+    this.chunks.push(chunk);
+    return chunk;
   }
 
   push(line: string): void {
-    if (this.closed || !this.queue.push(line)) {
+    if (this.closed || this.queued >= this.opts.bufferSize) {
       this.observer.error('buffered', 1, 'audit buffer queue blocked');
       return;
+    }
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    const room = line.length * 3 + 1;
+    let chunk = this.chunks[this.chunks.length - 1];
+    if (chunk === undefined || chunk.buf.length - chunk.used < room) chunk = this.newChunk(room, false);
+    const start = chunk.used;
+    const bytes = chunk.buf.write(line, start, 'utf8') + 1;
+    chunk.buf[start + bytes - 1] = 0x0a;
+    chunk.used += bytes;
+    this.queued++;
+    // As lumberjack: a line that would take the file past its maximum size goes to a new file.
+    if (this.maxBytes !== Infinity) {
+      if (this.projected > 0 && this.projected + bytes > this.maxBytes) {
+        chunk.used = start;
+        const next = this.newChunk(bytes, true);
+        chunk.buf.copy(next.buf, 0, start, start + bytes);
+        next.used = bytes;
+        this.projected = bytes;
+      } else this.projected += bytes;
     }
     if (!this.writing) {
       this.writing = true;
@@ -110,54 +163,28 @@ export class LogSink implements AuditSink {
     }
   }
 
-  /** Writes everything queued, batch by batch, waiting for the stream when it pushes back. */
+  /** Writes everything queued, waiting for the stream when it pushes back. */
   private flush(): void {
+    const chunks = this.chunks;
+    this.chunks = [];
+    this.queued = 0;
+    if (chunks.length === 0) {
+      this.writing = false;
+      this.drained?.();
+      return;
+    }
+    let more = true;
     try {
-      this.flushBatch();
+      for (const chunk of chunks) {
+        if (chunk.rotate) this.rotate();
+        if (chunk.used > 0) more = this.stream!.write(chunk.buf.subarray(0, chunk.used));
+      }
     } catch (err) {
       // A file that cannot be opened or written (disk full, directory gone): the batch is lost, counted; later ones try again.
       this.observer.error('log', 1, (err as Error).message);
-      this.writing = false;
-      this.drained?.();
     }
-  }
-
-  private flushBatch(): void {
-    const batch = this.queue.take(1000);
-    if (batch.length === 0) {
-      this.writing = false;
-      this.drained?.();
-      return;
-    }
-    // As lumberjack: a line that would take the file past its maximum size goes to a new file.
-    const max = this.opts.path !== '-' && this.opts.maxSizeMB > 0 ? this.opts.maxSizeMB * 1024 * 1024 : Infinity;
-    if (max === Infinity) {
-      // No rotation to watch for: the batch in one string, one write.
-      const text = `${batch.join('\n')}\n`;
-      this.size += text.length;
-      this.write(text);
-      return;
-    }
-    let pending = '';
-    for (const line of batch) {
-      // Sizes matter only with a maximum (counting UTF-8 bytes scans the line).
-      const bytes = max === Infinity ? line.length + 1 : Buffer.byteLength(line) + 1;
-      if (this.size > 0 && this.size + bytes > max) {
-        if (pending !== '') this.stream!.write(pending);
-        pending = '';
-        this.rotate();
-      }
-      pending += `${line}\n`;
-      this.size += bytes;
-    }
-    this.write(pending);
-  }
-
-  /** Writes a batch's text; the next batch goes after a pause, or once the stream drained. */
-  private write(text: string): void {
-    const stream = this.stream!;
-    if (stream.write(text)) setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
-    else stream.once('drain', () => this.flush());
+    if (more) setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
+    else this.stream!.once('drain', () => this.flush());
   }
 
   /** Renames the current file to its backup name, opens a new one, prunes old backups. */
@@ -205,7 +232,7 @@ export class LogSink implements AuditSink {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.writing || this.queue.length > 0) {
+    if (this.writing || this.queued > 0) {
       await new Promise<void>((resolve) => {
         this.drained = resolve;
         if (!this.writing) {

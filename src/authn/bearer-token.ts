@@ -96,8 +96,19 @@ function reviewOutcomeOf(answer: TokenUnionAnswer, audiences: readonly string[])
   return { authenticated: false, error: reasons.length === 0 ? 'invalid bearer token' : `[invalid bearer token, ${reasons.join(', ')}]` };
 }
 
+/**
+ * The user with system:authenticated added, kept per answer: an authenticator that answers from a
+ * cache (a connection's certificate, a cached token) hands out the same object each time, so every
+ * request of that caller gets the same user object and what is derived from it (an audit event's
+ * user JSON, a proxied request's identity headers) can be kept with it. User objects are never
+ * changed once made.
+ */
+const withGroup = new WeakMap<UserInfo, UserInfo>();
+
 /** Adds system:authenticated unless the user already carries it or system:unauthenticated, as kube does. */
 export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.groups.includes(ALL_AUTHENTICATED) || user.groups.includes(ALL_UNAUTHENTICATED)) return user;
-  return { ...user, groups: [...user.groups, ALL_AUTHENTICATED] };
+  let out = withGroup.get(user);
+  if (out === undefined) withGroup.set(user, (out = { ...user, groups: [...user.groups, ALL_AUTHENTICATED] }));
+  return out;
 }

@@ -37,11 +37,21 @@ export interface ResourceRequest {
   readonly features: FeatureGates;
   /** The request's audit annotations, which admission adds to. */
   readonly auditAnnotations: Record<string, string>;
+  /** The request's audit record, when it is audited: told the object a create or update decoded. */
+  readonly auditLog?: RequestObjectLog;
   /**
    * Warnings for the answer's Warning headers. The verb appends; the front door writes them
    * whether the verb answers or throws (kube's recorder writes each warning as it is added).
    */
   readonly warnings: string[];
+}
+
+/**
+ * kube's audit.LogRequestObject: the verb reports the object it decoded from the body, before
+ * admission or defaults change it, and the audit event's object reference is completed from it.
+ */
+export interface RequestObjectLog {
+  requestObject(obj: KubeObject): void;
 }
 
 /** One stored object: encoded in the negotiated form (Table, metadata-only, protobuf, JSON from the entry's memo). */

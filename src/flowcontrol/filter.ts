@@ -22,6 +22,7 @@ import { selectedName } from '../authz/authorizer.ts';
 import type { WatchCountTracker } from './watch-tracker.ts';
 import { maxSeatsOf, ONE_SEAT, type WorkEstimate, type WorkEstimator } from './work-estimate.ts';
 import { isLongRunning } from '../request/long-running.ts';
+import { onResponseEnd } from '../request/response-end.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -173,17 +174,6 @@ function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetric
 const noSeries: FlowSeries = { dispatched: { inc() {} }, executing: { inc() {} }, seats: { inc() {} }, estimated: { observe() {} }, waitedExecuted: { observe() {} } };
 const noMetrics: FlowMetrics = { series: () => noSeries, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, watchCount() {}, noAccommodation() {} };
 
-/** Runs `fn` once when the response is finished or the connection goes away. */
-function onResponseEnd(reply: FastifyReply, fn: () => void): void {
-  let done = false;
-  const once = () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-  reply.raw.once('finish', once);
-  reply.raw.once('close', once);
-}
 
 /** kube's tooManyRequests: http.Error's plain text, with Retry-After. */
 function sendTooManyRequests(reply: FastifyReply, retryAfter: number): FastifyReply {
@@ -300,13 +290,13 @@ export class ApfFilter {
   private watchStarted(req: FastifyRequest, reply: FastifyReply, name: string, isWatch: boolean): void {
     const info = req.requestInfo;
     if (!isWatch || !this.opts.watches || !info.isResourceRequest) return;
-    onResponseEnd(reply, this.opts.watches.register(info, name, req.searchParams));
+    onResponseEnd(reply.raw, this.opts.watches.register(info, name, req.searchParams));
   }
 
   /** Keeps the seat until the response ends, or for a watch until its initial events are out. */
   private hold(req: FastifyRequest, reply: FastifyReply, isWatch: boolean, release: () => void): void {
     // onResponseEnd runs it once already; a watch may release earlier, at its initialization.
-    if (!isWatch) return onResponseEnd(reply, release);
+    if (!isWatch) return onResponseEnd(reply.raw, release);
     let released = false;
     const once = () => {
       if (released) return;
@@ -314,7 +304,7 @@ export class ApfFilter {
       release();
     };
     req.watchInitialized = once;
-    onResponseEnd(reply, once);
+    onResponseEnd(reply.raw, once);
   }
 
   private reject(reply: FastifyReply, fs: string, pl: string, reason: RejectReason): FastifyReply {

@@ -183,19 +183,39 @@ export class ApiServerMetrics {
   /** A long-running request (a watch) starts; the returned function ends it. */
   longRunningStarted(target: ResourceTarget): () => void {
     const scope = scopeOf(target);
-    const g = this.longRunning.labels('WATCH', target.apiGroup, target.apiVersion, target.resource, target.subresource, scope, 'apiserver');
-    g.inc();
-    return () => g.dec();
+    const key = `${target.apiGroup}/${target.apiVersion}/${target.resource}/${target.subresource}/${scope}`;
+    let series = this.longRunningDone.get(key);
+    if (series === undefined) {
+      const g = this.longRunning.labels('WATCH', target.apiGroup, target.apiVersion, target.resource, target.subresource, scope, 'apiserver');
+      series = { gauge: g, done: () => g.dec() };
+      this.longRunningDone.set(key, series);
+    }
+    series.gauge.inc();
+    return series.done;
   }
 
-  /** The recorder of one watch's events (children resolved once per watch). */
+  /**
+   * The end of a long-running request, per series: one function that every watch of the series
+   * holds (a thousand idle watchers hold one, not a thousand closures).
+   */
+  private readonly longRunningDone = new Map<string, { readonly gauge: { inc(): void }; readonly done: () => void }>();
+  /** The recorder of a kind's watch events, shared by its watches. */
+  private readonly eventRecorders = new Map<string, (bytes: number) => void>();
+
+  /** The recorder of one watch's events (children resolved once per kind). */
   watchEventRecorder(group: string, version: string, kind: string): (bytes: number) => void {
-    const total = this.watchEvents.labels(group, version, kind);
-    const sizes = this.watchEventSizes.labels(group, version, kind);
-    return (bytes) => {
-      total.inc();
-      sizes.observe(bytes);
-    };
+    const key = `${group}/${version}/${kind}`;
+    let recorder = this.eventRecorders.get(key);
+    if (recorder === undefined) {
+      const total = this.watchEvents.labels(group, version, kind);
+      const sizes = this.watchEventSizes.labels(group, version, kind);
+      recorder = (bytes) => {
+        total.inc();
+        sizes.observe(bytes);
+      };
+      this.eventRecorders.set(key, recorder);
+    }
+    return recorder;
   }
 
   /** A request reached a deprecated version (kube sets the gauge to 1 for it). */

@@ -24,8 +24,31 @@ export function fieldGetter(rt: ResourceType): (obj: KubeObject, field: string) 
   };
 }
 
-/** Builds the filter; throws 400 for unparsable selectors or unsupported field labels. */
+/**
+ * Filters built, per resource type and selectors: the watchers of one selector (every kubelet's
+ * informer of its node's pods is one selector per node; an operator's many watches often one) share
+ * one filter rather than each holding its own parse. Bounded; a type replaced (a CRD's new
+ * version) drops its own with it.
+ */
+const builtFilters = new WeakMap<ResourceType, Map<string, ObjectFilter>>();
+const BUILT_FILTERS_PER_TYPE = 512;
+
+/** Builds the filter, or finds the one built before; throws 400 for unparsable selectors or unsupported field labels. */
 export function buildObjectFilter(rt: ResourceType, labelSelector: string, fieldSelector: string): ObjectFilter {
+  if (labelSelector === '' && fieldSelector === '') return selectEverything;
+  let built = builtFilters.get(rt);
+  if (built === undefined) builtFilters.set(rt, (built = new Map()));
+  const key = `${labelSelector}\n${fieldSelector}`;
+  let filter = built.get(key);
+  if (filter === undefined) {
+    filter = newObjectFilter(rt, labelSelector, fieldSelector);
+    if (built.size >= BUILT_FILTERS_PER_TYPE) built.clear();
+    built.set(key, filter);
+  }
+  return filter;
+}
+
+function newObjectFilter(rt: ResourceType, labelSelector: string, fieldSelector: string): ObjectFilter {
   const labels = labelSelector.trim() === '' ? null : parseLabelSelector(labelSelector);
   const fields = fieldSelector.trim() === '' ? null : parseFieldSelector(fieldSelector);
   const own = Object.keys(rt.fieldSelectors);

@@ -82,6 +82,12 @@ declare module 'fastify' {
     features: FeatureGates;
     /** kube's request metrics, for handlers that record their own (watches). */
     apiMetrics: ApiServerMetrics | undefined;
+    /**
+     * The onResponse hooks' work (request metrics, audit) for a response Fastify stops following (a
+     * watch on its raw HTTP/2 stream, handlers/watch-http2.ts): taken from the request now, run with
+     * the status code when the response ends, holding neither the request nor its reply.
+     */
+    responseHooksLater(req: FastifyRequest, reply: FastifyReply): (code: number) => void;
   }
   interface FastifyRequest {
     requestInfo: RequestInfo;
@@ -93,6 +99,8 @@ declare module 'fastify' {
     metricsTarget?: RequestTarget;
   }
 }
+
+const NO_QUERY = new URLSearchParams();
 
 function noFastifySchemas(): never {
   throw new Error('Fastify route schemas are not used: handlers decode and validate bodies themselves');
@@ -243,6 +251,21 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 
   // 3c. Audit: the response stages (ResponseStarted, ResponseComplete, Panic).
   audit?.install(app);
+
+  // 3d. The same two hooks, for a response that ends outside Fastify.
+  app.decorate('responseHooksLater', (req: FastifyRequest, reply: FastifyReply) => {
+    const target = metrics ? req.metricsTarget : undefined;
+    const { method, url } = req;
+    // The query is read only for dryRun (see ApiServerMetrics.observe): a watch need not keep it.
+    const searchParams = url.includes('dryRun') ? req.searchParams : NO_QUERY;
+    const contentType = req.headers['content-type'];
+    const startedAt = performance.now() - reply.elapsedTime;
+    const completeAudit = audit?.completeLater(req);
+    return (code: number) => {
+      if (metrics && target !== undefined) metrics.observe(target, method, contentType, url, searchParams, code, (performance.now() - startedAt) / 1000, -1);
+      completeAudit?.(code);
+    };
+  });
 
   app.setErrorHandler((err, req, reply) => {
     // Fastify's fallback for a method no route registers (FOO, PROPFIND): kube's router answers

@@ -18,6 +18,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/status-errors.ts';
 import { LARGE_BODY_BYTES } from '../request/request-body.ts';
 import { isLongRunning } from '../request/long-running.ts';
+import { onResponseEnd } from '../request/response-end.ts';
 
 export const DEFAULT_MAX_REQUESTS_INFLIGHT = 400;
 export const DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200;
@@ -142,7 +143,7 @@ export class LoadLimits {
     if (mutating) {
       if (++this.mutating > this.peakMutating) this.peakMutating = this.mutating;
     } else if (++this.readOnly > this.peakReadOnly) this.peakReadOnly = this.readOnly;
-    onResponseEnd(reply, () => {
+    onResponseEnd(reply.raw, () => {
       if (mutating) this.mutating--;
       else this.readOnly--;
     });
@@ -167,7 +168,7 @@ export class LoadLimits {
     if (!(length >= LARGE_BODY_BYTES) || length > this.opts.maxBodyBytes) return payload;
     const release = await this.bodies.acquire(length);
     if (!release) throw tooManyRequests();
-    onResponseEnd(reply, release);
+    onResponseEnd(reply.raw, release);
     return payload;
   }
 
@@ -186,7 +187,7 @@ export class LoadLimits {
         admitted = true;
         bodies.acquire(share).then((release) => {
           if (!release) return done(tooManyRequests());
-          onResponseEnd(reply, release);
+          onResponseEnd(reply.raw, release);
           done(null, chunk);
         }, done);
       },
@@ -200,14 +201,3 @@ function httpVersion(req: FastifyRequest): number {
   return (req.raw as { httpVersionMajor?: number }).httpVersionMajor ?? 1;
 }
 
-/** Runs `fn` once when the response is finished or the connection goes away. */
-function onResponseEnd(reply: FastifyReply, fn: () => void): void {
-  let done = false;
-  const once = () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-  reply.raw.once('finish', once);
-  reply.raw.once('close', once);
-}

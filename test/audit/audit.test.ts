@@ -108,6 +108,27 @@ describe('audit events against kube-apiserver v1.32.4', () => {
     expect(annotations['authorization.k8s.io/decision']).toBe('allow');
   });
 
+  it('completes a Metadata event\'s object reference from the object the create or update decoded', async () => {
+    const base = '/api/v1/namespaces/default/configmaps';
+    expect((await t.request('POST', base, { headers: { 'Audit-ID': 'meta-create' }, body: { metadata: { name: 'meta-ref' }, data: { a: '1' } } })).status).toBe(201);
+    const got = await t.request('GET', `${base}/meta-ref`);
+    const rv = got.json.metadata.resourceVersion;
+    const uid = got.json.metadata.uid;
+    expect((await t.request('PUT', `${base}/meta-ref`, { headers: { 'Audit-ID': 'meta-update' }, body: { metadata: { name: 'meta-ref', uid, resourceVersion: rv }, data: { a: '2' } } })).status).toBe(200);
+    expect((await t.request('POST', base, { headers: { 'Audit-ID': 'meta-generated' }, body: { metadata: { generateName: 'meta-' } } })).status).toBe(201);
+    const refOf = async (id: string) => {
+      const [line] = await events((e) => e.auditID === id && e.stage === 'ResponseComplete');
+      const e = JSON.parse(line!);
+      expect(e.level).toBe('Metadata');
+      expect(e.requestObject).toBeUndefined();
+      return e.objectRef;
+    };
+    expect(await refOf('meta-create')).toEqual({ resource: 'configmaps', namespace: 'default', name: 'meta-ref', apiVersion: 'v1' });
+    expect(await refOf('meta-update')).toEqual({ resource: 'configmaps', namespace: 'default', name: 'meta-ref', uid, apiVersion: 'v1', resourceVersion: rv });
+    // The name is generated after the request's object is logged: the reference has none.
+    expect(await refOf('meta-generated')).toEqual({ resource: 'configmaps', namespace: 'default', apiVersion: 'v1' });
+  });
+
   it('counts levels and events in kube\'s audit metrics', async () => {
     const m = parsePromText((await t.request('GET', '/metrics')).text);
     expect(sampleValue(m, 'apiserver_audit_level_total', { level: 'RequestResponse' })).toBeGreaterThanOrEqual(3);

@@ -1,6 +1,7 @@
 /** Go's MicroTime as the audit events write it: always six fractional digits, UTC. */
 import { describe, expect, it } from 'vitest';
-import { microTime, userJson } from '../../src/audit/index.ts';
+import { isStatusBody, microTime, userJson } from '../../src/audit/index.ts';
+import { withAuthenticatedGroup } from '../../src/authn/index.ts';
 
 describe('microTime', () => {
   it('writes RFC 3339 with microseconds, across second boundaries', () => {
@@ -13,17 +14,46 @@ describe('microTime', () => {
   });
 });
 
-/** The user's JSON is reused per user name: only while what it shows is the same. */
+/** The user's JSON, made once per user object (authenticators hand a caller's requests one object). */
 describe('userJson', () => {
-  it('writes kube\'s UserInfo fields, and a same-named user with other groups, uid or extra gets its own text', () => {
+  it('writes kube\'s UserInfo fields in Go order, HTML-safe, each user object its own text', () => {
     const admin = { username: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'], extra: {} };
     expect(userJson(admin)).toBe('{"username":"admin","uid":"admin","groups":["system:masters","system:authenticated"]}');
-    // A new object with the same fields (a certificate's user on the next request): the same text.
     expect(userJson({ ...admin, groups: [...admin.groups] })).toBe(userJson(admin));
     expect(userJson({ ...admin, groups: ['system:authenticated'] })).toBe('{"username":"admin","uid":"admin","groups":["system:authenticated"]}');
     expect(userJson({ username: 'admin', groups: ['system:authenticated'], extra: {} })).toBe('{"username":"admin","groups":["system:authenticated"]}');
-    expect(userJson({ ...admin, extra: { scopes: ['a<b'] } })).toBe('{"username":"admin","uid":"admin","groups":["system:masters","system:authenticated"],"extra":{"scopes":["a<b"]}}');
+    expect(userJson({ ...admin, extra: { scopes: ['a<b&c>'] } })).toBe('{"username":"admin","uid":"admin","groups":["system:masters","system:authenticated"],"extra":{"scopes":["a\\u003cb\\u0026c\\u003e"]}}');
     expect(userJson({ username: '', groups: [], extra: {} })).toBe('{}');
     expect(userJson(undefined)).toBe('{}');
+  });
+});
+
+describe('withAuthenticatedGroup', () => {
+  it('adds system:authenticated once per user object, so a cached answer keeps one user object', () => {
+    const cached = { username: 'alice', groups: ['dev'], extra: {} };
+    const first = withAuthenticatedGroup(cached);
+    expect(first.groups).toEqual(['dev', 'system:authenticated']);
+    expect(withAuthenticatedGroup(cached)).toBe(first);
+    expect(cached.groups).toEqual(['dev']);
+    // Another object with the same fields is another caller's answer: its own result.
+    expect(withAuthenticatedGroup({ ...cached })).not.toBe(first);
+    const already = { username: 'bob', groups: ['system:authenticated'], extra: {} };
+    expect(withAuthenticatedGroup(already)).toBe(already);
+  });
+});
+
+describe('isStatusBody', () => {
+  it('tells a Status body (whose fields the event\'s responseStatus shows) from any other answer', () => {
+    const status = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}';
+    expect(isStatusBody(status)).toBe(true);
+    expect(isStatusBody(Buffer.from(status))).toBe(true);
+    // A backend's pretty-printed Status.
+    expect(isStatusBody('{\n  "kind": "Status",\n  "apiVersion": "v1"}')).toBe(true);
+    expect(isStatusBody(Buffer.from('{\n  "kind": "Status",\n  "apiVersion": "v1"}'))).toBe(true);
+    expect(isStatusBody('{"kind":"ConfigMap","apiVersion":"v1"}')).toBe(false);
+    expect(isStatusBody(Buffer.from('{"kind":"StatusList"}'))).toBe(false);
+    expect(isStatusBody(Buffer.from('{"kind":"S'))).toBe(false);
+    expect(isStatusBody(Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a]))).toBe(false);
+    expect(isStatusBody(undefined)).toBe(false);
   });
 });

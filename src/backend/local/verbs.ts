@@ -61,6 +61,7 @@ async function resolveFutureReads(target: ServedResource, q: ListQuery): Promise
 async function create(target: ServedResource, r: ResourceRequest): Promise<ObjectResult> {
   const ctx = writeContext(r);
   const obj = await readObjectBody(r.body, cborBodies(r), { rt: target.rt, namespace: r.info.namespace, name: '' }, fieldValidationMode(r.query), ctx.warnings);
+  r.auditLog?.requestObject(obj);
   return { kind: 'object', code: 201, object: await target.store.create(r.info.namespace, obj, ctx) };
 }
 
@@ -69,6 +70,7 @@ async function update(target: ServedResource, r: ResourceRequest): Promise<Objec
   const { info } = r;
   const ctx = writeContext(r);
   const obj = await readObjectBody(r.body, cborBodies(r), { rt, namespace: info.namespace, name: info.name }, fieldValidationMode(r.query), ctx.warnings);
+  r.auditLog?.requestObject(obj);
   // kube's checkName: an update must name its object (the URL alone does not).
   if (!obj.metadata?.name) throw errors.badRequest(`the name of the object (${info.name} based on URL) was undeterminable: name must be provided`);
   const sub = info.subresource;

@@ -125,6 +125,7 @@ export function resourceRequestOf(c: VerbContext): ResourceRequest {
     features: c.req.server.features,
     // The request's audit record collects what admission annotates (src/audit).
     auditAnnotations: c.req.audit?.annotations ?? {},
+    auditLog: c.req.audit,
     warnings: [],
   };
 }

@@ -3,7 +3,7 @@
  * each event's bytes are built once per encoding and shared by every watcher.
  */
 import type { ServerResponse } from 'node:http';
-import type { Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
 import { ApiError, errors, isApiError } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
 import { isStorageError, type StorageError } from '../../storage/types.ts';
@@ -19,6 +19,7 @@ import { apiVersionOf } from '../../api/types.ts';
 import { offerFor, type VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
 import { WatchTimerQueue, type TimedWatch } from './watch-timers.ts';
+import { detachHttp2Watch } from './watch-http2.ts';
 
 /** Live watches, so a graceful shutdown can end them cleanly; and their shared buffer budget. */
 export class WatchRegistry {
@@ -147,13 +148,18 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
   const res = c.reply.raw as ServerResponse | Http2ServerResponse;
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
   if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
+  // Over HTTP/2 the watch goes on on its raw stream, and the request's objects can be collected
+  // (watch-http2.ts); the response hooks' work is kept for the end. HTTP/1.1 watches stay on the
+  // response, whose connection holds them anyway.
+  const detached = detachHttp2Watch(c.req.raw as unknown as Http2ServerRequest, res as Http2ServerResponse);
+  const hooksLater = detached ? c.req.server.responseHooksLater(c.req, c.reply) : undefined;
 
   // kube's apiserver_watch_events_total/_sizes and apiserver_longrunning_requests.
   const apiMetrics = c.req.server.apiMetrics;
   // timeoutSeconds=0 (or none) is the server's default; a negative one has already expired, as a Go deadline in the past.
   const timeout = q.timeoutSeconds === undefined || q.timeoutSeconds === 0 ? defaultTimeoutSeconds * (1 + Math.random()) : Math.max(q.timeoutSeconds, 0);
   const w = new WatchStream({
-    res,
+    res: detached?.stream ?? res,
     rt,
     store,
     filter,
@@ -165,12 +171,15 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     watches,
     recordEvent: apiMetrics?.watchEventRecorder(rt.group, rt.version, rt.kind),
     longRunningDone: apiMetrics?.longRunningStarted(c.info),
+    endWork: detached && hooksLater ? { callbacks: detached.onEnd, hooks: hooksLater } : undefined,
   });
   // The Fastify request, reply, query and request info are not referenced past this point: an idle
   // watch holds only its stream and this one object (issue 19, memory per idle watcher).
-  const raw = c.req.raw as NodeJS.EventEmitter & { [watchOf]?: WatchStream };
-  raw[watchOf] = w;
-  raw.on('close', endWatchOf);
+  if (!detached) {
+    const raw = c.req.raw as NodeJS.EventEmitter & { [watchOf]?: WatchStream };
+    raw[watchOf] = w;
+    raw.on('close', endWatchOf);
+  }
   w.handle = cache.watch({ fromRevision: startRevision, keyPrefix }, w);
   // API Priority and Fairness counts a watch's seat until its initial events are out (src/flowcontrol/filter.ts).
   const initialized = c.req.watchInitialized;
@@ -182,7 +191,10 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 }
 
 type WatchOutput = ReturnType<typeof negotiateWatch>['output'];
-type Response = ServerResponse | Http2ServerResponse;
+/** Where a watch writes: the response (HTTP/1.1, or HTTP/2 when not detached) or the raw HTTP/2 stream. */
+type Response = ServerResponse | Http2ServerResponse | ServerHttp2Stream;
+/** A detached stream's errors end its watch through 'close'; without a listener they would throw. */
+function ignoreStreamError(): void {}
 /** The watch a response (or request) belongs to, for the listeners shared by every watch. */
 const watchOf = Symbol('watch');
 function endWatchOf(this: { [watchOf]?: WatchStream }): void {
@@ -205,6 +217,8 @@ interface WatchStreamOptions {
   watches: WatchRegistry;
   recordEvent: ((bytes: number) => void) | undefined;
   longRunningDone: (() => void) | undefined;
+  /** A watch on its raw HTTP/2 stream: the response's end work, run when the watch ends (watch-http2.ts). */
+  endWork: { readonly callbacks: readonly (() => void)[]; readonly hooks: (code: number) => void } | undefined;
 }
 
 /**
@@ -246,6 +260,7 @@ class WatchStream implements BufferedWatcher, TimedWatch {
   private readonly watches: WatchRegistry;
   private readonly recordEvent: WatchStreamOptions['recordEvent'];
   private readonly longRunningDone: WatchStreamOptions['longRunningDone'];
+  private endWork: WatchStreamOptions['endWork'];
 
   constructor(o: WatchStreamOptions) {
     this.res = o.res;
@@ -259,6 +274,7 @@ class WatchStream implements BufferedWatcher, TimedWatch {
     this.watches = o.watches;
     this.recordEvent = o.recordEvent;
     this.longRunningDone = o.longRunningDone;
+    this.endWork = o.endWork;
     const fmt = o.output;
     this.isTable = fmt.kind === 'table';
     this.isProtobuf = fmt.serializer === 'protobuf' && !this.isTable;
@@ -279,6 +295,7 @@ class WatchStream implements BufferedWatcher, TimedWatch {
     res[watchOf] = this;
     res.on('drain', accountWatchOf);
     res.on('close', endWatchOf);
+    if (this.endWork) res.on('error', ignoreStreamError);
   }
 
   private encodeOther(v: unknown): Uint8Array {
@@ -403,6 +420,12 @@ class WatchStream implements BufferedWatcher, TimedWatch {
     this.watches.budget.remove(this);
     this.queued = undefined;
     this.res.end();
+    const work = this.endWork;
+    if (work) {
+      this.endWork = undefined;
+      work.hooks(200);
+      for (const fn of work.callbacks) fn();
+    }
   }
 
   /**
@@ -413,7 +436,8 @@ class WatchStream implements BufferedWatcher, TimedWatch {
   abort(): void {
     if (this.ended) return;
     this.end();
-    const stream = (this.res as Http2ServerResponse).stream;
+    const res = this.res as Partial<Http2ServerResponse & ServerHttp2Stream>;
+    const stream = typeof res.close === 'function' && typeof res.respond === 'function' ? (res as ServerHttp2Stream) : res.stream;
     if (stream && typeof stream.close === 'function') stream.close(0x8 /* NGHTTP2_CANCEL */);
     else (this.res as ServerResponse).socket?.destroy();
   }

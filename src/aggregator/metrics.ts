@@ -4,7 +4,29 @@
  * own per-APIService proxy counts, rejections and latencies.
  */
 import type { MetricsRegistry } from '../metrics/index.ts';
+import type { CounterChild, HistogramChild } from '../metrics/registry.ts';
 import { REQUEST_DURATION_BUCKETS } from '../metrics/apiserver.ts';
+
+/**
+ * One APIService's proxy counts and latencies, their series found once: the proxy records on
+ * every request, without a label lookup or a string per observation.
+ */
+export class BackendProxyMetrics {
+  private readonly byCode = new Map<number, CounterChild>();
+
+  constructor(
+    private readonly requests: (code: string) => CounterChild,
+    private readonly duration: HistogramChild,
+  ) {}
+
+  /** A request answered `code`, started at `startedMs` (performance.now()). */
+  observe(code: number, startedMs: number): void {
+    let counter = this.byCode.get(code);
+    if (counter === undefined) this.byCode.set(code, (counter = this.requests(String(code))));
+    counter.inc();
+    this.duration.observe((performance.now() - startedMs) / 1000);
+  }
+}
 
 export class AggregatorMetrics {
   private readonly requests;
@@ -32,9 +54,9 @@ export class AggregatorMetrics {
     });
   }
 
-  observe(name: string, code: number, startedNs: bigint): void {
-    this.requests.labels(name, String(code)).inc();
-    this.duration.labels(name).observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
+  /** The series of APIService `name`. */
+  forBackend(name: string): BackendProxyMetrics {
+    return new BackendProxyMetrics((code) => this.requests.labels(name, code), this.duration.labels(name));
   }
 
   rejected(name: string, reason: 'concurrency' | 'body-too-large'): void {

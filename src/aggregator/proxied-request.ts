@@ -50,7 +50,8 @@ export class ProxiedRequest implements UpstreamListener, Expiring {
     private readonly req: FastifyRequest,
     private readonly reply: FastifyReply,
     private readonly longRunning: boolean,
-    private readonly started: bigint,
+    /** performance.now() when the proxy took the request. */
+    private readonly started: number,
     private readonly host: string,
     private readonly port: number,
   ) {}
@@ -67,7 +68,7 @@ export class ProxiedRequest implements UpstreamListener, Expiring {
     raw.on('close', onClientClose);
     const { timeoutMs } = this.backend.contract;
     if (!this.longRunning && timeoutMs > 0) {
-      this.deadline = performance.now() + timeoutMs;
+      this.deadline = this.started + timeoutMs;
       this.backend.deadlines.add(this);
     }
     this.call = this.backend.transport.send(this.host, this.port, this.req.method, this.req.raw.url ?? this.req.url, authority, headers, body, this);
@@ -170,7 +171,7 @@ export class ProxiedRequest implements UpstreamListener, Expiring {
       this.released = true;
       if (!this.longRunning) this.backend.inflight--;
     }
-    this.backend.metrics?.observe(this.backend.name, status, this.started);
+    this.backend.metrics?.observe(status, this.started);
   }
 }
 

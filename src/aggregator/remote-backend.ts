@@ -12,7 +12,7 @@ import type { RequestUser } from '../request/user.ts';
 import type { APIServiceSpec } from './apiservice.ts';
 import type { ServiceResolution, ServiceResolver } from './service-resolver.ts';
 import type { TrafficContract } from './traffic.ts';
-import type { AggregatorMetrics } from './metrics.ts';
+import type { AggregatorMetrics, BackendProxyMetrics } from './metrics.ts';
 import { BackendTransport } from './backend-transport.ts';
 import { DeadlineSweep } from './deadline-sweep.ts';
 import { ProxiedRequest } from './proxied-request.ts';
@@ -51,12 +51,14 @@ export class RemoteBackend {
   readonly serverName: string;
   /** The contract's time limits of the requests in flight (one timer for all of them). */
   readonly deadlines: DeadlineSweep<ProxiedRequest>;
-  readonly metrics: AggregatorMetrics | undefined;
+  /** This APIService's proxy metrics (/metrics), when the server keeps metrics. */
+  readonly metrics: BackendProxyMetrics | undefined;
   /** `proxy`, bound once (the front door calls it for every request of this backend). */
   readonly proxyHandler: (req: FastifyRequest, reply: FastifyReply, longRunning: boolean) => Promise<unknown>;
   /** Lower-cased header names a client may never pass on (see ProxySettings), with the credentials and framing ones. */
   private readonly dropped: ReadonlySet<string>;
   private readonly droppedPrefixes: readonly string[];
+  private readonly extraNames = new Map<string, string>();
 
   constructor(
     readonly name: string,
@@ -67,7 +69,7 @@ export class RemoteBackend {
     const svc = spec.service!;
     this.serverName = `${svc.name}.${svc.namespace}.svc`;
     this.deadlines = new DeadlineSweep(DeadlineSweep.intervalFor(contract.timeoutMs));
-    this.metrics = settings.metrics;
+    this.metrics = settings.metrics?.forBackend(name);
     this.proxyHandler = (req, reply, longRunning) => this.proxy(req, reply, longRunning);
     // The body is sent whole with its own length; the identity is the gateway's to assert.
     this.dropped = new Set([...HOP_BY_HOP, 'authorization', 'content-length', ...settings.strippedNames]);
@@ -153,10 +155,23 @@ export class RemoteBackend {
     if (user.groups.length > 0) out[identity.group] = user.groups as string[];
     for (const key in user.extra) {
       const values = user.extra[key]!;
-      if (values.length > 0) out[extraHeaderName(identity.extraPrefix, key)] = values as string[];
+      if (values.length > 0) out[this.extraHeaderName(key)] = values as string[];
     }
     if (bodyLength !== undefined) out['content-length'] = String(bodyLength);
     return out;
+  }
+
+  /**
+   * `X-Remote-Extra-<key>`: kube's proxy escapes the key (header names are case-insensitive; keys
+   * are not). Memoized: the keys authenticators give are few.
+   */
+  private extraHeaderName(key: string): string {
+    let name = this.extraNames.get(key);
+    if (name === undefined) {
+      name = `${this.settings.identity.extraPrefix}${encodeURIComponent(key)}`;
+      if (this.extraNames.size < 1000) this.extraNames.set(key, name);
+    }
+    return name;
   }
 
   /**
@@ -165,7 +180,7 @@ export class RemoteBackend {
    * handed over (rejects with an ApiError the front door answers).
    */
   proxy(req: FastifyRequest, reply: FastifyReply, longRunning: boolean): Promise<unknown> {
-    const metrics = this.metrics;
+    const metrics = this.settings.metrics;
     // exec/attach/port-forward style upgrades last as long as the session: long-running like watches.
     const upgrade = upgradeOf(req.raw);
     if (upgrade) longRunning = true;
@@ -183,7 +198,7 @@ export class RemoteBackend {
     }
     const target = this.resolve();
     if (target.kind !== 'address') return Promise.resolve(sendPlain(reply, 503, 'service unavailable'));
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const headers = this.outgoingHeaders(req, req.user, body?.length ?? (req.method === 'GET' || req.method === 'HEAD' ? undefined : 0));
     const authority = `${this.serverName}:${target.port}`;
     if (upgrade) return this.proxyUpgrade(req, reply, upgrade, target.host, target.port, authority, headers, started);
@@ -191,27 +206,15 @@ export class RemoteBackend {
     return new ProxiedRequest(this, req, reply, longRunning, started, target.host, target.port).run(headers, body, authority);
   }
 
-  private async proxyUpgrade(req: FastifyRequest, reply: FastifyReply, upgrade: UpgradeSocket, host: string, port: number, authority: string, headers: OutgoingHttpHeaders, started: bigint): Promise<unknown> {
+  private async proxyUpgrade(req: FastifyRequest, reply: FastifyReply, upgrade: UpgradeSocket, host: string, port: number, authority: string, headers: OutgoingHttpHeaders, started: number): Promise<unknown> {
     try {
       const status = await proxyUpgrade(reply, upgrade, { host, port, serverName: this.serverName, tls: this.transport.secureOptions() }, req.method, req.raw.url ?? req.url, { ...headers, host: authority }, HOP_BY_HOP);
-      this.metrics?.observe(this.name, status, started);
+      this.metrics?.observe(status, started);
       return reply;
     } catch (err) {
-      this.metrics?.observe(this.name, 503, started);
+      this.metrics?.observe(503, started);
       return sendPlain(reply, 503, dialError(err as NodeJS.ErrnoException, host, port));
     }
   }
 }
 
-/** `X-Remote-Extra-<key>`: kube's proxy escapes the key (header names are case-insensitive; keys are not). Memoized: keys are few. */
-const extraNames = new Map<string, string>();
-
-function extraHeaderName(prefix: string, key: string): string {
-  const memo = `${prefix}\0${key}`;
-  let name = extraNames.get(memo);
-  if (name === undefined) {
-    name = `${prefix}${encodeURIComponent(key)}`;
-    if (extraNames.size < 1000) extraNames.set(memo, name);
-  }
-  return name;
-}

@@ -24,6 +24,11 @@ import { createCertificateAuthority, issueServingCertificate } from '../src/serv
 const CLIENTS = 32;
 const PER_CLIENT = Number(process.env.BENCH_AGG_PER_CLIENT ?? 100);
 const WATCHES = Number(process.env.BENCH_AGG_WATCHES ?? 1000);
+/**
+ * Warm-up requests per client before a phase is measured (latencies and the gateway's CPU): the
+ * first proxied requests also pay for compiling the proxy path, which is not a per-request cost.
+ */
+const WARMUP = Number(process.env.BENCH_AGG_WARMUP ?? 20);
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -59,9 +64,18 @@ function h2Getter(origin: string, tls: { ca: string; cert: string; key: string; 
   };
 }
 
-async function load(label: string, fn: () => Promise<number>, clients = CLIENTS): Promise<{ p50: number; p99: number }> {
-  // Warm-up: connections and caches.
-  await Promise.all(Array.from({ length: clients }, () => fn()));
+/**
+ * `clients` concurrent loops of PER_CLIENT requests after WARMUP each; the gateway's CPU time over
+ * the measured requests alone when `cpu` is given.
+ */
+async function load(label: string, fn: () => Promise<number>, clients = CLIENTS, cpu?: () => Promise<number>): Promise<{ p50: number; p99: number; cpuMsPerRequest?: number }> {
+  // Warm-up: connections, caches, compiled code.
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < WARMUP; i++) await fn();
+    }),
+  );
+  const cpu0 = cpu ? await cpu() : 0;
   const lat: number[] = [];
   const failures = new Map<number, number>();
   const t0 = performance.now();
@@ -77,7 +91,8 @@ async function load(label: string, fn: () => Promise<number>, clients = CLIENTS)
     }),
   );
   const secs = (performance.now() - t0) / 1000;
-  const r = { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99) };
+  const cpuMsPerRequest = cpu ? ((await cpu()) - cpu0) / 1000 / (clients * PER_CLIENT) : undefined;
+  const r = { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99), cpuMsPerRequest };
   const failed = [...failures].map(([code, n]) => `${n} x ${code}`).join(', ');
   console.log(`${label}, ${clients} client(s): ${((clients * PER_CLIENT) / secs).toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${failed ? `, FAILED: ${failed}` : ''}`);
   return r;
@@ -114,6 +129,24 @@ const gw = await new Promise<Ready>((resolve, reject) => {
 const cpuMicros = async () => (await ask<{ micros: number }>({ type: 'cpu' }, 'cpu')).micros;
 const memory = () => ask<{ rss: number; heapUsed: number }>({ type: 'mem' }, 'mem');
 const load1 = () => loadavg()[0]!.toFixed(2);
+/**
+ * The gateway's CPU time (microseconds) at the start and at the end of a measured phase; with
+ * BENCH_AGG_PROF, the phase's CPU profile is taken between the two.
+ */
+function gatewayCpu(label: string): () => Promise<number> {
+  const dir = process.env.BENCH_AGG_PROF;
+  let started = false;
+  return async () => {
+    if (!started) {
+      started = true;
+      if (dir) await ask({ type: 'profile-start' }, 'profile-started');
+      return cpuMicros();
+    }
+    const micros = await cpuMicros();
+    if (dir) console.log(`profile: ${(await ask<{ file: string }>({ type: 'profile-stop', dir, label }, 'profile-stopped')).file}`);
+    return micros;
+  };
+}
 /** Ends the run early (BENCH_AGG_ONLY). */
 class Done extends Error {}
 
@@ -133,22 +166,14 @@ try {
   const protocol = h2 ? 'HTTP/2' : 'HTTP/1.1';
   for (const clients of [CLIENTS, 1]) {
     const direct = await load(`direct GET (sample-apiserver, ${protocol})`, viaDirect, clients);
-    const profileDir = process.env.BENCH_AGG_PROF;
-    if (profileDir) await ask({ type: 'profile-start' }, 'profile-started');
-    const cpu0 = await cpuMicros();
-    const proxied = await load(`proxied GET (through the gateway, ${protocol})`, viaGateway, clients);
-    const cpuPerRequest = (await cpuMicros()) - cpu0;
-    if (profileDir) console.log(`profile: ${(await ask<{ file: string }>({ type: 'profile-stop', dir: profileDir, label: `${protocol === 'HTTP/2' ? 'h2' : 'h1'}-${clients}` }, 'profile-stopped')).file}`);
-    // The warm-up round is counted in the CPU too.
-    const requests = clients * (PER_CLIENT + 1);
-    console.log(`added by the gateway at ${clients} client(s): p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms; gateway CPU per proxied request ${(cpuPerRequest / requests / 1000).toFixed(3)} ms (load average ${load1()})`);
+    const proxied = await load(`proxied GET (through the gateway, ${protocol})`, viaGateway, clients, gatewayCpu(`${h2 ? 'h2' : 'h1'}-${clients}`));
+    console.log(`added by the gateway at ${clients} client(s): p50 ${(proxied.p50 - direct.p50).toFixed(2)} ms, p99 ${(proxied.p99 - direct.p99).toFixed(2)} ms; gateway CPU per proxied request ${proxied.cpuMsPerRequest!.toFixed(3)} ms (load average ${load1()})`);
   }
   // The gateway's own GET of a stored object, same client: what the front door costs without a backend.
   const localPath = '/api/v1/namespaces/default';
   const viaLocal = () => (h2Gateway ? h2Gateway.get(localPath) : get(gwAgent, `${gw.url}${localPath}`));
-  const cpuLocal0 = await cpuMicros();
-  await load(`local GET (the gateway's own namespace, ${protocol})`, viaLocal, CLIENTS);
-  console.log(`gateway CPU per local GET ${(((await cpuMicros()) - cpuLocal0) / (CLIENTS * (PER_CLIENT + 1)) / 1000).toFixed(3)} ms (load average ${load1()})`);
+  const local = await load(`local GET (the gateway's own namespace, ${protocol})`, viaLocal, CLIENTS, gatewayCpu(`${h2 ? 'h2' : 'h1'}-local`));
+  console.log(`gateway CPU per local GET ${local.cpuMsPerRequest!.toFixed(3)} ms (load average ${load1()})`);
   h2Direct?.close();
   h2Gateway?.close();
   if (process.env.BENCH_AGG_ONLY === 'get') throw new Done();

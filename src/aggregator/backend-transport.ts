@@ -149,10 +149,19 @@ class Call implements UpstreamCall {
     try {
       stream = s.session.request(h, hasBody ? OPEN_STREAM : END_STREAM);
     } catch (err) {
-      // The session closed under us (between our check and now): lost before it was sent.
       s.active--;
+      // A header this request cannot carry: its own failure, the session stays.
+      if (!s.session.closed && !s.session.destroyed) return this.fail(err as NodeJS.ErrnoException);
+      // The session closed under us (between our check and now): lost before it was sent.
       this.transport.retire(s);
       return this.retryOr(err as NodeJS.ErrnoException);
+    }
+    if (s.session.destroyed) {
+      // Node destroys the session for a header name it refuses and leaves the stream unopened, never to close: fail now.
+      s.active--;
+      stream.destroy();
+      this.transport.retire(s);
+      return this.fail(Object.assign(new Error('http2: client connection lost'), { code: 'KGW_H2_LOST' }));
     }
     stream[CALL] = this;
     stream[SESSION] = s;

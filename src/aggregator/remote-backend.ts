@@ -168,7 +168,8 @@ export class RemoteBackend {
   private extraHeaderName(key: string): string {
     let name = this.extraNames.get(key);
     if (name === undefined) {
-      name = `${this.settings.identity.extraPrefix}${encodeURIComponent(key)}`;
+      // Parentheses are the two characters encodeURIComponent keeps that a header name may not hold.
+      name = `${this.settings.identity.extraPrefix}${encodeURIComponent(key).replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'))}`;
       if (this.extraNames.size < 1000) this.extraNames.set(key, name);
     }
     return name;

@@ -1,5 +1,6 @@
 /**
- * Small proxied answers of declared length are read whole and written in one go on the client's
+ * What the backend receives and what the client gets back. The caller's identity as request
+ * headers, an extra key escaped into a valid header name. Small proxied answers of declared length are read whole and written in one go on the client's
  * own response (proxied-request.ts), over HTTP/1.1 and over HTTP/2: the backend's status, headers
  * and body reach the client with the gateway's own headers (Audit-Id, the flow-control UIDs), and
  * the response hooks still see the answer (metrics count it); an answer the backend cuts short
@@ -13,12 +14,15 @@ import { answerJson, startH2Backend, type H2Backend } from './h2-backend.ts';
 let s: AggregatedSetup;
 let b: H2Backend;
 let base: string;
+/** The headers of the last resource request the backend received. */
+let lastHeaders: import('node:http2').IncomingHttpHeaders = {};
 
 beforeAll(async () => {
   s = await startAggregatedSetup({ probeIntervalMs: 1000 });
   b = await startH2Backend(s, 'whole');
   base = `/apis/${b.group}/v1/namespaces/default/things`;
   b.onResource = (stream, headers) => {
+    lastHeaders = headers;
     const path = String(headers[':path']);
     if (path.endsWith('/short')) {
       // Declares 100 bytes, sends 10, then resets the stream.
@@ -99,4 +103,14 @@ test('an answer cut short of its declared length is never passed as complete', a
   expect(h2.body).toBe('');
   // The gateway keeps serving.
   expect((await s.gw.request('GET', `${base}/after`)).status).toBe(200);
+});
+
+test('an extra key with characters a header name cannot hold is escaped (Go\'s header key escaping); the backend connection stays up', async () => {
+  const opened = b.connections.length;
+  const res = await s.gw.request('GET', `${base}/as-alice`, { headers: { 'impersonate-user': 'alice', 'impersonate-group': 'system:masters', 'impersonate-extra-scope%28x%29': 'v1' } });
+  expect(res.status).toBe(200);
+  expect(lastHeaders['x-remote-user']).toBe('alice');
+  expect(lastHeaders['x-remote-extra-scope%28x%29']).toBe('v1');
+  expect((await s.gw.request('GET', `${base}/after-alice`)).status).toBe(200);
+  expect(b.connections.length).toBe(opened);
 });

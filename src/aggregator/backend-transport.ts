@@ -130,13 +130,15 @@ export class BackendTransport {
           stream.once('error', failed);
           stream.once('close', () => {
             s.active--;
-            // A stream closed without an answer or an error (its session went away with the connection) fails too.
+            // A stream closed without an answer or an error (its session went away with the connection)
+            // fails too. (The error only then: an Error's stack trace is dear, and most streams were answered.)
+            if (answered || settled) return;
             failed(Object.assign(new Error(`stream closed before a response (code ${stream.rstCode})`), { code: 'ERR_HTTP2_STREAM_CLOSED_EARLY' }));
           });
           stream.once('response', (h) => {
             answered = true;
             const out: IncomingHttpHeaders = {};
-            for (const [k, v] of Object.entries(h)) if (!k.startsWith(':')) out[k] = v as string | string[];
+            for (const k in h) if (k.charCodeAt(0) !== 58 /* ':' */) out[k] = h[k] as string | string[];
             resolve({ status: Number(h[':status'] ?? 502), headers: out, body: stream, protocol: 'h2' });
           });
           if (body && body.length > 0) stream.end(body);

@@ -39,6 +39,9 @@ export interface ProxySettings {
   readonly metrics?: AggregatorMetrics;
 }
 
+/** Identity headers made per user object (RemoteBackend.identityHeaders), with the header names they were made for. */
+const identityHeadersOf = new WeakMap<RequestUser, { readonly names: IdentityHeaderNames; readonly headers: readonly (string | readonly string[])[] }>();
+
 /** Hop-by-hop headers (RFC 9110 7.6.1) and those HTTP/2 forbids: never forwarded either way. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'http2-settings', 'proxy-authorization', 'proxy-authenticate']);
 
@@ -136,23 +139,43 @@ export class RemoteBackend {
   /** The headers sent to the backend: the client's, minus hop-by-hop, credentials and identity claims, plus the caller's identity. */
   private outgoingHeaders(req: FastifyRequest, user: RequestUser, host: string, bodyLength: number | undefined): OutgoingHttpHeaders {
     const out: OutgoingHttpHeaders = {};
-    const { strippedNames, strippedPrefixes, identity } = this.settings;
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v === undefined || k.startsWith(':')) continue;
+    const { strippedNames, strippedPrefixes } = this.settings;
+    const headers = req.headers;
+    next: for (const k in headers) {
+      const v = headers[k];
+      if (v === undefined || k.charCodeAt(0) === 58 /* ':' */) continue;
+      // Node gives header names in lower case already.
       const lower = k.toLowerCase();
       if (HOP_BY_HOP.has(lower) || lower === 'authorization' || lower === 'content-length' || lower.startsWith('impersonate-')) continue;
-      if (strippedNames.has(lower) || strippedPrefixes.some((p) => lower.startsWith(p))) continue;
+      if (strippedNames.has(lower)) continue;
+      for (let i = 0; i < strippedPrefixes.length; i++) if (lower.startsWith(strippedPrefixes[i]!)) continue next;
       out[lower] = v;
     }
     out.host = host;
-    out[identity.username] = user.username;
-    if (user.groups.length > 0) out[identity.group] = [...user.groups];
-    for (const [key, values] of Object.entries(user.extra)) {
-      // kube's proxy escapes the extra key (headers are case-insensitive; keys are not).
-      if (values.length > 0) out[`${identity.extraPrefix}${encodeURIComponent(key)}`] = [...values];
-    }
+    const identity = this.identityHeaders(user);
+    for (let i = 0; i < identity.length; i += 2) out[identity[i] as string] = identity[i + 1] as string | string[];
     if (bodyLength !== undefined) out['content-length'] = String(bodyLength);
     return out;
+  }
+
+  /**
+   * The caller's identity as request headers, name then value: made once per user object (an
+   * authenticator's cached answer is one object for all of a caller's requests). The values are
+   * never changed once made.
+   */
+  private identityHeaders(user: RequestUser): readonly (string | readonly string[])[] {
+    let made = identityHeadersOf.get(user);
+    if (made !== undefined && made.names === this.settings.identity) return made.headers;
+    const names = this.settings.identity;
+    const headers: (string | readonly string[])[] = [names.username, user.username];
+    if (user.groups.length > 0) headers.push(names.group, [...user.groups]);
+    for (const [key, values] of Object.entries(user.extra)) {
+      // kube's proxy escapes the extra key (headers are case-insensitive; keys are not).
+      if (values.length > 0) headers.push(`${names.extraPrefix}${encodeURIComponent(key)}`, [...values]);
+    }
+    made = { names, headers };
+    identityHeadersOf.set(user, made);
+    return headers;
   }
 
   /**

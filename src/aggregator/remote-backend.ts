@@ -41,6 +41,18 @@ export interface ProxySettings {
   readonly metrics?: AggregatorMetrics;
 }
 
+/**
+ * `X-Remote-Extra-<key>`: kube's proxy escapes the key (header names are case-insensitive; keys
+ * are not). Parentheses are the two characters encodeURIComponent keeps that a header name may
+ * not hold.
+ */
+function extraHeaderName(prefix: string, key: string): string {
+  return `${prefix}${encodeURIComponent(key).replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'))}`;
+}
+
+/** Identity headers made per user object (RemoteBackend.identityHeaders), with the header names they were made for. */
+const identityHeadersOf = new WeakMap<RequestUser, { readonly names: IdentityHeaderNames; readonly headers: readonly (string | string[])[] }>();
+
 export class RemoteBackend {
   /** HTTP/2 where the backend offers it, HTTP/1.1 otherwise (backend-transport.ts). */
   readonly transport: BackendTransport;
@@ -58,7 +70,6 @@ export class RemoteBackend {
   /** Lower-cased header names a client may never pass on (see ProxySettings), with the credentials and framing ones. */
   private readonly dropped: ReadonlySet<string>;
   private readonly droppedPrefixes: readonly string[];
-  private readonly extraNames = new Map<string, string>();
 
   constructor(
     readonly name: string,
@@ -149,30 +160,31 @@ export class RemoteBackend {
       for (let i = 0; i < droppedPrefixes.length; i++) if (k.startsWith(droppedPrefixes[i]!)) continue next;
       out[k] = v;
     }
-    const { identity } = this.settings;
-    out[identity.username] = user.username;
-    // Not copied: the header map is read once, when the request is written.
-    if (user.groups.length > 0) out[identity.group] = user.groups as string[];
-    for (const key in user.extra) {
-      const values = user.extra[key]!;
-      if (values.length > 0) out[this.extraHeaderName(key)] = values as string[];
-    }
+    const identity = this.identityHeaders(user);
+    for (let i = 0; i < identity.length; i += 2) out[identity[i] as string] = identity[i + 1]!;
     if (bodyLength !== undefined) out['content-length'] = String(bodyLength);
     return out;
   }
 
   /**
-   * `X-Remote-Extra-<key>`: kube's proxy escapes the key (header names are case-insensitive; keys
-   * are not). Memoized: the keys authenticators give are few.
+   * The caller's identity as request headers, name then value: made once per user object (an
+   * authenticator's cached answer is one object for all of a caller's requests) and header names.
+   * The values are the user's own arrays, never changed (the header map is only read, when the
+   * request is written).
    */
-  private extraHeaderName(key: string): string {
-    let name = this.extraNames.get(key);
-    if (name === undefined) {
-      // Parentheses are the two characters encodeURIComponent keeps that a header name may not hold.
-      name = `${this.settings.identity.extraPrefix}${encodeURIComponent(key).replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'))}`;
-      if (this.extraNames.size < 1000) this.extraNames.set(key, name);
+  private identityHeaders(user: RequestUser): readonly (string | string[])[] {
+    const names = this.settings.identity;
+    let made = identityHeadersOf.get(user);
+    if (made !== undefined && made.names === names) return made.headers;
+    const headers: (string | string[])[] = [names.username, user.username];
+    if (user.groups.length > 0) headers.push(names.group, user.groups as string[]);
+    for (const key in user.extra) {
+      const values = user.extra[key]!;
+      if (values.length > 0) headers.push(extraHeaderName(names.extraPrefix, key), values as string[]);
     }
-    return name;
+    made = { names, headers };
+    identityHeadersOf.set(user, made);
+    return headers;
   }
 
   /**

@@ -297,11 +297,13 @@ export class ApfFilter {
   private hold(req: FastifyRequest, reply: FastifyReply, isWatch: boolean, release: () => void): void {
     // onResponseEnd runs it once already; a watch may release earlier, at its initialization.
     if (!isWatch) return onResponseEnd(reply.raw, release);
-    let released = false;
+    // Dropped once run: a watch lives on long after its seat is back, and must not keep the
+    // execution it held.
+    let pending: (() => void) | undefined = release;
     const once = () => {
-      if (released) return;
-      released = true;
-      release();
+      const run = pending;
+      pending = undefined;
+      run?.();
     };
     req.watchInitialized = once;
     onResponseEnd(reply.raw, once);

@@ -27,21 +27,31 @@ function exactFieldValue(fieldSelector: string | null, field: string): string {
 export class WatchCountTracker {
   private readonly counts = new Map<string, number>();
 
-  /** Counts a watch (when it starts executing); the returned function forgets it, once. */
+  /**
+   * Counts a watch (when it starts executing); the returned function forgets one watch of its key
+   * and is shared by the watches of that key, so it is called once per registration (response
+   * end work runs once: src/request/response-end.ts).
+   */
   register(info: ResourceRequestInfo, name: string, query: URLSearchParams): () => void {
     const indexed = INDEXED_FIELDS[info.resource];
     if (indexed !== undefined && exactFieldValue(query.get('fieldSelector'), indexed) !== '') return () => {};
     const key = watchKey(info.apiGroup, info.resource, info.namespace, name);
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-    let forgotten = false;
-    return () => {
-      if (forgotten) return;
-      forgotten = true;
-      const n = (this.counts.get(key) ?? 1) - 1;
-      if (n <= 0) this.counts.delete(key);
-      else this.counts.set(key, n);
-    };
+    // One function per key, shared by its watches (each called once: src/request/response-end.ts).
+    let unregister = this.unregisters.get(key);
+    if (unregister === undefined) {
+      unregister = () => {
+        const n = (this.counts.get(key) ?? 1) - 1;
+        if (n > 0) return void this.counts.set(key, n);
+        this.counts.delete(key);
+        this.unregisters.delete(key);
+      };
+      this.unregisters.set(key, unregister);
+    }
+    return unregister;
   }
+
+  private readonly unregisters = new Map<string, () => void>();
 
   /** Watchers a write to the request's object may wake: of all namespaces, of its namespace, of its name. */
   interested(info: ResourceRequestInfo): number {

@@ -228,33 +228,72 @@ export class ApiServerMetrics {
    * exist, unless the URL mentions dryRun.
    */
   observe(target: RequestTarget, method: string, contentType: string | undefined, url: string, query: URLSearchParams, code: number, seconds: number, responseBytes = -1): void {
-    // As kube: the query is only parsed for dryRun when the raw URL mentions it.
-    const dryRun = url.includes('dryRun') ? cleanDryRun(query.getAll('dryRun')) : '';
-    let verb: string;
-    let group = '';
-    let version = '';
-    let resource = '';
-    let scope = '';
-    let component: string;
-    let subresource: string;
-    if (target.isResourceRequest) {
-      scope = scopeOf(target);
-      verb = reportedVerb(method, scope, target.verb, contentType);
-      group = target.apiGroup;
-      version = target.apiVersion;
-      resource = target.resource;
-      subresource = target.subresource;
-      component = 'apiserver';
-    } else {
-      verb = reportedVerb(method, '', '', contentType);
-      subresource = target.subresource;
-      component = target.component;
-    }
-    this.requests.labels(verb, dryRun, group, version, resource, subresource, scope, component, codeString(code)).inc();
-    this.durations.labels(verb, dryRun, group, version, resource, subresource, scope, component).observe(seconds);
+    const l = resolveLabels(target, method, contentType, url, query, this.scratch);
+    this.requests.labels(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, l.component, codeString(code)).inc();
+    this.durations.labels(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, l.component).observe(seconds);
     // kube records sizes of read responses only.
-    if (responseBytes >= 0 && (verb === 'GET' || verb === 'LIST')) this.responseSizes.labels(verb, group, version, resource, subresource, scope, component).observe(responseBytes);
+    if (responseBytes >= 0 && (l.verb === 'GET' || l.verb === 'LIST')) this.responseSizes.labels(l.verb, l.group, l.version, l.resource, l.subresource, l.scope, l.component).observe(responseBytes);
   }
+
+  private readonly scratch: RequestLabels = { verb: '', dryRun: '', group: '', version: '', resource: '', subresource: '', scope: '', component: '' };
+  /** observe()'s work for the requests of one series whose end is recorded later, by series. */
+  private readonly laterObservers = new Map<string, (code: number, seconds: number) => void>();
+
+  /**
+   * observe() for a request whose end comes much later (a watch on its raw HTTP/2 stream): the
+   * labels are resolved now, and what waits is one function shared by every request of the same
+   * series (a watch need not keep its URL, query or request info for this).
+   */
+  observerFor(target: RequestTarget, method: string, contentType: string | undefined, url: string, query: URLSearchParams): (code: number, seconds: number) => void {
+    const l = resolveLabels(target, method, contentType, url, query, this.scratch);
+    const key = `${l.verb}\0${l.dryRun}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}\0${l.component}`;
+    let observer = this.laterObservers.get(key);
+    if (observer === undefined) {
+      const { verb, dryRun, group, version, resource, subresource, scope, component } = l;
+      observer = (code, seconds) => {
+        this.requests.labels(verb, dryRun, group, version, resource, subresource, scope, component, codeString(code)).inc();
+        this.durations.labels(verb, dryRun, group, version, resource, subresource, scope, component).observe(seconds);
+      };
+      this.laterObservers.set(key, observer);
+    }
+    return observer;
+  }
+}
+
+/** A request's series in the request metrics. */
+interface RequestLabels {
+  verb: string;
+  dryRun: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+  component: string;
+}
+
+/** The labels kube's MonitorRequest gives a request, written into `out`. */
+function resolveLabels(target: RequestTarget, method: string, contentType: string | undefined, url: string, query: URLSearchParams, out: RequestLabels): RequestLabels {
+  // As kube: the query is only parsed for dryRun when the raw URL mentions it.
+  out.dryRun = url.includes('dryRun') ? cleanDryRun(query.getAll('dryRun')) : '';
+  if (target.isResourceRequest) {
+    out.scope = scopeOf(target);
+    out.verb = reportedVerb(method, out.scope, target.verb, contentType);
+    out.group = target.apiGroup;
+    out.version = target.apiVersion;
+    out.resource = target.resource;
+    out.subresource = target.subresource;
+    out.component = 'apiserver';
+  } else {
+    out.scope = '';
+    out.verb = reportedVerb(method, '', '', contentType);
+    out.group = '';
+    out.version = '';
+    out.resource = '';
+    out.subresource = target.subresource;
+    out.component = target.component;
+  }
+  return out;
 }
 
 /** kube's request scope: `resource` for one object (and creates), `namespace` or `cluster` for collections. */

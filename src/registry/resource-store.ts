@@ -182,8 +182,17 @@ export class ResourceStore {
 
   /** The key prefix a list covers (one namespace, or all). */
   listPrefix(namespace: string): string {
-    return this.rt.namespaced && namespace ? `${this.rt.storagePrefix}${namespace}/` : this.rt.storagePrefix;
+    if (!this.rt.namespaced || !namespace) return this.rt.storagePrefix;
+    // One string per namespace, which every watch and list of it shares.
+    let prefix = this.namespacePrefixes.get(namespace);
+    if (prefix === undefined) {
+      if (this.namespacePrefixes.size >= 10_000) this.namespacePrefixes.clear();
+      this.namespacePrefixes.set(namespace, (prefix = `${this.rt.storagePrefix}${namespace}/`));
+    }
+    return prefix;
   }
+
+  private readonly namespacePrefixes = new Map<string, string>();
 
   /**
    * `served(obj)` kept with the stored object, for readers that never change what they get (a

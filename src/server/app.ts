@@ -44,6 +44,7 @@ import { defaultFeatureGates, type FeatureGates } from '../features/index.ts';
 import type { Auditor } from '../audit/index.ts';
 import { ApiEnablement } from '../features/runtime-config.ts';
 import { deprecationOf } from '../features/deprecation.ts';
+import type { ResponseHooksLater } from './handlers/watch-http2.ts';
 
 /** Kube-apiserver's default request body limit. */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -87,7 +88,7 @@ declare module 'fastify' {
      * watch on its raw HTTP/2 stream, handlers/watch-http2.ts): taken from the request now, run with
      * the status code when the response ends, holding neither the request nor its reply.
      */
-    responseHooksLater(req: FastifyRequest, reply: FastifyReply): (code: number) => void;
+    responseHooksLater(req: FastifyRequest, reply: FastifyReply): ResponseHooksLater;
   }
   interface FastifyRequest {
     requestInfo: RequestInfo;
@@ -100,7 +101,8 @@ declare module 'fastify' {
   }
 }
 
-const NO_QUERY = new URLSearchParams();
+/** What the hooks set on a request: here (requestInfo, user, ...), in src/audit and in src/flowcontrol. */
+const REQUEST_PROPERTIES = ['searchParams', 'routePath', 'requestInfo', 'user', 'metricsTarget', 'audit', 'auditID', 'auditReceived', 'watchInitialized'] as const;
 
 function noFastifySchemas(): never {
   throw new Error('Fastify route schemas are not used: handlers decode and validate bodies themselves');
@@ -151,6 +153,11 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // HTTP/1.1 headers up to Go's limit (Node's own default is 16 KiB); HTTP/2's is in the settings above.
   server.maxHeaderSize = GO_MAX_HEADER_BYTES;
   server.on('checkContinue', continueHandler(maxRequestBodyBytes, (req, res) => server.emit('request', req, res)));
+
+  // Every property the pipeline sets on a request, declared up front (Fastify's advice): requests
+  // then have one shape from construction on, rather than a hidden-class change per property added
+  // by a hook on every request.
+  for (const name of REQUEST_PROPERTIES) app.decorateRequest(name, undefined);
 
   // Bodies are decoded by the handlers per Content-Type (JSON, YAML, patches); Fastify keeps raw bytes.
   app.removeAllContentTypeParsers();
@@ -253,17 +260,12 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   audit?.install(app);
 
   // 3d. The same two hooks, for a response that ends outside Fastify.
-  app.decorate('responseHooksLater', (req: FastifyRequest, reply: FastifyReply) => {
-    const target = metrics ? req.metricsTarget : undefined;
-    const { method, url } = req;
-    // The query is read only for dryRun (see ApiServerMetrics.observe): a watch need not keep it.
-    const searchParams = url.includes('dryRun') ? req.searchParams : NO_QUERY;
-    const contentType = req.headers['content-type'];
-    const startedAt = performance.now() - reply.elapsedTime;
-    const completeAudit = audit?.completeLater(req);
-    return (code: number) => {
-      if (metrics && target !== undefined) metrics.observe(target, method, contentType, url, searchParams, code, (performance.now() - startedAt) / 1000, -1);
-      completeAudit?.(code);
+  app.decorate('responseHooksLater', (req: FastifyRequest, reply: FastifyReply): ResponseHooksLater => {
+    const target = req.metricsTarget;
+    return {
+      startedAt: performance.now() - reply.elapsedTime,
+      observe: metrics && target !== undefined ? metrics.observerFor(target, req.method, req.headers['content-type'], req.url, req.searchParams) : undefined,
+      completeAudit: audit?.completeLater(req),
     };
   });
 

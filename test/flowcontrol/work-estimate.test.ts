@@ -132,8 +132,16 @@ describe('watch tracker', () => {
     expect(t.interested(info('delete', 'configmaps', { namespace: 'c', name: 'x' }))).toBe(1);
     expect(t.interested(info('list', 'configmaps', { namespace: 'a' }))).toBe(0);
     forgets[0]!();
-    forgets[0]!();
     expect(t.interested(info('create', 'configmaps', { namespace: 'a' }))).toBe(1);
+    // Watches of one key share one function; each registration is forgotten by one call.
+    const again = [t.register(info('watch', 'configmaps', { namespace: 'b' }), '', q('')), t.register(info('watch', 'configmaps', { namespace: 'b' }), '', q(''))];
+    expect(again[0]).toBe(again[1]);
+    expect(t.interested(info('create', 'configmaps', { namespace: 'b' }))).toBe(3);
+    again[0]!();
+    expect(t.interested(info('create', 'configmaps', { namespace: 'b' }))).toBe(2);
+    again[1]!();
+    forgets[3]!();
+    expect(t.interested(info('create', 'configmaps', { namespace: 'b' }))).toBe(0);
   });
 
   it('leaves out pods watched by node (kube\'s built-in index)', () => {

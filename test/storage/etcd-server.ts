@@ -60,7 +60,13 @@ export async function startEtcd(opts: { progressNotifyMs?: number; binary?: stri
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   let exited = false;
-  child.once('exit', () => (exited = true));
+  // However the test process ends (a failed hook, a worker torn down), its etcd goes with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => {
+    exited = true;
+    process.off('exit', killOnExit);
+  });
   const stop = async (): Promise<void> => {
     if (!exited) {
       const gone = new Promise((r) => child.once('exit', r));

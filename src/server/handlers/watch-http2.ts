@@ -70,3 +70,17 @@ export function detachHttp2Watch(req: Http2ServerRequest, res: Http2ServerRespon
   for (const emitter of [res, req]) emitter.removeAllListeners();
   return { stream, onEnd };
 }
+
+/** The onResponse hooks' work for a response that ends outside Fastify; see runResponseHooksLater. */
+export interface ResponseHooksLater {
+  /** performance.now() when the request came in. */
+  readonly startedAt: number;
+  readonly observe: ((code: number, seconds: number) => void) | undefined;
+  readonly completeAudit: ((code: number) => void) | undefined;
+}
+
+/** Runs the hooks' work of a response that ended with `code`. */
+export function runResponseHooksLater(hooks: ResponseHooksLater, code: number): void {
+  hooks.observe?.(code, (performance.now() - hooks.startedAt) / 1000);
+  hooks.completeAudit?.(code);
+}

@@ -19,7 +19,7 @@ import { apiVersionOf } from '../../api/types.ts';
 import { offerFor, type VerbContext } from './resource.ts';
 import type { Entry } from '../../registry/resource-store.ts';
 import { WatchTimerQueue, type TimedWatch } from './watch-timers.ts';
-import { detachHttp2Watch } from './watch-http2.ts';
+import { detachHttp2Watch, runResponseHooksLater, type ResponseHooksLater } from './watch-http2.ts';
 
 /** Live watches, so a graceful shutdown can end them cleanly; and their shared buffer budget. */
 export class WatchRegistry {
@@ -218,7 +218,7 @@ interface WatchStreamOptions {
   recordEvent: ((bytes: number) => void) | undefined;
   longRunningDone: (() => void) | undefined;
   /** A watch on its raw HTTP/2 stream: the response's end work, run when the watch ends (watch-http2.ts). */
-  endWork: { readonly callbacks: readonly (() => void)[]; readonly hooks: (code: number) => void } | undefined;
+  endWork: { readonly callbacks: readonly (() => void)[]; readonly hooks: ResponseHooksLater } | undefined;
 }
 
 /**
@@ -423,7 +423,7 @@ class WatchStream implements BufferedWatcher, TimedWatch {
     const work = this.endWork;
     if (work) {
       this.endWork = undefined;
-      work.hooks(200);
+      runResponseHooksLater(work.hooks, 200);
       for (const fn of work.callbacks) fn();
     }
   }

@@ -112,12 +112,23 @@ export class ProxiedRequest implements UpstreamListener, Expiring {
     body[EXCHANGE] = this;
     body.once('close', onStreamedClose);
     const reply = this.reply;
-    reply.code(status);
-    for (const k in res.headers) {
-      const v = res.headers[k];
-      if (v !== undefined && k.charCodeAt(0) !== 58 /* ':' */ && !HOP_BY_HOP.has(k)) reply.header(k, v);
+    if (status < 100 || status > 599) {
+      // Node's HTTP/1.1 parser takes any three digits; neither Fastify nor HTTP/2 can answer with more than 599.
+      body.destroy();
+      return this.resolve(sendPlain(reply, 503, `malformed HTTP status code "${status}"`));
     }
-    this.resolve(reply.send(body));
+    try {
+      reply.code(status);
+      for (const k in res.headers) {
+        const v = res.headers[k];
+        if (v !== undefined && k.charCodeAt(0) !== 58 /* ':' */ && !HOP_BY_HOP.has(k)) reply.header(k, v);
+      }
+      this.resolve(reply.send(body));
+    } catch (err) {
+      // An answer the front door cannot pass on: the request fails (a 500), the gateway goes on.
+      body.destroy();
+      this.reject(err);
+    }
   }
 
   /** Every byte the backend declared arrived, or the body ended short. */
@@ -137,18 +148,23 @@ export class ProxiedRequest implements UpstreamListener, Expiring {
     reply.header('content-length', String(whole.length));
     const out = copyAnswerHeaders(this.upstream!.headers, reply.getHeaders() as OutgoingHttpHeaders);
     const raw = reply.raw as Http2ServerResponse | ServerResponse;
-    if ('stream' in raw) {
-      const stream = raw.stream;
-      // The client went away meanwhile: nothing to answer.
-      if (!stream.destroyed && !stream.closed) {
-        raw.statusCode = status;
-        out[':status'] = status;
-        stream.respond(out);
-        stream.end(whole);
+    try {
+      if ('stream' in raw) {
+        const stream = raw.stream;
+        // The client went away meanwhile: nothing to answer.
+        if (!stream.destroyed && !stream.closed) {
+          raw.statusCode = status;
+          out[':status'] = status;
+          stream.respond(out);
+          stream.end(whole);
+        }
+      } else {
+        raw.writeHead(status, out);
+        raw.end(whole);
       }
-    } else {
-      raw.writeHead(status, out);
-      raw.end(whole);
+    } catch {
+      // A header the client's protocol cannot carry: the answer cannot go out as it is, so none does.
+      raw.destroy();
     }
     this.resolve(reply);
   }

@@ -40,6 +40,11 @@ beforeAll(async () => {
     if (url.startsWith('/apis/slow.example.com/v1/namespaces/')) {
       seen.push({ method: req.method ?? '', url, httpVersion: req.httpVersion, headers: req.headers, peerCn: String(peer?.subject?.CN ?? '') });
     }
+    if (url.includes('odd-status')) {
+      // A status Node's HTTP/1.1 parser accepts and the front door cannot answer with.
+      res.writeHead(999, { 'content-type': 'application/json' });
+      return res.end('{}');
+    }
     if (url.includes('hold')) {
       held.push(res);
       return;
@@ -142,4 +147,11 @@ test('a backend slower than the timeout gives 504; a watch is not timed out', as
   w!.end('{"type":"ADDED","object":{}}\n');
   expect((await watch).status).toBe(200);
   for (const r of held.splice(0)) r.destroy();
+});
+
+test('a backend status the front door cannot pass on is the proxy\'s 503 for that request; the gateway keeps serving', async () => {
+  const res = await s.gw.request('GET', `${base}/odd-status`);
+  expect(res.status).toBe(503);
+  expect(res.text).toBe('malformed HTTP status code "999"\n');
+  expect((await s.gw.request('GET', base)).status).toBe(200);
 });

@@ -240,14 +240,34 @@ export function parseJsonStream(text: string): unknown[] {
   return docs;
 }
 
-/** Drops watch events about kube-controller-manager's own objects. */
+/**
+ * Drops watch events about kube-controller-manager's own objects (and this server's namespace
+ * publishers': kube-root-ca.crt). A Table stream's column definitions ride on its first event: when
+ * that event is dropped, they move to the first event kept, as the stream would have had them
+ * without it (otherwise whichever server's publisher happened to write inside the watched range
+ * would look like a stream without headers).
+ */
 function filterEvents(docs: unknown[]): unknown[] {
-  return docs.filter((d) => {
-    const o = (d as { object?: { kind?: unknown; rows?: Array<{ object?: unknown }> } } | null)?.object;
+  type TableEvent = { object?: { kind?: unknown; rows?: Array<{ object?: unknown }>; columnDefinitions?: unknown } } | null;
+  let carried: unknown = null;
+  const kept: unknown[] = [];
+  for (const d of docs) {
+    const o = (d as TableEvent)?.object;
     // A Table watch event carries the object as its one row.
-    if (o?.kind === 'Table' && Array.isArray(o.rows) && o.rows.length > 0) return !o.rows.every((r) => isControllerObject(r.object));
-    return !isControllerObject(o);
-  });
+    const isTable = o?.kind === 'Table' && Array.isArray(o.rows) && o.rows.length > 0;
+    const dropped = isTable ? o!.rows!.every((r) => isControllerObject(r.object)) : isControllerObject(o);
+    if (dropped) {
+      if (isTable && o!.columnDefinitions != null && carried === null) carried = o!.columnDefinitions;
+      continue;
+    }
+    if (isTable && carried !== null && o!.columnDefinitions == null) {
+      kept.push({ ...(d as object), object: { ...o, columnDefinitions: carried } });
+      carried = null;
+      continue;
+    }
+    kept.push(d);
+  }
+  return kept;
 }
 
 /** The same for protobuf watch frames (WatchEvent: type 1, object 2 = runtime.Unknown raw bytes, decoded). */

@@ -3,16 +3,10 @@
  * gates (stage, default, locked), `--feature-gates` parsed with kube's messages, and one immutable
  * FeatureGates value per server that every module asks with `enabled(name)`.
  */
-import { KUBE_FEATURES, type KubeFeature } from './kube-features.ts';
+import { KUBE_FEATURES, type FeatureSpec, type FeatureStage, type KubeFeature } from './kube-features.ts';
 
-export type FeatureStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
+export type { FeatureSpec, FeatureStage } from './kube-features.ts';
 
-export interface FeatureSpec {
-  readonly stage: FeatureStage;
-  readonly default: boolean;
-  /** GA (and some deprecated) gates: setting the other value fails at startup. */
-  readonly lockToDefault?: boolean;
-}
 
 /** A `--feature-gates` value kube would refuse; the message is kube's. */
 export class FeatureGateError extends Error {

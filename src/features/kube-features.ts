@@ -9,7 +9,14 @@
  * false fails with kube's "locked" message. A gate kube has and this server does not implement
  * is unrecognized here, rather than accepted and silently ignored.
  */
-import type { FeatureSpec } from './gates.ts';
+export type FeatureStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
+
+export interface FeatureSpec {
+  readonly stage: FeatureStage;
+  readonly default: boolean;
+  /** GA (and some deprecated) gates: setting the other value fails at startup. */
+  readonly lockToDefault?: boolean;
+}
 
 export const KUBE_FEATURES = {
   // kube's special gates: true or false sets every alpha (beta) gate not set explicitly.

@@ -21,10 +21,10 @@ const builtinStreamingMediaTypes = [...builtinMediaTypes, `${MEDIA_JSON};stream=
 const cborMediaTypes = [...builtinMediaTypes, MEDIA_CBOR];
 const cborStreamingMediaTypes = [...cborMediaTypes, `${MEDIA_JSON};stream=watch`, `${MEDIA_PROTOBUF};stream=watch`, MEDIA_CBOR_SEQ];
 import type { LocalBackend } from '../backend/types.ts';
-import { addWarnings, sendError, sendValue } from './respond.ts';
+import { addWarnings, sendError, sendPageNotFound, sendValue } from './respond.ts';
 import type { RequestUser } from '../request/user.ts';
 import type { HealthEndpoint } from './health.ts';
-import { handleNonResource, sendPageNotFound, type NonResourceRoutes } from './handlers/non-resource.ts';
+import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { requestBodyOf, serveSubresource, serveVerb, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
 import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';

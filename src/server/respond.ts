@@ -182,3 +182,16 @@ function encodeProtobuf(value: Record<string, unknown>): Uint8Array {
   }
   return encodeProtobufObject(value);
 }
+
+/**
+ * Go's http.NotFound: what kube answers for paths no component serves. It still passes kube's
+ * handler chain, whose cache-control filter marks every answer `no-cache, private`.
+ */
+export function sendPageNotFound(reply: FastifyReply): void {
+  reply
+    .code(404)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-cache, private')
+    .send('404 page not found\n');
+}

@@ -210,7 +210,9 @@ describe('the rendered configuration starts gateways', () => {
       // The only mappings: the image's /app is this checkout, a mounted path lives under the pod's
       // directory, and each replica listens on its own free port (pods have their own network).
       const map = (s: string) => {
-        let out = s.replace(/^\/app\//, `${repoRoot}/`);
+        // The image's paths are mapped, never the checkout's own (which may itself lie under /tmp).
+        if (s.startsWith('/app/')) return `${repoRoot}/${s.slice('/app/'.length)}`;
+        let out = s;
         for (const mp of mountPaths) if (out === mp || out.includes(`=${mp}`) || out.startsWith(`${mp}/`)) out = out.replace(mp, join(root, mp));
         return out === '--secure-port=6443' ? `--secure-port=${port}` : out;
       };

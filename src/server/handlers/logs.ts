@@ -13,7 +13,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { serveContent } from '../serve-content.ts';
-import { sendPageNotFound } from './non-resource.ts';
+import { sendPageNotFound } from '../respond.ts';
 
 /** kube's logFileNameIsTooLong: a name longer than 255 bytes is simply not found. */
 const MAX_NAME_BYTES = 255;

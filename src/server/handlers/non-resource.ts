@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
 import { splitPath } from '../../request/request-info.ts';
 import type { HealthEndpoint } from '../health.ts';
-import { sendBytes, sendValue } from '../respond.ts';
+import { sendBytes, sendPageNotFound, sendValue } from '../respond.ts';
 import { aggregatedDiscoveryVersion, type DiscoverySource } from '../../discovery/discovery.ts';
 import { negotiateOpenApiV2, OPENAPI_V2_PROTOBUF } from '../../discovery/openapi-v2-protobuf.ts';
 import { MEDIA_JSON, MEDIA_PROTOBUF, MEDIA_YAML, negotiateOutput, restfulAccepts, type Negotiated } from '../../codec/negotiate.ts';
@@ -44,18 +44,6 @@ type Health = { livez: HealthEndpoint; readyz: HealthEndpoint; healthz: HealthEn
 /** What discovery web services produce (go-restful's `Produces`). */
 const discoveryMediaTypes = [MEDIA_JSON, MEDIA_YAML, MEDIA_PROTOBUF];
 
-/**
- * Go's http.NotFound: what kube answers for paths no component serves. It still passes kube's
- * handler chain, whose cache-control filter marks every answer `no-cache, private`.
- */
-export function sendPageNotFound(reply: FastifyReply): void {
-  reply
-    .code(404)
-    .header('content-type', 'text/plain; charset=utf-8')
-    .header('x-content-type-options', 'nosniff')
-    .header('cache-control', 'no-cache, private')
-    .send('404 page not found\n');
-}
 
 export async function handleNonResource(req: FastifyRequest, reply: FastifyReply, path: string, routes: NonResourceRoutes, health: Health): Promise<void> {
   const tokens = splitPath(path);

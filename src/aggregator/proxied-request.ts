@@ -19,10 +19,23 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../api/status-errors.ts';
-import type { UpstreamCall, UpstreamListener, UpstreamResponse } from './backend-transport.ts';
 import type { Expiring } from './deadline-sweep.ts';
-import type { RemoteBackend } from './remote-backend.ts';
+import type { BackendTransport, UpstreamCall, UpstreamListener, UpstreamResponse } from './backend-transport.ts';
+import type { DeadlineSweep } from './deadline-sweep.ts';
+import type { BackendProxyMetrics } from './metrics.ts';
+import type { TrafficContract } from './traffic.ts';
 import { HOP_BY_HOP, copyAnswerHeaders, dialError, sendPlain } from './proxy-http.ts';
+
+/** What a proxied request needs of its backend (remote-backend.ts's RemoteBackend). */
+export interface ProxyTarget {
+  readonly name: string;
+  readonly contract: TrafficContract;
+  readonly transport: BackendTransport;
+  readonly deadlines: DeadlineSweep<ProxiedRequest>;
+  readonly metrics: BackendProxyMetrics | undefined;
+  /** Requests in flight that count against the contract's limit. */
+  inflight: number;
+}
 
 /** Answers up to this size are read whole and written in one go rather than streamed. */
 export const WHOLE_ANSWER_BYTES = 1024 * 1024;
@@ -46,7 +59,7 @@ export class ProxiedRequest implements UpstreamListener, Expiring {
   private expected = 0;
 
   constructor(
-    private readonly backend: RemoteBackend,
+    private readonly backend: ProxyTarget,
     private readonly req: FastifyRequest,
     private readonly reply: FastifyReply,
     private readonly longRunning: boolean,

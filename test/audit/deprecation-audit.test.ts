@@ -6,11 +6,9 @@
  * Metadata for the group, None otherwise), after the values that differ by nature are normalized.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../server/harness.ts';
-import { auditFlags } from './flags.ts';
+import { readFile } from 'node:fs/promises';
+import type { TestServer } from '../server/harness.ts';
+import { startAuditedServer, type AuditedServer } from './audited-server.ts';
 import { normalize } from './event-lines.ts';
 import { createDeprecatedCrd } from '../features/deprecated-crd.ts';
 
@@ -30,22 +28,18 @@ const REFERENCE = [
   '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"89560d97-2c55-4542-a1d2-0fe332607f5c","stage":"ResponseComplete","requestURI":"/apis/dep.example.com/v1/namespaces/default/olds","verb":"list","user":{"username":"admin","groups":["system:masters","system:authenticated"]},"sourceIPs":["127.0.0.1"],"userAgent":"kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07","objectRef":{"resource":"olds","namespace":"default","apiGroup":"dep.example.com","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-11-28T04:03:36.380129Z","stageTimestamp":"2026-11-28T04:03:36.381516Z","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}',
 ];
 
+let audited: AuditedServer | undefined;
 let t: TestServer;
-let dir: string;
 let log: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kgw-audit-dep-'));
-  log = join(dir, 'audit.log');
-  const policy = join(dir, 'policy.yaml');
-  await writeFile(policy, POLICY);
-  t = await startTestServer({ config: { audit: auditFlags({ policyFile: policy, logPath: log }) } });
+  audited = await startAuditedServer(POLICY, 'kgw-audit-dep-');
+  ({ server: t, log } = audited);
   expect(await createDeprecatedCrd(t, '/apis/dep.example.com/v1/namespaces/default/olds')).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
-  await t?.close();
-  await rm(dir, { recursive: true, force: true });
+  await audited?.close();
 });
 
 /** The log's events for `uri`, once the background writer has settled. */

@@ -8,15 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http2 from 'node:http2';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { detachHttp2Watch } from '../../src/server/handlers/watch-http2.ts';
 import { onResponseEnd } from '../../src/request/response-end.ts';
-import { startTestServer, type TestServer } from './harness.ts';
-import { auditFlags } from '../audit/flags.ts';
+import type { TestServer } from './harness.ts';
+import { startAuditedServer, type AuditedServer } from '../audit/audited-server.ts';
 import { parsePromText, sampleValue } from '../metrics/prom-text.ts';
 
 setFlagsFromString('--expose-gc');
@@ -101,21 +99,17 @@ describe('detachHttp2Watch on a real HTTP/2 server', () => {
 });
 
 describe('an HTTP/2 watch through the API server', () => {
+  let audited: AuditedServer | undefined;
   let t: TestServer;
-  let dir: string;
   let log: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kgw-watch-h2-'));
-    log = join(dir, 'audit.log');
-    const policy = join(dir, 'policy.yaml');
-    await (await import('node:fs/promises')).writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: ["configmaps"]}]\n');
-    t = await startTestServer({ config: { audit: auditFlags({ policyFile: policy, logPath: log }) } });
+    audited = await startAuditedServer('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: ["configmaps"]}]\n', 'kgw-watch-h2-');
+    ({ server: t, log } = audited);
   });
 
   afterAll(async () => {
-    await t?.close();
-    await rm(dir, { recursive: true, force: true });
+    await audited?.close();
   });
 
   const metrics = async () => parsePromText((await t.request('GET', '/metrics')).text);

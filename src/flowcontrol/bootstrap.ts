@@ -187,20 +187,13 @@ async function removeUnwanted(store: ResourceStore, wanted: ReadonlySet<string>)
 /** Ensures the bootstrap configuration; returns the failures (logged by the caller, retried on the next pass). */
 export async function ensureBootstrapConfiguration(stores: { flowSchemas: ResourceStore; priorityLevels: ResourceStore }): Promise<Error[]> {
   const failures: Error[] = [];
-  const run = async (store: ResourceStore, objects: readonly KubeObject[], mandatory: boolean) => {
-    for (const want of objects) {
-      try {
-        await ensureOne(store, want, mandatory);
-      } catch (err) {
-        failures.push(err as Error);
-      }
-    }
-  };
+  // Each phase all at once: writes issued together are committed together (one transaction and
+  // one fsync for a phase at a first start, instead of one per object, which kept /readyz waiting).
+  const run = (store: ResourceStore, objects: readonly KubeObject[], mandatory: boolean) =>
+    objects.map((want) => ensureOne(store, want, mandatory).catch((err: unknown) => void failures.push(err as Error)));
   // Levels first, so no schema dangles for a moment.
-  await run(stores.priorityLevels, MANDATORY_PRIORITY_LEVELS, true);
-  await run(stores.priorityLevels, SUGGESTED_PRIORITY_LEVELS, false);
-  await run(stores.flowSchemas, MANDATORY_FLOW_SCHEMAS, true);
-  await run(stores.flowSchemas, SUGGESTED_FLOW_SCHEMAS, false);
+  await Promise.all([...run(stores.priorityLevels, MANDATORY_PRIORITY_LEVELS, true), ...run(stores.priorityLevels, SUGGESTED_PRIORITY_LEVELS, false)]);
+  await Promise.all([...run(stores.flowSchemas, MANDATORY_FLOW_SCHEMAS, true), ...run(stores.flowSchemas, SUGGESTED_FLOW_SCHEMAS, false)]);
   const names = (list: readonly KubeObject[]) => new Set(list.map((o) => o.metadata!.name!));
   try {
     await removeUnwanted(stores.flowSchemas, names([...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS]));

@@ -189,15 +189,16 @@ describe('service-account tokens over HTTP', () => {
       jwks_uri: `${t.server.url}/openid/v1/jwks`,
       response_types_supported: ['id_token'],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
+      id_token_signing_alg_values_supported: ['ES256'],
     });
     const jwks = await t.request('GET', '/openid/v1/jwks');
     expect(jwks.headers['content-type']).toBe('application/jwk-set+json');
     const token = (await requestToken()).json.status.token as string;
     const jws = parseJws(token)!;
     const jwk = jwks.json.keys.find((k: { kid: string }) => k.kid === jws.header.kid);
-    expect(jwk).toMatchObject({ use: 'sig', kty: 'RSA', alg: 'RS256', e: 'AQAB' });
+    expect(jwk).toMatchObject({ use: 'sig', kty: 'EC', alg: 'ES256', crv: 'P-256' });
     const key = createPublicKey({ key: jwk, format: 'jwk' });
-    expect(verify('sha256', Buffer.from(jws.signingInput), key, jws.signature)).toBe(true);
+    // JWS carries ECDSA signatures as r || s (IEEE P1363), not DER.
+    expect(verify('sha256', Buffer.from(jws.signingInput), { key, dsaEncoding: 'ieee-p1363' }, jws.signature)).toBe(true);
   });
 });

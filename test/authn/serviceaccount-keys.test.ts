@@ -17,9 +17,19 @@ describe('service-account keys', () => {
     const data = mkdtempSync(join(dir, 'data-'));
     const first = await loadServiceAccountKeys({ dataDir: data });
     const pem = readFileSync(join(data, 'sa.key'), 'utf8');
-    expect(pem).toContain('-----BEGIN RSA PRIVATE KEY-----');
+    expect(pem).toContain('-----BEGIN EC PRIVATE KEY-----');
+    expect(first.signingKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     const second = await loadServiceAccountKeys({ dataDir: data });
     expect(keyIdOf(second.signingKey)).toBe(keyIdOf(first.signingKey));
+  });
+
+  it('keeps signing with an RSA sa.key that an earlier version generated', async () => {
+    const data = mkdtempSync(join(dir, 'data-'));
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    writeFileSync(join(data, 'sa.key'), rsa.export({ type: 'pkcs1', format: 'pem' }));
+    const keys = await loadServiceAccountKeys({ dataDir: data });
+    expect(keys.signingKey.asymmetricKeyType).toBe('rsa');
+    expect(keyIdOf(keys.signingKey)).toBe(keyIdOf(rsa));
   });
 
   it('uses the given signing key and adds every key file to the verification keys', async () => {

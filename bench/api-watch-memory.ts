@@ -18,41 +18,19 @@
 import { fork } from 'node:child_process';
 import http2 from 'node:http2';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundledChild } from './lib/driver.ts';
 
 const i = process.argv.indexOf('--watchers');
 const watchers = i === -1 ? 1000 : Number(process.argv[i + 1]);
 interface Mem { rss: number; heapUsed: number; external: number; arrayBuffers: number }
 
-const childScript = process.argv.includes('--built') ? await bundleChild() : fileURLToPath(new URL('./api-server-child.ts', import.meta.url));
+const childScript = process.argv.includes('--built') ? await bundledChild(new URL('./api-server-child.ts', import.meta.url)) : fileURLToPath(new URL('./api-server-child.ts', import.meta.url));
 const child = fork(childScript, [], {
   execArgv: process.argv.includes('--built') ? ['--expose-gc'] : ['--import', 'tsx', '--expose-gc'],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 });
 
-/** The server child bundled beside build/main.cjs (whose worker scripts it finds there), without keepNames. */
-async function bundleChild(): Promise<string> {
-  const { build, buildDir } = (await import('../bin/build.js')) as { build(): Promise<string | undefined>; buildDir: string };
-  const error = await build();
-  if (error !== undefined) throw new Error(error);
-  const esbuild = await import('esbuild');
-  const outfile = join(buildDir, 'bench-api-server-child.mjs');
-  await esbuild.build({
-    entryPoints: [fileURLToPath(new URL('./api-server-child.ts', import.meta.url))],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    // ES module (the child awaits at top level); CommonJS packages inside it still call require().
-    format: 'esm',
-    minifyWhitespace: true,
-    external: ['better-sqlite3', 'etcd3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
-    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
-    logLevel: 'error',
-  });
-  return outfile;
-}
 const ready = await new Promise<{ url: string; ca: string; cert: string; key: string }>((resolve) =>
   child.on('message', (m: { type: string; url: string; ca: string; cert: string; key: string }) => m.type === 'ready' && resolve(m)),
 );

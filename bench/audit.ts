@@ -3,6 +3,8 @@
  * process (SQLite store, as deployed) with audit off, and with every request audited at the
  * Metadata level to a log file; rounds alternate between fresh servers of each kind, and the
  * medians are printed with the server's CPU time per request (load-independent on a shared machine).
+ * The server runs bundled as it ships (bench/lib/driver.ts bundledChild); BENCH_AUDIT_SOURCE=1 runs
+ * it from source under tsx instead.
  */
 import type { ChildProcess } from 'node:child_process';
 import https from 'node:https';
@@ -17,7 +19,7 @@ await writeFile(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- le
 
 async function server(audit: boolean, round: number): Promise<{ child: ChildProcess; ready: Ready; agent: https.Agent; log: string }> {
   const log = join(dir, `audit-${round}.log`);
-  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}, execArgv: process.env.BENCH_AUDIT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_AUDIT_PROF, audit ? 'on' : 'off')}`] : [] });
+  const { child, ready } = await forkServer(new URL('./api-server-child.ts', import.meta.url), { built: process.env.BENCH_AUDIT_SOURCE === undefined, env: audit ? { BENCH_AUDIT_POLICY: policy, BENCH_AUDIT_LOG: log } : {}, execArgv: process.env.BENCH_AUDIT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_AUDIT_PROF, audit ? 'on' : 'off')}`] : [] });
   return { child, ready, agent: new https.Agent({ ca: ready.ca, cert: ready.cert, key: ready.key, keepAlive: true, maxSockets: 64 }), log };
 }
 

@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What every benchmark child sends when it serves: its URL and the admin's credentials (PEM). */
@@ -52,12 +53,42 @@ export async function cpuOf(child: ChildProcess): Promise<number> {
 }
 
 /**
- * Forks `file` (a URL, e.g. `new URL('./api-server-child.ts', import.meta.url)`) under tsx and waits
- * for its `ready`. The child goes with this process, however this one ends.
+ * A benchmark child bundled as bin/build.js bundles src/ (no keepNames), beside build/main.cjs
+ * (whose worker scripts it finds there), to be run by plain Node: the figures are then the shipped
+ * server's. Under tsx, esbuild's transform keeps function names by redefining `name` on every
+ * closure, which costs each closure made per request a property store and a slower call.
  */
-export async function forkServer<R = Ready>(file: URL, opts: { env?: Record<string, string>; execArgv?: string[] } = {}): Promise<ChildServer<R>> {
-  const child = fork(fileURLToPath(file), [], {
-    execArgv: ['--import', 'tsx', ...(opts.execArgv ?? [])],
+export async function bundledChild(file: URL): Promise<string> {
+  const { build, buildDir } = (await import('../../bin/build.js')) as { build(): Promise<string | undefined>; buildDir: string };
+  const error = await build();
+  if (error !== undefined) throw new Error(error);
+  const esbuild = await import('esbuild');
+  const outfile = join(buildDir, `bench-${basename(fileURLToPath(file), '.ts')}.mjs`);
+  await esbuild.build({
+    entryPoints: [fileURLToPath(file)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    // ES module (the child awaits at top level); CommonJS packages inside it still call require().
+    format: 'esm',
+    minifyWhitespace: true,
+    external: ['better-sqlite3', 'etcd3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+/**
+ * Forks `file` (a URL, e.g. `new URL('./api-server-child.ts', import.meta.url)`) under tsx, or
+ * bundled (`built`, see bundledChild) under plain Node, and waits for its `ready`. The child goes
+ * with this process, however this one ends.
+ */
+export async function forkServer<R = Ready>(file: URL, opts: { env?: Record<string, string>; execArgv?: string[]; built?: boolean } = {}): Promise<ChildServer<R>> {
+  const script = opts.built ? await bundledChild(file) : fileURLToPath(file);
+  const child = fork(script, [], {
+    execArgv: [...(opts.built ? [] : ['--import', 'tsx']), ...(opts.execArgv ?? [])],
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -82,8 +82,15 @@ const LOG_CHUNK_BYTES = 64 * 1024;
 interface LogChunk {
   readonly buf: Buffer;
   used: number;
-  readonly rotate: boolean;
+  rotate: boolean;
 }
+
+/**
+ * Chunks written and free again, kept for the next lines: a new 64 KiB buffer every few hundred
+ * events is memory outside V8's heap, and V8 answers that much external allocation with early
+ * garbage collections (in a tight loop of audited requests, a third of the time went to GC).
+ */
+const SPARE_CHUNKS = 4;
 
 export class LogSink implements AuditSink {
   /**
@@ -127,9 +134,19 @@ export class LogSink implements AuditSink {
   }
 
   private newChunk(room: number, rotate: boolean): LogChunk {
-    const chunk: LogChunk = { buf: Buffer.allocUnsafe(Math.max(room, LOG_CHUNK_BYTES)), used: 0, rotate };
+    let chunk = room <= LOG_CHUNK_BYTES ? this.spare.pop() : undefined;
+    if (chunk === undefined) chunk = { buf: Buffer.allocUnsafe(Math.max(room, LOG_CHUNK_BYTES)), used: 0, rotate };
+    else chunk.rotate = rotate;
     this.chunks.push(chunk);
     return chunk;
+  }
+
+  private readonly spare: LogChunk[] = [];
+
+  /** A chunk the stream has written: kept for reuse (standard-size chunks, a few). */
+  private release(chunk: LogChunk): void {
+    chunk.used = 0;
+    if (chunk.buf.length === LOG_CHUNK_BYTES && this.spare.length < SPARE_CHUNKS) this.spare.push(chunk);
   }
 
   push(line: string): void {
@@ -159,9 +176,11 @@ export class LogSink implements AuditSink {
     if (!this.writing) {
       this.writing = true;
       // A few milliseconds of events go out in one write: one system call for many requests.
-      setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
+      setTimeout(this.flushLater, LOG_BATCH_MS).unref();
     }
   }
+
+  private readonly flushLater = (): void => this.flush();
 
   /** Writes everything queued, waiting for the stream when it pushes back. */
   private flush(): void {
@@ -177,14 +196,18 @@ export class LogSink implements AuditSink {
     try {
       for (const chunk of chunks) {
         if (chunk.rotate) this.rotate();
-        if (chunk.used > 0) more = this.stream!.write(chunk.buf.subarray(0, chunk.used));
+        // Released once written, not before: the stream holds the bytes until then.
+        if (chunk.used > 0) more = this.stream!.write(chunk.buf.subarray(0, chunk.used), () => this.release(chunk));
       }
     } catch (err) {
       // A file that cannot be opened or written (disk full, directory gone): the batch is lost, counted; later ones try again.
       this.observer.error('log', 1, (err as Error).message);
     }
-    if (more) setTimeout(() => this.flush(), LOG_BATCH_MS).unref();
-    else this.stream!.once('drain', () => this.flush());
+    // A stream still writing the last batch: the next batch waits for it, and then for the batch
+    // interval too. Flushing at once on 'drain' wrote again as soon as each write finished, one
+    // small write per millisecond or so under load (each costing the event loop about 12 µs).
+    if (more) setTimeout(this.flushLater, LOG_BATCH_MS).unref();
+    else this.stream!.once('drain', () => setTimeout(this.flushLater, LOG_BATCH_MS).unref());
   }
 
   /** Renames the current file to its backup name, opens a new one, prunes old backups. */

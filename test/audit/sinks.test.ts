@@ -4,6 +4,7 @@
  * are slow or down never holding requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -71,6 +72,32 @@ describe('log sink', () => {
     expect(files).not.toContain('audit-2001-01-01T00-00-00.000.log');
     expect(files).toContain(`audit-${recent}.log`);
     expect(files.filter((f) => f !== 'audit.log' && f !== `audit-${recent}.log`)).toHaveLength(1);
+  });
+
+  it('writes every line whole and in order through a slow file, whose writes are still pending as new lines come', async () => {
+    // A named pipe that another process reads slowly: each write waits for the reader, so lines keep
+    // arriving while earlier batches are unwritten (the sink reuses a batch's buffer only once it is written).
+    const path = join(dir, 'slow.fifo');
+    execFileSync('mkfifo', [path]);
+    const slowReader = `const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'r'); const b = Buffer.alloc(16384);
+      (function next() { const n = fs.readSync(fd, b, 0, b.length, null); if (n === 0) return; process.stdout.write(Buffer.from(b.subarray(0, n))); setTimeout(next, 2); })();`;
+    const reader = spawn(process.execPath, ['-e', slowReader, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    reader.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const exited = new Promise((r) => reader.on('exit', r));
+    // Opening the pipe to write waits for the reader to open it.
+    const sink = new LogSink({ path, maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, bufferSize: 100_000 }, recorder());
+    const pad = 'y'.repeat(2000);
+    let n = 0;
+    for (let burst = 0; burst < 40; burst++) {
+      for (let i = 0; i < 50; i++) sink.push(`{"n":${n++},"pad":"${pad}"}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await sink.close();
+    await exited;
+    const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(n);
+    lines.forEach((l, i) => expect(JSON.parse(l)).toEqual({ n: i, pad }));
   });
 
   it('drops what does not fit its buffer and counts it, never blocking the caller', async () => {

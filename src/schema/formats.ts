@@ -39,11 +39,25 @@ function isDate(s: string): boolean {
   return !!m && validDate(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
+/**
+ * Date-times found valid lately. Objects carry the same few timestamps over and over (every update
+ * validates its creationTimestamp and managedFields times again; writes within one second share
+ * theirs), and a parse is a regular expression's match array and a Date each time.
+ */
+const validDateTimes = new Set<string>();
+const VALID_DATE_TIMES_KEPT = 256;
+
 function isDateTime(s: string): boolean {
+  if (validDateTimes.has(s)) return true;
   const m = DATE_TIME.exec(s);
   if (!m) return false;
   if (!validDate(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
-  return Number(m[4]) < 24 && Number(m[5]) < 60 && (m[6] === undefined || Number(m[6]) < 60);
+  const valid = Number(m[4]) < 24 && Number(m[5]) < 60 && (m[6] === undefined || Number(m[6]) < 60);
+  if (valid) {
+    if (validDateTimes.size >= VALID_DATE_TIMES_KEPT) validDateTimes.clear();
+    validDateTimes.add(s);
+  }
+  return valid;
 }
 
 function isUri(s: string): boolean {
@@ -107,6 +121,17 @@ const checks: Readonly<Record<string, FormatCheck>> = {
  * server validates (such formats are ignored, as kube-apiserver strips them), else whether it matched.
  */
 export function checkStringFormat(format: string, value: string): boolean | undefined {
-  const check = checks[format.replaceAll('-', '')];
+  let check = checkByFormat.get(format);
+  if (check === undefined) {
+    const name = format.replaceAll('-', '');
+    // Own names only: a schema's format `toString` is not a check.
+    check = Object.hasOwn(checks, name) ? checks[name]! : null;
+    // Formats come from schemas, so they are few; bounded all the same.
+    if (checkByFormat.size >= 1024) checkByFormat.clear();
+    checkByFormat.set(format, check);
+  }
   return check ? check(value) : undefined;
 }
+
+/** Each format as schemas spell it (`date-time`, `datetime`), its check found once; null: not validated. */
+const checkByFormat = new Map<string, FormatCheck | null>();

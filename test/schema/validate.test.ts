@@ -74,6 +74,15 @@ describe('validateAgainstSchema', () => {
     expect(validateAgainstSchema('whatever', { type: 'string', format: 'no-such-format' })).toEqual([]);
     expect(validateAgainstSchema('10.0.0.0/8', { type: 'string', format: 'cidr' })).toEqual([]);
     expect(validateAgainstSchema('10.0.0.0/33', { type: 'string', format: 'cidr' })).toHaveLength(1);
+    // Valid date-times are remembered; an invalid one is still refused after, and a valid one again accepted.
+    for (let i = 0; i < 3; i++) {
+      expect(validateAgainstSchema('2024-02-29T10:00:00Z', dt)).toEqual([]);
+      expect(validateAgainstSchema('2024-02-29T24:00:00Z', dt)).toHaveLength(1);
+      expect(validateAgainstSchema('2024-02-29T10:00:00Z', { type: 'string', format: 'datetime' })).toEqual([]);
+    }
+    // A format named like an object's own property is no format the server knows: not validated.
+    expect(validateAgainstSchema('anything', { type: 'string', format: 'valueOf' })).toEqual([]);
+    expect(validateAgainstSchema('anything', { type: 'string', format: 'hasOwnProperty' })).toEqual([]);
   });
 
   it('uses data[key] paths for map entries by default and dotted paths on request', () => {

@@ -67,6 +67,9 @@ export class ClusterRoleAggregator {
   async start(): Promise<void> {
     const cache = this.clusterRoles.cache;
     this.handle = cache.watch({ fromRevision: cache.revision }, { onEvent: () => this.schedule(), onError: () => this.schedule() });
+    // The first pass must see the default policy just written: the cache hears of writes at the end
+    // of the event loop's turn, and a pass over a cache without them would find nothing to do.
+    await cache.waitUntilFresh();
     // Settle chains (edit is aggregated into admin) before serving: pass until nothing changes.
     for (let i = 0; i < 10; i++) {
       if ((await this.enqueue()) === 0) break;

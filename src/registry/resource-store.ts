@@ -634,7 +634,7 @@ export class ResourceStore {
       const meta = metaOf(obj);
       normalizeEmptyMeta(meta);
       if (this.rt.tracksGeneration) bumpGeneration(obj, current);
-      this.validateOrThrow(obj, current, opts.subresource);
+      this.validateOrThrow(obj, current, opts.subresource, currentServed);
       await this.hooks.validate?.('update', obj, current, ctx);
       const allocation = opts.subresource === '' ? await this.hooks.allocate?.('update', obj, current, ctx) : undefined;
       // An update that changes nothing is not written (kube returns the object unchanged).
@@ -851,10 +851,11 @@ export class ResourceStore {
     return (spec?.finalizers ?? []).length > 0;
   }
 
-  private validateOrThrow(obj: KubeObject, old: KubeObject | null, subresource = ''): void {
+  /** `oldServed`: the old object as served, when the caller has it already (an update computed it first). */
+  private validateOrThrow(obj: KubeObject, old: KubeObject | null, subresource = '', oldServed?: KubeObject | null): void {
     const errs = [...this.validateGeneric(obj, old)];
     const served = this.served(obj);
-    const servedOld = old ? this.served(old) : null;
+    const servedOld = oldServed ?? (old ? this.served(old) : null);
     const sub = subresource ? this.rt.strategy.subresources?.[subresource] : undefined;
     const validateUpdate = sub ? sub.validateUpdate : this.rt.strategy.validateUpdate;
     errs.push(...(servedOld ? validateUpdate?.(served, servedOld) ?? [] : this.rt.strategy.validate?.(served) ?? []));

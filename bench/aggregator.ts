@@ -12,13 +12,13 @@
  * (one session, a stream per request, as client-go does) instead of HTTP/1.1 keep-alive.
  */
 import { fork } from 'node:child_process';
-import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SAMPLE_NAMESPACE, SAMPLE_SERVICE } from '../test/aggregator/sample-fixture.ts';
+import { get, h2Getter, loadGets, quantile } from './lib/get-load.ts';
 import { createCertificateAuthority, issueServingCertificate } from '../src/server/certs.ts';
 
 const CLIENTS = 32;
@@ -30,73 +30,8 @@ const WATCHES = Number(process.env.BENCH_AGG_WATCHES ?? 1000);
  */
 const WARMUP = Number(process.env.BENCH_AGG_WARMUP ?? 20);
 
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-}
-
-function get(agent: https.Agent, url: string, headers: Record<string, string> = {}, servername?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, { agent, headers, ...(servername ? { servername } : {}) }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** GETs `path` on one HTTP/2 session to `origin` (client-go's way: every request a stream of one connection). */
-function h2Getter(origin: string, tls: { ca: string; cert: string; key: string; servername?: string }, headers: Record<string, string> = {}): { get: (path: string) => Promise<number>; close: () => void } {
-  const session = http2.connect(origin, { ca: tls.ca, cert: tls.cert, key: tls.key, ...(tls.servername ? { servername: tls.servername } : {}) });
-  session.on('error', () => undefined);
-  return {
-    get: (path) =>
-      new Promise((resolve, reject) => {
-        const req = session.request({ ':path': path, ...headers });
-        let status = 0;
-        req.on('response', (h) => (status = Number(h[':status'])));
-        req.on('error', reject);
-        req.on('end', () => resolve(status));
-        req.resume();
-      }),
-    close: () => session.close(),
-  };
-}
-
-/**
- * `clients` concurrent loops of PER_CLIENT requests after WARMUP each; the gateway's CPU time over
- * the measured requests alone when `cpu` is given.
- */
-async function load(label: string, fn: () => Promise<number>, clients = CLIENTS, cpu?: () => Promise<number>): Promise<{ p50: number; p99: number; cpuMsPerRequest?: number }> {
-  // Warm-up: connections, caches, compiled code.
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (let i = 0; i < WARMUP; i++) await fn();
-    }),
-  );
-  const cpu0 = cpu ? await cpu() : 0;
-  const lat: number[] = [];
-  const failures = new Map<number, number>();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (let i = 0; i < PER_CLIENT; i++) {
-        const s = performance.now();
-        const code = await fn();
-        lat.push(performance.now() - s);
-        // Counted, not thrown: a failure is a figure of the run (see issue 16's note on backend connection resets).
-        if (code !== 200) failures.set(code, (failures.get(code) ?? 0) + 1);
-      }
-    }),
-  );
-  const secs = (performance.now() - t0) / 1000;
-  const cpuMsPerRequest = cpu ? ((await cpu()) - cpu0) / 1000 / (clients * PER_CLIENT) : undefined;
-  const r = { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99), cpuMsPerRequest };
-  const failed = [...failures].map(([code, n]) => `${n} x ${code}`).join(', ');
-  console.log(`${label}, ${clients} client(s): ${((clients * PER_CLIENT) / secs).toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${failed ? `, FAILED: ${failed}` : ''}`);
-  return r;
-}
+/** A phase of CLIENTS (or `clients`) loops of PER_CLIENT GETs after WARMUP each. */
+const load = (label: string, fn: () => Promise<number>, clients = CLIENTS, cpu?: () => Promise<number>) => loadGets(label, fn, { clients, perClient: PER_CLIENT, warmup: WARMUP }, cpu);
 
 interface Ready {
   url: string;

@@ -3,7 +3,7 @@
 # real thing how it behaves.
 #
 #   parity/reference.sh start  [--dir DIR] [--port N] [--etcd-port N] [--authorization-mode RBAC|AlwaysAllow]
-#                              [--no-controller-manager] [--controllers LIST]
+#                              [--no-controller-manager] [--controllers LIST] [--extra-flag --name=value]...
 #   parity/reference.sh stop   [--dir DIR]
 #   parity/reference.sh status [--dir DIR]      (exit 0 when it answers /readyz)
 #   parity/reference.sh env    [--dir DIR]      (prints the shell lines of DIR/env)
@@ -28,6 +28,7 @@ AUTHZ=RBAC
 KCM=1
 # The controllers of kube-controller-manager (its --controllers names); see below.
 CONTROLLERS=namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller
+EXTRA_FLAGS=()
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -39,6 +40,7 @@ while [[ $# -gt 0 ]]; do
     --authorization-mode) AUTHZ=$2; shift 2 ;;
     --no-controller-manager) KCM=0; shift ;;
     --controllers) CONTROLLERS=$2; shift 2 ;;
+    --extra-flag) EXTRA_FLAGS+=("$2"); shift 2 ;;
     *) echo "reference.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -144,6 +146,7 @@ start() {
     --allow-privileged=true \
     --endpoint-reconciler-type=none \
     --cert-dir="$DIR/cert-dir" \
+    ${EXTRA_FLAGS[@]+"${EXTRA_FLAGS[@]}"} \
     >"$DIR/kube-apiserver.log" 2>&1 </dev/null &
   echo $! >"$DIR/kube-apiserver.pid"
 

@@ -16,13 +16,13 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../src/server/certs.ts';
 import { SAMPLE_NAMESPACE, SAMPLE_SERVICE, sampleApiserverBinary } from '../test/aggregator/sample-fixture.ts';
 import { startEtcd } from '../test/storage/etcd-server.ts';
+import { freePort } from '../test/storage/redis-server.ts';
 import { get, h2Getter, loadGets } from './lib/get-load.ts';
 
 const CLIENTS = 32;
@@ -31,17 +31,6 @@ const WARMUP = Number(process.env.BENCH_AGG_WARMUP ?? 20);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kgw-agg-kube-'));
 const refDir = join(dir, 'ref');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 const file = (name: string, text: string): string => {
   const p = join(dir, name);

@@ -803,7 +803,6 @@ export class ResourceStore {
     if (uids.length > 0) ctx.warnings.push(duplicateOwnerReferencesWarning(uids, ctx.operation === 'patch'));
   }
 
-  /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */
   /**
    * The current object as the watch cache holds it, when the cache can prove it is current: with
    * the embedded stores it knows the store's revision at once, as a consistent get does, and
@@ -826,6 +825,7 @@ export class ResourceStore {
     return { kv: { key, value: NO_BYTES, createRevision: entry.createRevision, modRevision: entry.modRevision }, current: cloneObject(entry.value) };
   }
 
+  /** The latest stored value of a key, decoded; storage and decoding errors become API errors. */
   private async readLatest(key: string, name: string): Promise<{ kv: KeyValue | null; current: KubeObject | null }> {
     try {
       const kv = await this.store.get(key);

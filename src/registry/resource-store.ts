@@ -226,6 +226,22 @@ export class ResourceStore {
     return goWireForm(served, this.rt.schema);
   }
 
+  /**
+   * served() of an object the watch cache holds, memoized: a cached value never changes, and each
+   * watcher with a selector asks for every event's object (and its previous one), so a thousand
+   * watchers made two thousand walks of the same object per event.
+   */
+  servedFromCache(value: KubeObject): KubeObject {
+    let served = this.servedOfCached.get(value);
+    if (served === undefined) {
+      served = this.served(value);
+      this.servedOfCached.set(value, served);
+    }
+    return served;
+  }
+
+  private readonly servedOfCached = new WeakMap<KubeObject, KubeObject>();
+
   /** The encoding key for memoized bytes: objects shared between kinds encode per kind. */
   get formatKey(): string {
     return this.rt.storageConversion || this.rt.asyncConversion ? `json@${apiVersionOf(this.rt)}` : 'json';

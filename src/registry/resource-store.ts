@@ -199,8 +199,10 @@ export class ResourceStore {
 
   /**
    * `served(obj)` kept with the stored object, for readers that never change what they get (a
-   * Table's cells): a large Table then renders each built-in object once per version, not once
-   * per request. Custom resources are not kept (their served form follows their conversion).
+   * Table's cells, a watch's selector): a large Table then renders each built-in object once per
+   * version, not once per request, and an event's object is rendered once for all the watchers
+   * with a selector, not once each. Custom resources are not kept (their served form follows
+   * their conversion).
    */
   servedReadOnly(obj: KubeObject): KubeObject {
     if (this.rt.unstructured) return this.served(obj);
@@ -225,22 +227,6 @@ export class ResourceStore {
     // Zero values as the Go types' JSON tags write them (copy-on-write: unchanged objects pass as they are).
     return goWireForm(served, this.rt.schema);
   }
-
-  /**
-   * served() of an object the watch cache holds, memoized: a cached value never changes, and each
-   * watcher with a selector asks for every event's object (and its previous one), so a thousand
-   * watchers made two thousand walks of the same object per event.
-   */
-  servedFromCache(value: KubeObject): KubeObject {
-    let served = this.servedOfCached.get(value);
-    if (served === undefined) {
-      served = this.served(value);
-      this.servedOfCached.set(value, served);
-    }
-    return served;
-  }
-
-  private readonly servedOfCached = new WeakMap<KubeObject, KubeObject>();
 
   /** The encoding key for memoized bytes: objects shared between kinds encode per kind. */
   get formatKey(): string {

@@ -479,12 +479,12 @@ class WatchStream implements BufferedWatcher, TimedWatch {
 
   private send(ev: CacheEvent<KubeObject>): void {
     const { filter, store } = this;
-    const nowMatches = ev.type !== 'DELETED' && (filter.always || filter.matches(store.servedFromCache(ev.entry.value)));
-    const prevMatched = ev.prev !== undefined && (filter.always || filter.matches(store.servedFromCache(ev.prev.value)));
+    const nowMatches = ev.type !== 'DELETED' && (filter.always || filter.matches(store.servedReadOnly(ev.entry.value)));
+    const prevMatched = ev.prev !== undefined && (filter.always || filter.matches(store.servedReadOnly(ev.prev.value)));
     let type: Frame | undefined;
     if (ev.type === 'ADDED') type = nowMatches ? 'ADDED' : undefined;
     else if (ev.type === 'MODIFIED') type = nowMatches ? (prevMatched || ev.prev === undefined ? 'MODIFIED' : 'ADDED') : prevMatched ? 'DELETED' : undefined;
-    else type = filter.always || filter.matches(store.servedFromCache(ev.entry.value)) ? 'DELETED' : undefined;
+    else type = filter.always || filter.matches(store.servedReadOnly(ev.entry.value)) ? 'DELETED' : undefined;
     if (!type) return;
     const entry = type === 'DELETED' ? this.deletedEntry(ev) : ev.entry;
     // The common case (the event's own type) shares one buffer across all watchers.

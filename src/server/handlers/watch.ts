@@ -137,7 +137,7 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
     // A kind converted by webhook converts the initial objects first (its events wait their turn below).
     const listed = rt.asyncConversion
       ? await store.listCacheConverted(keyPrefix, filter)
-      : cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => filter.matches(store.servedReadOnly(e.value)) });
+      : cache.list({ keyPrefix, filter: filter.always ? undefined : (e) => filter.matches(store.served(e.value)) });
     initial = listed.entries;
     startRevision = listed.revision;
   } else {

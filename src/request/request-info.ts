@@ -46,8 +46,13 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 
 /** Go's `strings.Split(strings.Trim(path, "/"), "/")`: empty inner segments are kept. */
 export function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+  // Leading and trailing slashes trimmed by hand: a regular expression replace here was a few
+  // microseconds of every request (each request splits its path two or three times).
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 47) start++;
+  while (end > start && path.charCodeAt(end - 1) === 47) end--;
+  return start === end ? [] : path.slice(start, end).split('/');
 }
 
 /**

@@ -20,7 +20,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../src/server/certs.ts';
-import { SAMPLE_NAMESPACE, SAMPLE_SERVICE, sampleApiserverBinary } from '../test/aggregator/sample-fixture.ts';
+import { SAMPLE_NAMESPACE, SAMPLE_SERVICE, sampleApiService, sampleApiserverBinary } from '../test/aggregator/sample-fixture.ts';
 import { startEtcd } from '../test/storage/etcd-server.ts';
 import { freePort } from '../test/storage/redis-server.ts';
 import { get, h2Getter, loadGets } from './lib/get-load.ts';
@@ -95,19 +95,7 @@ async function stop(): Promise<void> {
 }
 
 try {
-  const apiservice = {
-    apiVersion: 'apiregistration.k8s.io/v1',
-    kind: 'APIService',
-    metadata: { name: 'v1alpha1.wardle.example.com' },
-    spec: {
-      group: 'wardle.example.com',
-      version: 'v1alpha1',
-      groupPriorityMinimum: 1000,
-      versionPriority: 15,
-      service: { namespace: SAMPLE_NAMESPACE, name: SAMPLE_SERVICE, port: samplePort },
-      caBundle: Buffer.from(sampleCa.cert).toString('base64'),
-    },
-  };
+  const apiservice = sampleApiService(samplePort, sampleCa.cert);
   const service = { apiVersion: 'v1', kind: 'Service', metadata: { namespace: SAMPLE_NAMESPACE, name: SAMPLE_SERVICE }, spec: { type: 'ExternalName', externalName: 'localhost' } };
   kubectl('create', 'namespace', SAMPLE_NAMESPACE);
   kubectl('apply', '-f', file('objects.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [service, apiservice] })));

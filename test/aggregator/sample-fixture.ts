@@ -196,21 +196,7 @@ export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): P
     await exited;
   };
   const register = async (ro: { annotations?: Record<string, string>; waitAvailable?: boolean } = {}) => {
-    const res = await gw.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      body: {
-        apiVersion: 'apiregistration.k8s.io/v1',
-        kind: 'APIService',
-        metadata: { name: 'v1alpha1.wardle.example.com', ...(ro.annotations ? { annotations: ro.annotations } : {}) },
-        spec: {
-          group: 'wardle.example.com',
-          version: 'v1alpha1',
-          groupPriorityMinimum: 1000,
-          versionPriority: 15,
-          service: { namespace: SAMPLE_NAMESPACE, name: SAMPLE_SERVICE, port: 443 },
-          caBundle: Buffer.from(sampleCa.cert).toString('base64'),
-        },
-      },
-    });
+    const res = await gw.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: sampleApiService(443, sampleCa.cert, ro.annotations) });
     if (res.status !== 201) throw new Error(`APIService create: ${res.status} ${res.text}`);
     if (ro.waitAvailable === false) return;
     await waitForAvailable(gw, 'v1alpha1.wardle.example.com', 'True', 30_000);
@@ -236,6 +222,23 @@ export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): P
 }
 
 /** Polls the APIService until its Available condition has `status`; returns the condition. */
+/** The APIService registering the sample's wardle.example.com/v1alpha1 behind SAMPLE_SERVICE on `port`. */
+export function sampleApiService(port: number, caCert: string, annotations?: Record<string, string>) {
+  return {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name: 'v1alpha1.wardle.example.com', ...(annotations ? { annotations } : {}) },
+    spec: {
+      group: 'wardle.example.com',
+      version: 'v1alpha1',
+      groupPriorityMinimum: 1000,
+      versionPriority: 15,
+      service: { namespace: SAMPLE_NAMESPACE, name: SAMPLE_SERVICE, port },
+      caBundle: Buffer.from(caCert).toString('base64'),
+    },
+  };
+}
+
 export async function waitForAvailable(gw: TestServer, name: string, status: 'True' | 'False', timeoutMs: number): Promise<{ status: string; reason: string; message: string }> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;

@@ -11,7 +11,8 @@
  * admin client certificate. The load generator shares the machine's cores with both servers, so
  * quote figures with the machine's load (printed).
  *
- * `npm run bench:compare` (`-- --rounds N`, `--objects N` for the list size, default 10,000).
+ * `npm run bench:compare` (`-- --rounds N`, `--objects N` for the list size, default 10,000;
+ * `--rss-objects N` for the last phase, RSS with the store filled to N objects, default 100,000, 0 skips it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +29,8 @@ const arg = (name: string, dflt: number): number => {
 const rounds = arg('rounds', 3);
 const listObjects = arg('objects', 10_000);
 const seconds = arg('seconds', 4);
+/** The larger store the last phase fills to for its RSS figure (`--rss-objects 0` skips it). */
+const rssObjects = arg('rss-objects', 100_000);
 
 interface Target {
   readonly name: 'gateway' | 'kube';
@@ -288,6 +291,17 @@ async function measure(t: Target): Promise<Map<string, number>> {
     for (const wc of conns) wc.close();
     await c.request('DELETE', `${base}/w`);
     await new Promise((r) => setTimeout(r, 500));
+  }
+
+  // Last, as it takes longest: RSS with the lists' namespace filled up to `rssObjects`.
+  if (rssObjects > listObjects) {
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < rssObjects) await expectOk(c.request('POST', '/api/v1/namespaces/lists/configmaps', configMap(`item-${next++}`)), 'fill');
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    f.set(`rss with ${rssObjects} objects MB`, rssMB(t.pid));
   }
   c.close();
   return f;

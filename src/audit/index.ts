@@ -57,12 +57,17 @@ export class AuditRecord {
   responsePayload: unknown;
   responseType = '';
   started = false;
+  /** The level's place in LEVEL_ORDER. */
+  readonly rank: number;
   /**
-   * The JSON text every event of the request repeats, made once: from `{"kind"` through
-   * auditID, and from requestURI through userAgent (made again once impersonation is known).
+   * The JSON text every event of the request repeats, made once: from `{"kind"` up to the stage's
+   * value, and from requestURI through userAgent (made again once impersonation is known).
    */
   head: string | undefined;
   middle: string | undefined;
+  /** The object reference's parts that only the request info decides: resource, and group and version. */
+  refResource: string | undefined;
+  refGroupVersion: string | undefined;
   /** The peer addresses as JSON, taken when the request was authenticated. */
   sourceIPs: string | undefined;
   /** `received` as the events write it. */
@@ -77,10 +82,12 @@ export class AuditRecord {
     readonly config: RequestAuditConfig,
     readonly user: RequestUser | undefined,
     readonly received: number,
-  ) {}
+  ) {
+    this.rank = LEVEL_ORDER[config.level];
+  }
 
   atLeast(level: AuditLevel): boolean {
-    return LEVEL_ORDER[this.config.level] >= LEVEL_ORDER[level];
+    return this.rank >= LEVEL_ORDER[level];
   }
 
   /** kube's LogRequestObject, told by the verb (RequestObjectLog): the fields are copied, as admission changes the object next. */
@@ -88,6 +95,14 @@ export class AuditRecord {
     const m = obj.metadata;
     this.requestMeta = { name: m?.name ?? '', namespace: m?.namespace ?? '', uid: m?.uid ?? '', resourceVersion: m?.resourceVersion ?? '' };
   }
+}
+
+/** What an event of a stage other than the usual two may add. */
+interface EventExtra {
+  /** The Status to show (a Panic's), instead of one decoded from the response. */
+  readonly status?: Record<string, unknown>;
+  /** kube's failed-authentication event: no user, no annotations. */
+  readonly failedAuthentication?: boolean;
 }
 
 /** The request object's fields an event's object reference shows. */
@@ -113,8 +128,9 @@ export function microTime(ms: number): string {
   return `${microPrefix}${String(micros).padStart(6, '0')}Z`;
 }
 
-/** The wall clock with sub-millisecond precision. */
-const nowMs = () => performance.timeOrigin + performance.now();
+/** The wall clock with sub-millisecond precision (`performance.timeOrigin` is a getter, and a slow one). */
+const TIME_ORIGIN = performance.timeOrigin;
+const nowMs = () => TIME_ORIGIN + performance.now();
 
 /** Go's encoding/json escapes these in strings (HTML-safe output); kube's audit log shows them so. */
 function goEscape(json: string): string {
@@ -122,6 +138,28 @@ function goEscape(json: string): string {
   if (json.indexOf('<') < 0 && json.indexOf('>') < 0 && json.indexOf('&') < 0 && json.indexOf('\u2028') < 0 && json.indexOf('\u2029') < 0) return json;
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * A string as Go's HTML-safe JSON. Each value is escaped as it is encoded, while its text is flat:
+ * scanning a whole event would first copy its pieces into one string.
+ */
+export function jsonText(s: string): string {
+  // Most values (names, paths, versions, user agents) need no escape at all: quoted as they are,
+  // after a scan that costs a fraction of a call into JSON.stringify.
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26 || (c >= 0xd800 && c <= 0xdfff) || c === 0x2028 || c === 0x2029) return goEscape(JSON.stringify(s));
+  }
+  return `"${s}"`;
+}
+
+/** What every event of a level starts with, up to its auditID. */
+const EVENT_HEAD: Record<AuditLevel, string> = {
+  None: '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"None","auditID":',
+  Metadata: '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":',
+  Request: '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","auditID":',
+  RequestResponse: '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":',
+};
 
 /**
  * A user's JSON, kept with the user object: an authenticator answering from its cache (a
@@ -175,7 +213,7 @@ function sourceIPsJson(req: FastifyRequest): string {
   if (typeof xff === 'string') for (const ip of xff.split(',')) add(ip);
   if (typeof real === 'string') add(real);
   add(peer());
-  return JSON.stringify(out);
+  return goEscape(JSON.stringify(out));
 }
 
 function stripManagedFields(obj: unknown): unknown {
@@ -288,7 +326,7 @@ export class Auditor {
   private events: { inc(by?: number): void } | undefined;
   private levels: { labels(...v: string[]): { inc(by?: number): void } } | undefined;
   /** apiserver_audit_level_total's series by level, found once. */
-  private readonly levelSeries = new Map<AuditLevel, { inc(by?: number): void }>();
+  private readonly levelSeries: ({ inc(by?: number): void } | undefined)[] = [];
   private errors: { labels(...v: string[]): { inc(by?: number): void } } | undefined;
 
   constructor(private readonly opts: AuditorOptions) {
@@ -337,8 +375,9 @@ export class Auditor {
 
   private countLevel(level: AuditLevel): void {
     if (!this.levels) return;
-    let series = this.levelSeries.get(level);
-    if (!series) this.levelSeries.set(level, (series = this.levels.labels(level)));
+    const rank = LEVEL_ORDER[level];
+    let series = this.levelSeries[rank];
+    if (!series) this.levelSeries[rank] = series = this.levels.labels(level);
     series.inc();
   }
 
@@ -418,7 +457,7 @@ export class Auditor {
         try {
           if (record.panic !== undefined) {
             const message = record.panic instanceof Error ? record.panic.message : String(record.panic);
-            this.emitNow(req, record, 'Panic', { code: 500, status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
+            this.emitNow(req, record, 'Panic', 500, { status: { status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 } });
           } else {
             this.annotateDeprecation(req, record);
             this.defer(req, record, 'ResponseComplete', reply.statusCode);
@@ -458,7 +497,7 @@ export class Auditor {
       res.writeHead = writeHead;
       const out = writeHead.apply(reply.raw, args);
       record.started = true;
-      this.emitNow(req, record, 'ResponseStarted', { code: typeof args[0] === 'number' ? args[0] : reply.raw.statusCode });
+      this.emitNow(req, record, 'ResponseStarted', typeof args[0] === 'number' ? args[0] : reply.raw.statusCode);
       return out;
     };
   }
@@ -479,7 +518,7 @@ export class Auditor {
         const r = new AuditRecord(req.auditID ?? randomUUID(), config, undefined, req.auditReceived ?? nowMs());
         r.responsePayload = payload;
         r.responseType = String(reply.getHeader('content-type') ?? '');
-        this.emitNow(req, r, 'ResponseStarted', { code: 401, failedAuthentication: true });
+        this.emitNow(req, r, 'ResponseStarted', 401, { failedAuthentication: true });
       }
     }
   }
@@ -509,20 +548,22 @@ export class Auditor {
     this.deferred = [];
     for (const e of events) {
       try {
-        this.emit(e.req, e.record, e.stage, e.code === undefined ? undefined : { code: e.code }, e.at);
+        this.emit(e.req, e.record, e.stage, e.at, e.code, undefined);
       } catch (err) {
         this.observer.error('log', 1, (err as Error).message);
       }
     }
   };
 
-  private emitNow(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean }): void {
+  private emitNow(req: FastifyRequest, record: AuditRecord, stage: AuditStage, code: number, extra?: EventExtra): void {
     this.writeDeferred();
-    this.emit(req, record, stage, response, nowMs());
+    this.emit(req, record, stage, nowMs(), code, extra);
   }
 
-  private emit(req: FastifyRequest, record: AuditRecord, stage: AuditStage, response: { code: number; status?: Record<string, unknown>; failedAuthentication?: boolean } | undefined, at: number): void {
+  /** An event's line: `code` is the response's (none for RequestReceived). */
+  private emit(req: FastifyRequest, record: AuditRecord, stage: AuditStage, at: number, code: number | undefined, extra: EventExtra | undefined): void {
     if (record.config.omitStages.has(stage)) return;
+    const failedAuthentication = extra?.failedAuthentication === true;
     const info = req.requestInfo;
     const final = stage === 'ResponseComplete' || stage === 'Panic';
     let requestObject: unknown;
@@ -533,7 +574,7 @@ export class Auditor {
       let uid = '';
       let resourceVersion = '';
       // kube's LogRequestObject completes the reference from the request's object (a create's name).
-      if (final && !response?.failedAuthentication) {
+      if (final && !failedAuthentication) {
         // The body is decoded only when the event shows something of it: a create's or update's
         // object (its name, uid, resourceVersion) at every level, any write's body at Request and up.
         const wantsObject = info.verb === 'create' || info.verb === 'update';
@@ -562,54 +603,57 @@ export class Auditor {
       const last = record.ref;
       if (last !== undefined && last.namespace === namespace && last.name === name && last.uid === uid && last.resourceVersion === resourceVersion) objectRef = last.json;
       else {
-        objectRef = goEscape(
-        `,"objectRef":{"resource":${JSON.stringify(info.resource)}` +
-        (namespace ? `,"namespace":${JSON.stringify(namespace)}` : '') +
-        (name ? `,"name":${JSON.stringify(name)}` : '') +
-        (uid ? `,"uid":${JSON.stringify(uid)}` : '') +
-        (info.apiGroup ? `,"apiGroup":${JSON.stringify(info.apiGroup)}` : '') +
-        `,"apiVersion":${JSON.stringify(info.apiVersion)}` +
-        (resourceVersion ? `,"resourceVersion":${JSON.stringify(resourceVersion)}` : '') +
-        (info.subresource ? `,"subresource":${JSON.stringify(info.subresource)}` : '') +
-        '}',
-        );
+        record.refResource ??= `,"objectRef":{"resource":${jsonText(info.resource)}`;
+        record.refGroupVersion ??= `${info.apiGroup ? `,"apiGroup":${jsonText(info.apiGroup)}` : ''},"apiVersion":${jsonText(info.apiVersion)}`;
+        objectRef =
+          record.refResource +
+          (namespace ? `,"namespace":${jsonText(namespace)}` : '') +
+          (name ? `,"name":${jsonText(name)}` : '') +
+          (uid ? `,"uid":${jsonText(uid)}` : '') +
+          record.refGroupVersion +
+          (resourceVersion ? `,"resourceVersion":${jsonText(resourceVersion)}` : '') +
+          (info.subresource ? `,"subresource":${jsonText(info.subresource)}` : '') +
+          '}';
         record.ref = { namespace, name, uid, resourceVersion, json: objectRef };
       }
     }
     let responseStatus = '';
     let responseObject: unknown;
-    if (response) {
+    if (code !== undefined) {
+      const given = extra?.status;
       // The usual case, a response that is not a Status: only its code.
-      responseStatus = response.status ? JSON.stringify({ metadata: {}, ...response.status, code: response.code }) : plainStatus(response.code);
-      if (!response.status && record.responsePayload !== undefined) {
+      responseStatus = given ? goEscape(JSON.stringify({ metadata: {}, ...given, code })) : plainStatus(code);
+      if (!given && record.responsePayload !== undefined) {
         const decoded = decodedPayload(record.responsePayload, record.responseType) as Record<string, unknown> | undefined;
         if (decoded && decoded.kind === 'Status') {
           const { kind: _k, apiVersion: _a, metadata: _m, ...status } = decoded;
-          responseStatus = JSON.stringify({ metadata: {}, ...status, code: response.code });
+          responseStatus = goEscape(JSON.stringify({ metadata: {}, ...status, code }));
         }
         if (final && record.atLeast('RequestResponse') && decoded !== undefined) {
           responseObject = record.config.omitManagedFields ? stripManagedFields(decoded) : decoded;
         }
       }
     }
-    // The event as JSON, field by field in kube's order; the parts every stage repeats are made once.
-    // Both made HTML-safe once; of the rest only what holds request data is scanned per event.
-    record.head ??= goEscape(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":${JSON.stringify(record.config.level)},"auditID":${JSON.stringify(record.id)}`);
-    record.middle ??= goEscape(
-      `,"requestURI":${JSON.stringify(req.url)},"verb":${JSON.stringify(info?.verb ?? req.method.toLowerCase())},"user":${userJson(record.user)}` +
+    // The event as JSON, field by field in kube's order; the parts every stage repeats are made
+    // once. Every value is made HTML-safe as it is encoded (user JSON and source IPs are, kept).
+    record.head ??= `${EVENT_HEAD[record.config.level]}${jsonText(record.id)},"stage":"`;
+    if (record.middle === undefined) {
+      const userAgent = req.headers['user-agent'];
+      record.middle =
+        `,"requestURI":${jsonText(req.url)},"verb":${jsonText(info?.verb ?? req.method.toLowerCase())},"user":${userJson(record.user)}` +
         (record.impersonatedUser ? `,"impersonatedUser":${userJson(record.impersonatedUser)}` : '') +
         `,"sourceIPs":${record.sourceIPs ?? sourceIPsJson(req)}` +
-        (req.headers['user-agent'] ? `,"userAgent":${JSON.stringify(String(req.headers['user-agent']))}` : ''),
-    );
+        (userAgent ? `,"userAgent":${jsonText(typeof userAgent === 'string' ? userAgent : String(userAgent))}` : '');
+    }
     let body = '';
     if (responseStatus) body += `,"responseStatus":${responseStatus}`;
-    if (requestObject !== undefined) body += `,"requestObject":${JSON.stringify(requestObject)}`;
-    if (responseObject !== undefined) body += `,"responseObject":${JSON.stringify(responseObject)}`;
+    if (requestObject !== undefined) body += `,"requestObject":${goEscape(JSON.stringify(requestObject))}`;
+    if (responseObject !== undefined) body += `,"responseObject":${goEscape(JSON.stringify(responseObject))}`;
     record.receivedAt ??= microTime(record.received);
     const timestamps = `,"requestReceivedTimestamp":"${record.receivedAt}","stageTimestamp":"${stage === 'RequestReceived' ? record.receivedAt : microTime(at)}"`;
     // RequestReceived comes before authorization: written later, it still shows no annotation.
-    const annotations = response?.failedAuthentication || stage === 'RequestReceived' ? '' : annotationsJson(record.annotations);
-    const line = `${record.head},"stage":"${stage}"${record.middle}${objectRef}${goEscape(body)}${timestamps}${annotations}}`;
+    const annotations = failedAuthentication || stage === 'RequestReceived' ? '' : annotationsJson(record.annotations);
+    const line = `${record.head}${stage}"${record.middle}${objectRef}${body}${timestamps}${annotations}}`;
     this.events?.inc();
     for (const s of this.sinks) s.push(line);
   }

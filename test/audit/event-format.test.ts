@@ -1,6 +1,6 @@
 /** Go's MicroTime as the audit events write it: always six fractional digits, UTC. */
 import { describe, expect, it } from 'vitest';
-import { isStatusBody, microTime, userJson } from '../../src/audit/index.ts';
+import { isStatusBody, jsonText, microTime, userJson } from '../../src/audit/index.ts';
 import { withAuthenticatedGroup } from '../../src/authn/index.ts';
 
 describe('microTime', () => {
@@ -25,6 +25,28 @@ describe('userJson', () => {
     expect(userJson({ ...admin, extra: { scopes: ['a<b&c>'] } })).toBe('{"username":"admin","uid":"admin","groups":["system:masters","system:authenticated"],"extra":{"scopes":["a\\u003cb\\u0026c\\u003e"]}}');
     expect(userJson({ username: '', groups: [], extra: {} })).toBe('{}');
     expect(userJson(undefined)).toBe('{}');
+  });
+});
+
+/** Each value of an event is quoted as Go's HTML-safe encoding writes it; most need no escape at all. */
+describe('jsonText', () => {
+  it('quotes plain values as they are and escapes the rest as Go does', () => {
+    expect(jsonText('/api/v1/namespaces/bench/configmaps?limit=500')).toBe('"/api/v1/namespaces/bench/configmaps?limit=500"');
+    expect(jsonText('')).toBe('""');
+    expect(jsonText('kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd')).toBe('"kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd"');
+    expect(jsonText('a&b')).toBe('"a\\u0026b"');
+    expect(jsonText('<x>')).toBe('"\\u003cx\\u003e"');
+    expect(jsonText('say "hi"\\')).toBe('"say \\"hi\\"\\\\"');
+    expect(jsonText('tab\there\n')).toBe('"tab\\there\\n"');
+    expect(jsonText('\u2028\u2029')).toBe('"\\u2028\\u2029"');
+    expect(jsonText('ünïcødé ✓')).toBe('"ünïcødé ✓"');
+    // Every string, plain or not, comes out as JSON.stringify's text made HTML-safe.
+    const odd = ['\u0000', '\u001f', '\u007f', '\ud83d\ude00', '\ud800', 'x\udfff', '&&', '>', '\\', '"', 'é<'];
+    for (const s of odd) {
+      const go = JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      expect(jsonText(s)).toBe(go);
+      expect(JSON.parse(jsonText(s))).toBe(s);
+    }
   });
 });
 

@@ -76,6 +76,11 @@ export class AuditRecord {
   ref: { readonly namespace: string; readonly name: string; readonly uid: string; readonly resourceVersion: string; readonly json: string } | undefined;
   /** What the reference of the final event takes from the object a create or update decoded. */
   requestMeta: RequestMeta | undefined;
+  /**
+   * Passed to an extension server as it came (kube's aggregator proxy): nothing decodes the bodies,
+   * so the events show neither object, the response's code only, and the URL's object reference.
+   */
+  passedThrough = false;
 
   constructor(
     readonly id: string,
@@ -506,6 +511,7 @@ export class Auditor {
   private captureResponse(req: FastifyRequest, reply: FastifyReply, payload: unknown): void {
     const record = req.audit;
     if (record) {
+      if (record.passedThrough) return;
       if (record.atLeast('RequestResponse') || reply.statusCode >= 400 || isStatusBody(payload)) {
         record.responsePayload = reply.getHeader('content-encoding') === 'gzip' && Buffer.isBuffer(payload) ? gunzipSync(payload) : payload;
         record.responseType = String(reply.getHeader('content-type') ?? '');
@@ -574,7 +580,7 @@ export class Auditor {
       let uid = '';
       let resourceVersion = '';
       // kube's LogRequestObject completes the reference from the request's object (a create's name).
-      if (final && !failedAuthentication) {
+      if (final && !failedAuthentication && !record.passedThrough) {
         // The body is decoded only when the event shows something of it: a create's or update's
         // object (its name, uid, resourceVersion) at every level, any write's body at Request and up.
         const wantsObject = info.verb === 'create' || info.verb === 'update';

@@ -307,6 +307,7 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     const proxy = opts.proxyFor?.(req.routePath);
     if (proxy) {
       if (info.isResourceRequest) req.metricsTarget = info;
+      if (req.audit) req.audit.passedThrough = true;
       await proxy(req, reply, info.isResourceRequest && info.verb === 'watch');
       return;
     }

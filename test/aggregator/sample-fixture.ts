@@ -17,6 +17,7 @@ import { createCertificateAuthority, issueClientCertificate, issueServingCertifi
 import { StaticServiceResolver, type ServiceRouting } from '../../src/aggregator/service-resolver.ts';
 import { DEFAULT_TRAFFIC, type TrafficContract } from '../../src/aggregator/traffic.ts';
 import type { NamespaceControllerTiming } from '../../src/controllers/namespace-lifecycle.ts';
+import { auditFlags } from '../audit/flags.ts';
 
 export const SAMPLE_NAMESPACE = 'wardle';
 export const SAMPLE_SERVICE = 'api';
@@ -66,6 +67,8 @@ export interface AggregatedSetupOptions {
    * `wardle/apiserver` with only the RBAC the README's registration steps grant it.
    */
   readonly identity?: 'admin' | 'serviceaccount';
+  /** An audit policy (YAML): the gateway audits to `audit.log` in the setup's dir. */
+  readonly auditPolicy?: string;
 }
 
 /**
@@ -130,8 +133,10 @@ export async function startAggregatedSetup(opts: AggregatedSetupOptions = {}): P
   const sampleCertFile = await file('wardle.crt', sampleServing.cert);
   const sampleKeyFile = await file('wardle.key', sampleServing.key);
   const resolver = new StaticServiceResolver();
+  const audit = opts.auditPolicy === undefined ? undefined : auditFlags({ policyFile: await file('audit-policy.yaml', opts.auditPolicy), logPath: join(dir, 'audit.log') });
   const gw = await startTestServer({
     config: {
+      ...(audit ? { audit } : {}),
       requestheaderClientCaFile: frontProxyCaFile,
       requestheaderAllowedNames: ['front-proxy-client'],
       requestheaderUsernameHeaders: ['X-Remote-User'],

@@ -11,7 +11,13 @@ import { forkServer, httpsClient, median, type ChildServer, type Response } from
 type Server = ChildServer & { client: ReturnType<typeof httpsClient> };
 
 async function startServer(metrics: boolean): Promise<Server> {
-  const server = await forkServer(new URL('./api-server-child.ts', import.meta.url), { env: { BENCH_METRICS: metrics ? '1' : '0' } });
+  // The server bundled as it ships (as bench:audit runs it); BENCH_METRICS_SOURCE=1 runs it from source under tsx.
+  const server = await forkServer(new URL('./api-server-child.ts', import.meta.url), {
+    built: process.env.BENCH_METRICS_SOURCE === undefined,
+    env: { BENCH_METRICS: metrics ? '1' : '0' },
+    // BENCH_METRICS_PROF=DIR: CPU profiles of both servers, into DIR/on and DIR/off.
+    execArgv: process.env.BENCH_METRICS_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_METRICS_PROF}/${metrics ? 'on' : 'off'}`] : [],
+  });
   return { ...server, client: httpsClient(server.ready) };
 }
 

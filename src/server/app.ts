@@ -247,12 +247,18 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   // 3b. kube's request metrics, recorded when the response is done (watches: when they end).
   const metrics = opts.metrics?.apiserver;
   if (metrics) {
-    app.addHook('onResponse', async (req, reply) => {
+    // A callback hook, not an async one: every response passes through it, and a promise each is measurable.
+    app.addHook('onResponse', (req, reply, done) => {
       const target = req.metricsTarget;
-      if (target === undefined) return;
-      const contentType = req.headers['content-type'];
-      const length = reply.getHeader('content-length');
-      metrics.observe(target, req.method, contentType, req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000, length === undefined ? -1 : Number(length));
+      if (target !== undefined) {
+        try {
+          const length = reply.getHeader('content-length');
+          metrics.observe(target, req.method, req.headers['content-type'], req.url, req.searchParams, reply.statusCode, reply.elapsedTime / 1000, length === undefined ? -1 : Number(length));
+        } catch (err) {
+          req.log.error({ err }, 'recording request metrics');
+        }
+      }
+      done();
     });
   }
 

@@ -1,10 +1,11 @@
 /**
  * Cost of the request metrics (issue 18): ConfigMap creates per second at 32 clients over HTTPS
- * against two servers in their own processes (embedded SQLite store), one recording kube's
- * per-request metrics (request totals, durations, sizes, storage latency, authentication and
- * authorization) and one recording none. Rounds alternate between them so a drift of the shared
- * machine hits both; prints each figure, the ratio of the medians (target: within 5%), and the
- * server CPU time per create, which a loaded machine does not skew.
+ * against servers in their own processes (embedded SQLite store, bundled as shipped), one kind
+ * recording kube's per-request metrics (request totals, durations, sizes, storage latency,
+ * authentication and authorization) and one recording none: a fresh pair each round (8 rounds of
+ * 6,000 creates by default: BENCH_ROUNDS, BENCH_CREATES), the order swapped each round so a drift
+ * of the shared machine hits both; prints each figure, each round's ratio, the ratio of the
+ * medians (target: within 5%), and the server CPU time per create.
  */
 import { forkServer, httpsClient, median, type ChildServer, type Response } from './lib/driver.ts';
 
@@ -29,11 +30,12 @@ function serverCpu(s: Server): Promise<number> {
   return s.cpu();
 }
 
-const TOTAL = Number(process.env.BENCH_CREATES ?? 3000);
+const TOTAL = Number(process.env.BENCH_CREATES ?? 6000);
+const WARMUP = 500;
 const CLIENTS = 32;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 
-async function createLoad(s: Server, label: string, prefix: string): Promise<{ rate: number; cpu: number }> {
+async function createLoad(s: Server, label: string, prefix: string, total: number): Promise<{ rate: number; cpu: number }> {
   const cpu0 = await serverCpu(s);
   let next = 0;
   const t0 = performance.now();
@@ -41,33 +43,36 @@ async function createLoad(s: Server, label: string, prefix: string): Promise<{ r
     Array.from({ length: CLIENTS }, async () => {
       for (;;) {
         const i = next++;
-        if (i >= TOTAL) return;
+        if (i >= total) return;
         const r = await request(s, 'POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: `${prefix}-${i}`, labels: { app: 'bench' } }, data: { key: `value-${i}`, other: 'x'.repeat(64) } });
         if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
       }
     }),
   );
-  const rate = TOTAL / ((performance.now() - t0) / 1000);
-  const cpu = ((await serverCpu(s)) - cpu0) / TOTAL;
+  const rate = total / ((performance.now() - t0) / 1000);
+  const cpu = ((await serverCpu(s)) - cpu0) / total;
   console.log(`${label.padEnd(20)} clients=${CLIENTS}  ${rate.toFixed(0).padStart(6)}/s  server CPU ${cpu.toFixed(0)} us/create`);
   return { rate, cpu };
 }
 
-const on = await startServer(true);
-const off = await startServer(false);
-for (const s of [on, off]) await request(s, 'POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
-await createLoad(on, 'warm-up (metrics on)', 'warm');
-await createLoad(off, 'warm-up (metrics off)', 'warm');
+// Fresh servers each round, the order swapped each round: one server start differs from the next by
+// a few per cent on a shared 2-core machine, so a single pair of servers decides nothing.
 const results = { on: [] as { rate: number; cpu: number }[], off: [] as { rate: number; cpu: number }[] };
 for (let r = 0; r < ROUNDS; r++) {
-  results.off.push(await createLoad(off, 'metrics off', `r${r}`));
-  results.on.push(await createLoad(on, 'metrics on', `r${r}`));
+  for (const metrics of r % 2 === 0 ? [false, true] : [true, false]) {
+    const s = await startServer(metrics);
+    await request(s, 'POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+    await createLoad(s, `warm-up (metrics ${metrics ? 'on' : 'off'})`, 'warm', WARMUP);
+    (metrics ? results.on : results.off).push(await createLoad(s, `metrics ${metrics ? 'on' : 'off'}`, `r${r}`, TOTAL));
+    await s.stop();
+  }
 }
 const rateOn = median(results.on.map((x) => x.rate));
 const rateOff = median(results.off.map((x) => x.rate));
 const cpuOn = median(results.on.map((x) => x.cpu));
 const cpuOff = median(results.off.map((x) => x.cpu));
+const pairs = results.on.map((x, i) => x.rate / results.off[i]!.rate).sort((a, b) => a - b);
+console.log(`per round: on/off ${median(pairs).toFixed(3)} (from ${pairs[0]!.toFixed(3)} to ${pairs[pairs.length - 1]!.toFixed(3)})`);
 console.log(`median creates/s: metrics on ${rateOn.toFixed(0)}, off ${rateOff.toFixed(0)}: on/off ${(rateOn / rateOff).toFixed(3)}`);
 console.log(`median server CPU per create: on ${cpuOn.toFixed(0)} us, off ${cpuOff.toFixed(0)} us: +${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)}%`);
 console.log(`load average: ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-for (const s of [on, off]) s.child.send({ type: 'stop' });

@@ -19,7 +19,8 @@ const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split
 async function withServer<T>(env: Record<string, string>, fn: (s: Ready, cpu: () => Promise<number>) => Promise<T>): Promise<T> {
   // BENCH_APF_PROF=DIR: CPU profiles of the servers with APF on, into DIR.
   const prof = process.env.BENCH_APF_PROF && env.BENCH_APF === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_APF_PROF}`] : [];
-  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { env, execArgv: prof });
+  // The server bundled as it ships (as bench:audit runs it); BENCH_APF_SOURCE=1 runs it from source under tsx.
+  const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { built: process.env.BENCH_APF_SOURCE === undefined, env, execArgv: prof });
   try {
     return await fn(server.ready, server.cpu);
   } finally {

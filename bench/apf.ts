@@ -17,8 +17,8 @@ import { forkServer, httpsClient, pct, type Ready } from './lib/driver.ts';
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 3);
 
 async function withServer<T>(env: Record<string, string>, fn: (s: Ready, cpu: () => Promise<number>) => Promise<T>): Promise<T> {
-  // BENCH_APF_PROF=DIR: CPU profiles of the servers with APF on, into DIR.
-  const prof = process.env.BENCH_APF_PROF && env.BENCH_APF === 'on' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_APF_PROF}`] : [];
+  // BENCH_APF_PROF=DIR: CPU profiles of the servers, into DIR/on and DIR/off.
+  const prof = process.env.BENCH_APF_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_APF_PROF}/${env.BENCH_APF}`] : [];
   // The server bundled as it ships (as bench:audit runs it); BENCH_APF_SOURCE=1 runs it from source under tsx.
   const server = await forkServer(new URL('./apf-server-child.ts', import.meta.url), { built: process.env.BENCH_APF_SOURCE === undefined, env, execArgv: prof });
   try {

@@ -92,14 +92,14 @@ export class DemandIntegrator {
     this.lastMs = this.startMs = now();
   }
 
-  set(v: number): void {
-    this.accumulate();
+  /** The demand from now on (`nowMs`: the time of the change, when the caller has read the clock already). */
+  set(v: number, nowMs: number = this.now()): void {
+    this.accumulate(nowMs);
     this.value = v;
     if (v > this.max) this.max = v;
   }
 
-  private accumulate(): void {
-    const now = this.now();
+  private accumulate(now: number = this.now()): void {
     const dt = now - this.lastMs;
     this.lastMs = now;
     if (dt <= 0) return;

@@ -53,7 +53,7 @@ export class Level {
   ) {
     this.demand = new DemandIntegrator(now);
     this.queueSet = new QueueSet(1, undefined, waitLimitMs, now);
-    this.queueSet.onChange = () => this.demand.set(this.queueSet.seatsInUse + this.queueSet.waitingSeats);
+    this.queueSet.onChange = (nowMs) => this.demand.set(this.queueSet.seatsInUse + this.queueSet.waitingSeats, nowMs);
   }
 }
 
@@ -81,6 +81,8 @@ const num = (v: unknown, dflt: number) => (typeof v === 'number' ? v : dflt);
 
 export class FlowControl {
   private schemas: FlowSchemaDigest[] = [];
+  /** The schemas whose level exists, by precedence, each with its level. */
+  private classifications: Classification[] = [];
   private readonly levels = new Map<string, Level>();
   private handles: { close(): void }[] = [];
   private timers: NodeJS.Timeout[] = [];
@@ -216,17 +218,18 @@ export class FlowControl {
         };
       })
       .sort((a, b) => a.precedence - b.precedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // What classify() answers, made once per configuration; a dangling schema matches nothing.
+    this.classifications = [];
+    for (const schema of this.schemas) {
+      const level = this.levels.get(schema.levelName);
+      if (level) this.classifications.push({ schema, level });
+    }
     this.updateDanglingConditions(fsObjects);
   }
 
   /** The matching schema (the first by precedence whose level exists) and its level. */
   classify(user: RequestUser, info: RequestInfo): Classification {
-    for (const schema of this.schemas) {
-      const level = this.levels.get(schema.levelName);
-      // A dangling schema matches nothing.
-      if (!level) continue;
-      if (rulesMatch(schema.rules, user, info)) return { schema, level };
-    }
+    for (const c of this.classifications) if (rulesMatch(c.schema.rules, user, info)) return c;
     // Unreachable while catch-all exists (it matches every user); kube falls back to it likewise.
     const schema = this.schemas.find((s) => s.name === 'catch-all')!;
     return { schema, level: this.levels.get('catch-all')! };

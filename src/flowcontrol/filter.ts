@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import { flowDistinguisher } from './classify.ts';
 import type { FlowControl, Level } from './controller.ts';
-import type { Execution, RejectReason } from './queueset.ts';
+import type { Execution, RejectReason, StartOutcome } from './queueset.ts';
 import { selectedName } from '../authz/authorizer.ts';
 import type { WatchCountTracker } from './watch-tracker.ts';
 import { maxSeatsOf, ONE_SEAT, type WorkEstimate, type WorkEstimator } from './work-estimate.ts';
@@ -79,6 +79,8 @@ interface FlowSeries {
   readonly seats: { inc(by?: number): void };
   readonly estimated: { observe(v: number): void };
   readonly waitedExecuted: { observe(v: number): void };
+  /** Takes freed seats off the executing seats (one function per pair, handed to every execution's finish). */
+  readonly seatsReleased: (seats: number) => void;
 }
 
 interface FlowMetrics {
@@ -149,12 +151,14 @@ function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetric
     if (!byLevel) bySchema.set(fs, (byLevel = new Map()));
     let out = byLevel.get(pl);
     if (!out) {
+      const seats = executingSeats.labels(fs, pl);
       out = {
         dispatched: dispatched.labels(fs, pl),
         executing: executingRequests.labels(fs, pl),
-        seats: executingSeats.labels(fs, pl),
+        seats,
         estimated: estimatedSeats.labels(pl, fs),
         waitedExecuted: wait.labels('true', fs, pl),
+        seatsReleased: (n) => seats.inc(-n),
       };
       byLevel.set(pl, out);
     }
@@ -171,7 +175,7 @@ function registerMetrics(registry: MetricsRegistry, fc: FlowControl): FlowMetric
   };
 }
 
-const noSeries: FlowSeries = { dispatched: { inc() {} }, executing: { inc() {} }, seats: { inc() {} }, estimated: { observe() {} }, waitedExecuted: { observe() {} } };
+const noSeries: FlowSeries = { dispatched: { inc() {} }, executing: { inc() {} }, seats: { inc() {} }, estimated: { observe() {} }, waitedExecuted: { observe() {} }, seatsReleased() {} };
 const noMetrics: FlowMetrics = { series: () => noSeries, rejected() {}, waited() {}, enqueued() {}, inqueue() {}, watchCount() {}, noAccommodation() {} };
 
 
@@ -185,15 +189,28 @@ function sendTooManyRequests(reply: FastifyReply, retryAfter: number): FastifyRe
     .send('Too many requests, please try again later.\n');
 }
 
+/** kube's in-flight gauges (apiserver_current_inflight_requests), which APF keeps too: a request counts from its admission to its response's end. */
+export interface InflightCounter {
+  enter(mutating: boolean): void;
+  leave(mutating: boolean): void;
+}
+
 export interface ApfFilterOptions {
-  /** Counts the request in kube's in-flight gauges (apiserver_current_inflight_requests), which APF keeps too. */
-  readonly countInflight?: (mutating: boolean, reply: FastifyReply) => void;
+  readonly inflight?: InflightCounter;
   readonly metrics?: MetricsRegistry;
   /** The work estimator; absent, every request takes one seat. */
   readonly estimator?: WorkEstimator;
   /** Where executing watches are counted (for the estimates of writes). */
   readonly watches?: WatchCountTracker;
 }
+
+/**
+ * What admit() decided: undefined, go on at once; ANSWERED, refused with a 429 already sent; a
+ * promise, queued: it resolves true when the request may go on, false when it was answered or
+ * its client has gone.
+ */
+export type Admission = undefined | typeof ANSWERED | Promise<boolean>;
+export const ANSWERED = 'answered';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -208,8 +225,11 @@ export class ApfFilter {
     this.metrics = opts.metrics ? registerMetrics(opts.metrics, flowControl) : noMetrics;
   }
 
-  /** The filter: resolves when the request may run (having set its headers), or answers 429 itself. */
-  async admit(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  /**
+   * The filter: sets the request's headers and lets it go on when a seat is free (synchronously:
+   * no promise on the path of a request that does not wait), queues it, or answers 429 itself.
+   */
+  admit(req: FastifyRequest, reply: FastifyReply): Admission {
     const info = req.requestInfo;
     const isWatch = info.isResourceRequest && info.verb === 'watch';
     // kube's WithPriorityAndFairness serves other long-running requests (exec, attach, log,
@@ -222,7 +242,9 @@ export class ApfFilter {
     const fs = schema.name;
     const pl = level.name;
     // Watches are long-running: kube's in-flight figures leave them out, as the plain limits do.
-    if (!isWatch) this.opts.countInflight?.(MUTATING.has(req.method), reply);
+    const inflight = isWatch ? undefined : this.opts.inflight;
+    const mutating = MUTATING.has(req.method);
+    inflight?.enter(mutating);
     // kube's RequestInfo names the object a list or watch selects by metadata.name.
     const name = info.isResourceRequest ? info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(req.searchParams) : '') : '';
     const estimate = this.estimate(req, name, fs, pl, level.maxSeats);
@@ -236,7 +258,9 @@ export class ApfFilter {
       series.executing.inc(1);
       series.seats.inc(seats);
       this.watchStarted(req, reply, name, isWatch);
+      // One piece of end work per request: the in-flight count goes with the seat.
       this.hold(req, reply, isWatch, () => {
+        inflight?.leave(mutating);
         level.exemptExecuting--;
         series.executing.inc(-1);
         if (estimate.additionalLatencyMs > 0) setTimeout(() => series.seats.inc(-seats), estimate.additionalLatencyMs).unref?.();
@@ -246,38 +270,54 @@ export class ApfFilter {
     }
     level.queueSet.onNoAccommodation ??= (waitingFs) => this.metrics.noAccommodation(waitingFs, pl);
     const outcome = level.queueSet.start(fs, flowDistinguisher(schema.distinguisherMethod, req.user, info), estimate);
-    let execution: Execution;
-    if (outcome.kind === 'reject') return this.reject(reply, fs, pl, outcome.reason);
-    if (outcome.kind === 'wait') {
-      this.metrics.enqueued(fs, pl, outcome.queueLength);
-      this.metrics.inqueue(fs, pl, 1);
-      // A client that goes away while waiting leaves the queue.
-      const onClose = () => outcome.cancel();
-      req.raw.once('close', onClose);
-      const granted = await outcome.granted;
-      req.raw.off('close', onClose);
-      this.metrics.inqueue(fs, pl, -1);
-      if (typeof granted === 'string') {
-        this.metrics.waited(fs, pl, false, 0);
-        return this.reject(reply, fs, pl, granted);
-      }
-      execution = granted;
-      // The client may have gone between the grant and now.
-      if (req.raw.destroyed) {
-        execution.finish();
-        return reply;
-      }
-    } else execution = outcome.execution;
+    if (outcome.kind === 'execute') {
+      this.execute(req, reply, series, outcome.execution, name, isWatch, inflight, mutating);
+      return undefined;
+    }
+    // Refused or queued: counted in flight until the response ends, whatever comes of it.
+    if (inflight) onResponseEnd(reply.raw, () => inflight.leave(mutating));
+    if (outcome.kind === 'reject') {
+      this.reject(reply, fs, pl, outcome.reason);
+      return ANSWERED;
+    }
+    return this.waitForSeat(req, reply, outcome, fs, pl, series, name, isWatch);
+  }
+
+  private async waitForSeat(req: FastifyRequest, reply: FastifyReply, outcome: Extract<StartOutcome, { kind: 'wait' }>, fs: string, pl: string, series: FlowSeries, name: string, isWatch: boolean): Promise<boolean> {
+    this.metrics.enqueued(fs, pl, outcome.queueLength);
+    this.metrics.inqueue(fs, pl, 1);
+    // A client that goes away while waiting leaves the queue.
+    const onClose = () => outcome.cancel();
+    req.raw.once('close', onClose);
+    const granted = await outcome.granted;
+    req.raw.off('close', onClose);
+    this.metrics.inqueue(fs, pl, -1);
+    if (typeof granted === 'string') {
+      this.metrics.waited(fs, pl, false, 0);
+      this.reject(reply, fs, pl, granted);
+      return false;
+    }
+    // The client may have gone between the grant and now.
+    if (req.raw.destroyed) {
+      granted.finish();
+      return false;
+    }
+    this.execute(req, reply, series, granted, name, isWatch, undefined, false);
+    return true;
+  }
+
+  /** A request with its seats: counted as executing until its response ends (a watch: until initialized). */
+  private execute(req: FastifyRequest, reply: FastifyReply, series: FlowSeries, execution: Execution, name: string, isWatch: boolean, inflight: InflightCounter | undefined, mutating: boolean): void {
     series.waitedExecuted.observe(execution.waitedSeconds);
     series.dispatched.inc();
     series.executing.inc(1);
     series.seats.inc(execution.seats);
     this.watchStarted(req, reply, name, isWatch);
     this.hold(req, reply, isWatch, () => {
+      inflight?.leave(mutating);
       series.executing.inc(-1);
-      execution.finish(() => series.seats.inc(-execution.seats));
+      execution.finish(series.seatsReleased);
     });
-    return undefined;
   }
 
   private estimate(req: FastifyRequest, name: string, fs: string, pl: string, levelMaxSeats: number): WorkEstimate {

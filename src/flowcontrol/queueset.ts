@@ -35,14 +35,14 @@ export interface QueuingConfig {
 
 /**
  * A request that holds seats: `finish()` when it is done (idempotent). Its seats are free at
- * once, or after its final phase (`onSeatsReleased` tells when).
+ * once, or after its final phase (`onSeatsReleased` is told when, with the seats freed).
  */
 export interface Execution {
   /** The seats it holds: the larger of its initial and final seats. */
   readonly seats: number;
   /** How long it waited in a queue, in seconds (0 when dispatched at once). */
   readonly waitedSeconds: number;
-  finish(onSeatsReleased?: () => void): void;
+  finish(onSeatsReleased?: (seats: number) => void): void;
 }
 
 export type StartOutcome =
@@ -125,11 +125,16 @@ export class QueueSet {
   private lastRealMs: number;
   /** Enqueues so far: rotates where ties between queues of a hand are broken (kube's enqueues). */
   private enqueues = 0;
-  /** Hands by flow: hashing and dealing cost BigInt arithmetic, and a flow sends many requests. */
-  private readonly hands = new Map<string, number[]>();
+  /**
+   * Hands by flow schema, then distinguisher: hashing and dealing cost BigInt arithmetic, and a
+   * flow sends many requests. Two lookups by strings the request already holds (their hashes
+   * kept), rather than a key string made and hashed for every request.
+   */
+  private readonly hands = new Map<string, Map<string, number[]>>();
+  private handCount = 0;
   readonly counters: QueueSetCounters = { dispatched: 0, noAccommodation: 0, rejected: 0, timedOut: 0, cancelled: 0 };
-  /** Called whenever seats in use or waiting change (demand tracking). */
-  onChange: (() => void) | undefined;
+  /** Called whenever seats in use or waiting change (demand tracking), with the time of the change. */
+  onChange: ((nowMs: number) => void) | undefined;
   /** Called when the fairest waiting request does not fit the free seats, with its flow schema. */
   onNoAccommodation: ((flowSchema: string) => void) | undefined;
 
@@ -146,16 +151,17 @@ export class QueueSet {
 
   /** A new limit or queuing configuration; queued requests stay (queues dropped by a shrink keep theirs until they drain). */
   configure(limit: number, queuing: QueuingConfig | undefined): void {
-    this.syncTime();
+    const now = this.syncTime();
     this.limit = limit;
     const sameShape = this.queuing && queuing && this.queuing.queues === queuing.queues && this.queuing.handSize === queuing.handSize;
     this.queuing = queuing;
     if (!sameShape) {
       this.hands.clear();
+      this.handCount = 0;
       // Old queues with work stay in `active` and drain under their old index (kube lets them quiesce).
       this.queues = Array.from({ length: queuing?.queues ?? 0 }, (_, i) => new Queue(i));
     }
-    this.dispatch();
+    this.dispatch(now);
   }
 
   /**
@@ -193,12 +199,12 @@ export class QueueSet {
 
   /** Asks for seats for one request of the flow: its work estimate, or a plain number of seats. */
   start(flowSchema: string, distinguisher: string, width: WorkEstimate | number): StartOutcome {
-    this.syncTime();
+    const now = this.syncTime();
     const estimate = typeof width === 'number' ? { initialSeats: width, finalSeats: 0, additionalLatencyMs: 0 } : width;
     const seats = maxSeatsOf(estimate);
     const queuing = this.queuing;
     if (!queuing) {
-      if (this.fits(seats)) return { kind: 'execute', execution: this.begin(estimate, undefined, 0) };
+      if (this.fits(seats)) return { kind: 'execute', execution: this.begin(estimate, undefined, 0, now) };
       this.counters.rejected++;
       return { kind: 'reject', reason: 'concurrency-limit' };
     }
@@ -215,7 +221,7 @@ export class QueueSet {
     if (this.waitingTotal === 0 && this.fits(seats)) {
       this.active.add(queue);
       queue.nextDispatchR += workOf(estimate);
-      return { kind: 'execute', execution: this.begin(estimate, queue, 0) };
+      return { kind: 'execute', execution: this.begin(estimate, queue, 0, now) };
     }
     let settle!: (o: Execution | RejectReason) => void;
     const granted = new Promise<Execution | RejectReason>((resolve) => (settle = resolve));
@@ -224,7 +230,7 @@ export class QueueSet {
       estimate,
       seats,
       work: workOf(estimate),
-      arrivedMs: this.now(),
+      arrivedMs: now,
       flowSchema,
       distinguisher,
       queue,
@@ -242,19 +248,19 @@ export class QueueSet {
     this.active.add(queue);
     this.waitingTotal++;
     const queueLength = queue.waiting.length;
-    this.dispatch();
+    this.dispatch(now);
     // Dispatched at once: hand the execution over synchronously.
     if (w.execution) return { kind: 'execute', execution: w.execution };
     w.timer = setTimeout(() => this.giveUp(w, 'time-out'), this.waitLimitMs);
     w.timer.unref?.();
-    this.onChange?.();
+    this.onChange?.(now);
     return { kind: 'wait', queueIndex: queue.index, queueLength, granted, cancel: () => this.giveUp(w, 'cancelled') };
   }
 
   private giveUp(w: Waiting, reason: 'time-out' | 'cancelled'): void {
     const i = w.queue.waiting.indexOf(w);
     if (i < 0) return;
-    this.syncTime();
+    const now = this.syncTime();
     w.queue.waiting.splice(i, 1);
     w.queue.waitingSeats -= w.seats;
     w.queue.waitingWork -= w.work;
@@ -264,16 +270,22 @@ export class QueueSet {
     if (reason === 'time-out') this.counters.timedOut++;
     else this.counters.cancelled++;
     w.settle(reason);
-    this.onChange?.();
+    this.onChange?.(now);
   }
 
   private chooseQueue(flowSchema: string, distinguisher: string, queuing: QueuingConfig): Queue {
-    const key = `${flowSchema}\u0000${distinguisher}`;
-    let hand = this.hands.get(key);
+    let byDistinguisher = this.hands.get(flowSchema);
+    let hand = byDistinguisher?.get(distinguisher);
     if (!hand) {
       hand = dealHand(hashFlowId(flowSchema, distinguisher), queuing.queues, queuing.handSize);
-      if (this.hands.size >= 10_000) this.hands.clear();
-      this.hands.set(key, hand);
+      if (this.handCount >= 10_000) {
+        this.hands.clear();
+        this.handCount = 0;
+        byDistinguisher = undefined;
+      }
+      if (!byDistinguisher) this.hands.set(flowSchema, (byDistinguisher = new Map()));
+      byDistinguisher.set(distinguisher, hand);
+      this.handCount++;
     }
     // The queue of the hand with the least waiting work; ties go to the first such from an
     // offset that moves with every enqueue, as kube's.
@@ -296,19 +308,20 @@ export class QueueSet {
     return this.seatsInUseTotal + seats <= this.limit;
   }
 
-  /** Advances R to now at the rate of the state that held since the last change. */
-  private syncTime(): void {
+  /** Advances R to now at the rate of the state that held since the last change; returns now (ms), the time of the change. */
+  private syncTime(): number {
     const now = this.now();
     const dt = (now - this.lastRealMs) / 1000;
     this.lastRealMs = now;
-    if (dt <= 0) return;
+    if (dt <= 0) return now;
     const active = this.active.size;
     const seatsWanted = this.seatsInUseTotal + this.waitingSeatsTotal;
     if (active > 0) this.currentR += (dt * Math.min(seatsWanted, this.limit)) / active;
+    return now;
   }
 
-  /** Starts waiting requests, the one that would finish first in R first, while their seats fit. */
-  private dispatch(): void {
+  /** Starts waiting requests, the one that would finish first in R first, while their seats fit (`now`: the time R was synced to). */
+  private dispatch(now: number): void {
     for (;;) {
       let best: Queue | undefined;
       let bestFinishR = Infinity;
@@ -334,13 +347,13 @@ export class QueueSet {
       this.waitingSeatsTotal -= head.seats;
       this.waitingTotal--;
       best.nextDispatchR += head.work;
-      const execution = this.begin(head.estimate, best, (this.now() - head.arrivedMs) / 1000);
+      const execution = this.begin(head.estimate, best, (now - head.arrivedMs) / 1000, now);
       head.execution = execution;
       head.settle(execution);
     }
   }
 
-  private begin(estimate: WorkEstimate, queue: Queue | undefined, waitedSeconds: number): Execution {
+  private begin(estimate: WorkEstimate, queue: Queue | undefined, waitedSeconds: number, now: number): Execution {
     const seats = maxSeatsOf(estimate);
     this.seatsInUseTotal += seats;
     this.executingTotal++;
@@ -349,35 +362,35 @@ export class QueueSet {
       queue.seatsInUse += seats;
       queue.executing++;
     }
-    this.onChange?.();
-    return new SeatGrant(this, estimate, queue, seats, waitedSeconds, this.now());
+    this.onChange?.(now);
+    return new SeatGrant(this, estimate, queue, seats, waitedSeconds, now);
   }
 
   /** A request's execution ended: its initial phase is over (called once per grant, by SeatGrant). */
   finished(grant: SeatGrant): void {
-    this.syncTime();
+    const now = this.syncTime();
     this.executingTotal--;
     const queue = grant.queue;
     if (queue) {
       queue.executing--;
       // Correct the estimate G of the initial phase by what the request really took.
-      const actual = (this.now() - grant.startedMs) / 1000;
+      const actual = (now - grant.startedMs) / 1000;
       queue.nextDispatchR -= grant.estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - actual);
     }
   }
 
   /** A request's seats are free again (after its final phase): what waits may go. */
-  released(grant: SeatGrant, onSeatsReleased: (() => void) | undefined): void {
-    this.syncTime();
+  released(grant: SeatGrant, onSeatsReleased: ((seats: number) => void) | undefined): void {
+    const now = this.syncTime();
     this.seatsInUseTotal -= grant.seats;
     const queue = grant.queue;
     if (queue) {
       queue.seatsInUse -= grant.seats;
       if (queue.executing === 0 && queue.seatsInUse === 0 && queue.waiting.length === 0) this.active.delete(queue);
     }
-    onSeatsReleased?.();
-    this.dispatch();
-    this.onChange?.();
+    onSeatsReleased?.(grant.seats);
+    this.dispatch(now);
+    this.onChange?.(now);
   }
 
   /** Rows of dump_queues: one per queue. */
@@ -410,7 +423,7 @@ export class QueueSet {
 /** One dispatched request's seats (an object with methods rather than closures: one per request). */
 class SeatGrant implements Execution {
   private done = false;
-  private onSeatsReleased: (() => void) | undefined;
+  private onSeatsReleased: ((seats: number) => void) | undefined;
 
   constructor(
     private readonly set: QueueSet,
@@ -421,7 +434,7 @@ class SeatGrant implements Execution {
     readonly startedMs: number,
   ) {}
 
-  finish(onSeatsReleased?: () => void): void {
+  finish(onSeatsReleased?: (seats: number) => void): void {
     if (this.done) return;
     this.done = true;
     this.set.finished(this);

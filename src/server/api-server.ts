@@ -600,7 +600,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
       })
     : undefined;
   undo.push(() => estimation?.stop());
-  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, countInflight: (mutating, reply) => app.loadLimits.countInflight(mutating, reply), ...(estimation ? { estimator: estimation.estimator, watches: estimation.watches } : {}) }) : undefined;
+  const apf = apfEnabled ? new ApfFilter(flowControl, { metrics: metrics.registry, inflight: { enter: (mutating) => app.loadLimits.enter(mutating), leave: (mutating) => app.loadLimits.leave(mutating) }, ...(estimation ? { estimator: estimation.estimator, watches: estimation.watches } : {}) }) : undefined;
   // Audit (src/audit): a bad policy or webhook kubeconfig stops the start naming the field.
   let auditor;
   try {

@@ -34,7 +34,7 @@ import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts'
 import { answerAccessReview, isAccessReviewPath } from '../authz/access-review.ts';
 import { clientErrorHandler, continueHandler, frameworkErrorHandler, GO_MAX_HEADER_BYTES, markStreamedHttp2Body } from './protocol-errors.ts';
 import { LoadLimits, type LoadLimitOptions } from './load-limits.ts';
-import type { ApfFilter } from '../flowcontrol/filter.ts';
+import { ANSWERED, type ApfFilter } from '../flowcontrol/filter.ts';
 import { nonResourceTarget, type ApiServerMetrics, type RequestTarget, type ServerMetrics } from '../metrics/index.ts';
 import { accessReviewTypes } from '../api/kinds/access-review-types.ts';
 import { createOnlyManagedFields } from '../registry/apply-context.ts';
@@ -222,8 +222,19 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
   const limits = new LoadLimits({ ...opts.limits, maxBodyBytes: maxRequestBodyBytes });
   app.decorate('loadLimits', limits);
   const apf = opts.apf;
-  if (apf) app.addHook('onRequest', async (req, reply) => apf.admit(req, reply));
-  else app.addHook('onRequest', async (req, reply) => limits.admit(req, reply));
+  // Callback hooks: a request that need not wait goes on without a promise and a microtask turn.
+  if (apf) {
+    app.addHook('onRequest', (req, reply, done) => {
+      const admission = apf.admit(req, reply);
+      if (admission === undefined) done();
+      else if (admission !== ANSWERED) admission.then((goOn) => goOn && done(), done);
+    });
+  } else {
+    app.addHook('onRequest', (req, reply, done) => {
+      limits.admit(req, reply);
+      done();
+    });
+  }
   // Large bodies wait for their share of the body budget (before they are read when their length is declared).
   app.addHook('preParsing', async (req, reply, payload) => limits.admitBody(req, reply, payload));
 

@@ -140,14 +140,25 @@ export class LoadLimits {
    * Priority and Fairness, which replaces the limits, keeps kube's in-flight gauges too.
    */
   countInflight(mutating: boolean, reply: FastifyReply): void {
+    this.enter(mutating);
+    onResponseEnd(reply.raw, mutating ? this.leaveMutating : this.leaveReadOnly);
+  }
+
+  /** Counts a request in flight; the caller calls `leave` with the same kind once its response ends. */
+  enter(mutating: boolean): void {
     if (mutating) {
       if (++this.mutating > this.peakMutating) this.peakMutating = this.mutating;
     } else if (++this.readOnly > this.peakReadOnly) this.peakReadOnly = this.readOnly;
-    onResponseEnd(reply.raw, () => {
-      if (mutating) this.mutating--;
-      else this.readOnly--;
-    });
   }
+
+  leave(mutating: boolean): void {
+    if (mutating) this.mutating--;
+    else this.readOnly--;
+  }
+
+  // One function per kind for the end work of every request, rather than a closure each.
+  private readonly leaveMutating = () => void this.mutating--;
+  private readonly leaveReadOnly = () => void this.readOnly--;
 
   /**
    * The large-body gate, before the body is read (preParsing); returns the body stream to read.

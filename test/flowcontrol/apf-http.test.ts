@@ -313,6 +313,13 @@ describe('a flood from one tenant', () => {
     const row = dump.split('\n').find((l) => l.startsWith('tenants,'))!.split(',').map((c) => c.trim());
     // name, active queues, idle, quiescing, waiting, executing, dispatched, rejected, ...
     expect(row.slice(4, 8)).toEqual(['0', '0', String(served.length + 5), String(rejected.length)]);
+    // Refused, queued and served requests all left kube's in-flight gauges (a watermark since the
+    // previous scrape): the next scrape sees only itself.
+    const inflight = (text: string, kind: string) => Number(new RegExp(`^apiserver_current_inflight_requests\\{request_kind="${kind}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    expect(inflight(m, 'readOnly')).toBeGreaterThanOrEqual(2);
+    const again = (await ts.request('GET', '/metrics')).text;
+    expect(inflight(again, 'readOnly')).toBe(1);
+    expect(inflight(again, 'mutating')).toBe(0);
   });
 
   it('a watch holds its seat only while it initializes: the next request of the level still runs', async () => {

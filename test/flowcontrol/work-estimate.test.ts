@@ -182,10 +182,10 @@ describe('QueueSet with work estimates', () => {
     expect(qs.seatsInUse).toBe(3);
     const next = qs.start('fs', 'v', 2);
     expect(next.kind).toBe('wait');
-    const released = new Promise<void>((resolve) => write.finish(resolve));
+    const released = new Promise<number>((resolve) => write.finish(resolve));
     // Finished, but its watchers' share still holds the seats.
     expect([qs.executing, qs.seatsInUse]).toEqual([0, 3]);
-    await released;
+    expect(await released).toBe(3);
     const granted = await (next as Extract<StartOutcome, { kind: 'wait' }>).granted;
     expect(typeof granted).toBe('object');
     expect(qs.seatsInUse).toBe(2);

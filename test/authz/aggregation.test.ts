@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../server/harness.ts';
-import { aggregatedRules } from '../../src/authz/rbac/aggregation.ts';
+import { aggregatedRules, ClusterRoleAggregator } from '../../src/authz/rbac/aggregation.ts';
+import { tooLarge } from '../../src/storage/errors.ts';
 import type { KubeObject } from '../../src/api/types.ts';
 
 const rbac = '/apis/rbac.authorization.k8s.io/v1';
@@ -99,5 +100,53 @@ describe('aggregatedRules', () => {
     expect(aggregatedRules(role('r', {}, []), [])).toBeUndefined();
     const bad = { metadata: { name: 'bad' }, aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: 'k', operator: 'Near' }] }] } } as unknown as KubeObject;
     expect(aggregatedRules(bad, [bad])).toBeUndefined();
+  });
+});
+
+describe('a ClusterRole cache that cannot be shown current (etcd withholding progress notifications)', () => {
+  /** A store whose cache holds one aggregated role and one role it selects, and never catches up. */
+  function silentStore(failure: Error) {
+    const roles: KubeObject[] = [
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { pick: 'me' } }] } } as KubeObject,
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'picked', labels: { pick: 'me' } }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] } as KubeObject,
+    ];
+    const watches: string[] = [];
+    const updates: string[] = [];
+    const store = {
+      rt: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole' },
+      cache: {
+        revision: 170,
+        watch: () => {
+          watches.push('open');
+          return { close: () => watches.push('closed') };
+        },
+        waitUntilFresh: () => Promise.reject(failure),
+        list: () => ({ entries: roles.map((value) => ({ value })) }),
+      },
+      update: async (_ns: string, name: string) => {
+        updates.push(name);
+      },
+    };
+    return { store, watches, updates };
+  }
+
+  it('finishes its start, says why, and aggregates from what the cache holds; a retried start keeps one watch', async () => {
+    const { store, watches, updates } = silentStore(tooLarge(179, 170));
+    const errors: string[] = [];
+    const aggregator = new ClusterRoleAggregator(store as never, (err) => errors.push(err.message));
+    await aggregator.start();
+    await aggregator.settled();
+    expect(errors).toEqual(['the ClusterRole cache could not be shown current (required revision 179 is a future revision (current: 170)); aggregating as changes arrive']);
+    expect(updates).toEqual(['agg']);
+    await aggregator.start();
+    expect(watches).toEqual(['open', 'closed', 'open']);
+    aggregator.stop();
+  });
+
+  it('still fails its start on any other store error (the post-start hook retries)', async () => {
+    const { store } = silentStore(new Error('etcd unavailable'));
+    const aggregator = new ClusterRoleAggregator(store as never);
+    await expect(aggregator.start()).rejects.toThrow('etcd unavailable');
+    aggregator.stop();
   });
 });

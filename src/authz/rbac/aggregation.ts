@@ -17,6 +17,7 @@ import type { ResourceStore, WriteContext } from '../../registry/resource-store.
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
 import { applyContextFor } from '../../registry/apply-context.ts';
 import { serverSideApply } from '../../apply/index.ts';
+import { isStorageError } from '../../storage/types.ts';
 
 const MANAGER = 'clusterrole-aggregation-controller';
 
@@ -66,14 +67,36 @@ export class ClusterRoleAggregator {
   /** Aggregates now (so the first requests see filled roles), then on every ClusterRole change. */
   async start(): Promise<void> {
     const cache = this.clusterRoles.cache;
+    // A start retried (a post-start hook that failed) follows the cache with one watch, not two.
+    this.handle?.close();
     this.handle = cache.watch({ fromRevision: cache.revision }, { onEvent: () => this.schedule(), onError: () => this.schedule() });
     // The first pass must see the default policy just written: the cache hears of writes at the end
     // of the event loop's turn, and a pass over a cache without them would find nothing to do.
-    await cache.waitUntilFresh();
+    if (!(await this.caughtUp())) return;
     // Settle chains (edit is aggregated into admin) before serving: pass until nothing changes.
     for (let i = 0; i < 10; i++) {
       if ((await this.enqueue()) === 0) break;
-      await cache.waitUntilFresh();
+      if (!(await this.caughtUp())) return;
+    }
+  }
+
+  /**
+   * Waits for the cache to hold everything the store has. etcd proves that with progress
+   * notifications, which it withholds while any watch of the connection is catching up; when the
+   * cache cannot be shown current in time, the passes are left to the watch (every ClusterRole
+   * change the cache receives brings one), as kube's controller aggregates asynchronously, rather
+   * than holding the server unready (the post-start hook would fail and retry for as long as etcd
+   * stays silent).
+   */
+  private async caughtUp(): Promise<boolean> {
+    try {
+      await this.clusterRoles.cache.waitUntilFresh();
+      return true;
+    } catch (err) {
+      if (!isStorageError(err, 'TooLarge')) throw err;
+      this.onError(new Error(`the ClusterRole cache could not be shown current (${(err as Error).message}); aggregating as changes arrive`));
+      this.schedule();
+      return false;
     }
   }
 

@@ -81,12 +81,14 @@ export class ClusterRoleAggregator {
   }
 
   /**
-   * Waits for the cache to hold everything the store has. etcd proves that with progress
-   * notifications, which it withholds while any watch of the connection is catching up; when the
-   * cache cannot be shown current in time, the passes are left to the watch (every ClusterRole
-   * change the cache receives brings one), as kube's controller aggregates asynchronously, rather
-   * than holding the server unready (the post-start hook would fail and retry for as long as etcd
-   * stays silent).
+   * Waits for the cache to hold everything the store has. On etcd the cache learns the store's
+   * revision from progress notifications; an etcd that sends none (older than 3.4.31 or 3.5.13,
+   * without a progress-notify interval) leaves a ClusterRole cache behind for good once anything
+   * else is written after the last ClusterRole, and the other post-start hooks write concurrently.
+   * When the cache cannot be shown current in time, the passes are left to the watch (every
+   * ClusterRole change the cache receives brings one), as kube's controller aggregates
+   * asynchronously, rather than holding the server unready: the post-start hook would fail and
+   * retry for as long as etcd stays silent.
    */
   private async caughtUp(): Promise<boolean> {
     try {

@@ -17,7 +17,7 @@
  * Plugins get the object at construction; it records nothing until the server attaches its
  * registry (before serving), so plugins built for tests without one cost nothing.
  */
-import type { Counter, Histogram, MetricsRegistry } from '../metrics/registry.ts';
+import type { Counter, Histogram, HistogramChild, MetricsRegistry } from '../metrics/registry.ts';
 
 /** kube's buckets for the step and controller histograms (5 ms to 2.5 s). */
 const ADMISSION_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
@@ -45,6 +45,8 @@ interface Families {
 }
 
 const bool = (b: boolean) => (b ? 'true' : 'false');
+
+const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
 /** kube truncates codes above 600 to bound the cardinality. */
 const codeLabel = (code: number) => String(Math.min(code, 600));
@@ -118,8 +120,19 @@ export class AdmissionMetrics {
   }
 
   observeController(name: string, type: 'admit' | 'validate', operation: string, rejected: boolean, seconds: number): void {
-    this.f?.controller.labels(name, type, operation, bool(rejected)).observe(seconds);
+    const f = this.f;
+    if (!f) return;
+    // Every write passes each plugin: its accepted series are kept per plugin, by type and
+    // operation, rather than looked up through four label levels each time.
+    const op = OPERATIONS.indexOf(operation);
+    if (rejected || op < 0) return f.controller.labels(name, type, operation, bool(rejected)).observe(seconds);
+    let accepted = this.acceptedByPlugin.get(name);
+    if (!accepted) this.acceptedByPlugin.set(name, (accepted = []));
+    const slot = (type === 'admit' ? 0 : OPERATIONS.length) + op;
+    (accepted[slot] ??= f.controller.labels(name, type, operation, 'false')).observe(seconds);
   }
+
+  private readonly acceptedByPlugin = new Map<string, HistogramChild[]>();
 
   /** One webhook call (kube's ObserveWebhook): `code` is 200 on success, the refusal's or failure's code otherwise, 0 for an internal error. */
   observeWebhook(name: string, type: WebhookType, operation: string, code: number, rejected: boolean, seconds: number): void {

@@ -83,6 +83,11 @@ export class NormalizeContext {
     out = out.replace(/X509SHA256=[0-9a-f]{64}/g, 'X509SHA256=<sha256>');
     // Go's %#v prints pointer fields as heap addresses (`Controller:(*bool)(0xc000a1c0a8)`).
     out = out.replace(/\((\*[\w.]+)\)\(0x[0-9a-f]+\)/g, '($1)(<ptr>)');
+    // Go's %#v of a time the server made (a managedFields entry stamped by the request): its shape only.
+    out = out.replace(/time\.Date\((\d+), time\.(\w+), (\d+), (\d+), (\d+), (\d+), \d+, time\.UTC\)/g, (t, y, mon, d, h, mi, sec) => {
+      const ms = Date.UTC(Number(y), MONTH_NAMES.indexOf(mon), Number(d), Number(h), Number(mi), Number(sec));
+      return Math.abs(ms - this.now) < NOW_WINDOW_MS ? 'time.Date(<now>)' : t;
+    });
     // Objects quoted inside messages ("patch: Invalid value: \"{...}\"") carry their timestamps.
     out = out.replace(TIME_IN_TEXT, (t) => (this.isNow(t) ? timeShape(t) : t));
     for (const [name, sym] of this.generated) out = out.split(name).join(sym);
@@ -101,6 +106,8 @@ function symbol(table: Map<string, string>, value: string, kind: string): string
   }
   return s;
 }
+
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** A timestamp's shape: digits masked, precision and zone kept (precision is part of the contract). */
 export function timeShape(s: string): string {

@@ -10,7 +10,8 @@
  * RBAC-only gate allocates no promise; `authorizeSync` is for callers that cannot wait (the
  * expression language's authorizer library), where a mode that would need I/O counts as an error.
  */
-import type { RequestInfo } from '../request/request-info.ts';
+import type { SelectorAttribute } from './selector-attributes.ts';
+import type { RequestInfo, ResourceRequestInfo } from '../request/request-info.ts';
 import type { RequestUser } from '../request/user.ts';
 import { parseFieldSelector } from '../registry/field-selector.ts';
 
@@ -29,9 +30,12 @@ export interface Attributes {
   readonly subresource: string;
   readonly namespace: string;
   readonly name: string;
-  /** The raw selectors of a list, watch or deletecollection (parsed only by a mode that sends them: Webhook). */
-  readonly fieldSelector?: string;
-  readonly labelSelector?: string;
+  /**
+   * The selectors of a list, watch or deletecollection (raw text, parsed only by the mode that
+   * sends them: Webhook), of an access review or of a CEL check (src/authz/selector-attributes.ts).
+   */
+  readonly fieldSelector?: SelectorAttribute;
+  readonly labelSelector?: SelectorAttribute;
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'noOpinion';
@@ -105,8 +109,15 @@ export function attributesOf(user: RequestUser, info: RequestInfo, query?: URLSe
     subresource: info.subresource,
     namespace: info.namespace,
     name: info.name === '' && (info.verb === 'list' || info.verb === 'watch') ? selectedName(query) : info.name,
-    ...(query && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection') ? selectorsOf(query) : undefined),
+    // Not for the deprecated `/watch/` paths, whose single-object form takes no selectors (as kube).
+    ...(query && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection') && !viaWatchPath(info) ? selectorsOf(query) : undefined),
   };
+}
+
+/** Whether the verb came from the path's `watch` segment (kube's verbViaPathPrefix). */
+function viaWatchPath(info: ResourceRequestInfo): boolean {
+  if (info.verb !== 'watch') return false;
+  return info.path.startsWith(info.apiPrefix === 'api' ? `/api/${info.apiVersion}/watch/` : `/apis/${info.apiGroup}/${info.apiVersion}/watch/`);
 }
 
 function selectorsOf(query: URLSearchParams): { fieldSelector?: string; labelSelector?: string } | undefined {

@@ -1,7 +1,8 @@
 /**
  * The expression language's `authorizer` variable backed by the configured chain, as kube's CEL
  * authorizer library asks it: resource checks with API version `*`, path checks with the path,
- * for the request's user or (authorizer.serviceAccount) a service account with its groups.
+ * for the request's user or (authorizer.serviceAccount) a service account with its groups, with
+ * the selectors a check names (AuthzSelectors).
  * Expressions cannot wait, so a mode that would have to call out (a webhook without a cached
  * answer) makes the check an error, which kube's library counts as not allowed.
  */
@@ -18,8 +19,23 @@ export function celAuthorizerFor(authorizer: Authorizer, user: RequestUser): Cel
 }
 
 function decide(authorizer: Authorizer, user: RequestUser, a: AuthorizationAttributes): AuthorizationDecision {
-  const attrs: Attributes = a.resource
-    ? { user, verb: a.verb, isResourceRequest: true, path: '', apiGroup: a.resource.group, apiVersion: '*', resource: a.resource.resource, subresource: a.resource.subresource, namespace: a.resource.namespace, name: a.resource.name }
+  const r = a.resource;
+  const attrs: Attributes = r
+    ? {
+        user,
+        verb: a.verb,
+        isResourceRequest: true,
+        path: '',
+        apiGroup: r.group,
+        apiVersion: '*',
+        resource: r.resource,
+        subresource: r.subresource,
+        namespace: r.namespace,
+        name: r.name,
+        // .fieldSelector(s) / .labelSelector(s): the raw text, parsed by the mode that reads selectors.
+        ...(r.fieldSelector ? { fieldSelector: r.fieldSelector } : {}),
+        ...(r.labelSelector ? { labelSelector: r.labelSelector } : {}),
+      }
     : { user, verb: a.verb, isResourceRequest: false, path: a.path ?? '', apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
   const d = authorizeSync(authorizer, attrs);
   if ('error' in d && !('decision' in d)) return { decision: 'noOpinion', reason: '', error: d.error };

@@ -32,6 +32,8 @@ export interface AuthorizationSettings {
   /** How often the configuration file is re-read besides on change (kube: 60 s). */
   readonly reloadIntervalMs?: number;
   readonly metrics?: AuthorizationMetrics;
+  /** The AuthorizeWithSelectors gate: webhooks are sent the selectors of lists, watches and reviews (on unless false). */
+  readonly selectors?: boolean;
 }
 
 export interface BuiltAuthorizer {
@@ -44,7 +46,7 @@ const FLAG_WEBHOOK_TIMEOUT_MS = 30_000;
 
 /** Builds the chain; throws an Error with the problem (a bad policy file, kubeconfig or configuration). */
 export function buildAuthorizer(settings: AuthorizationSettings, rbac: RbacIndex, report: (msg: string) => void = () => undefined): BuiltAuthorizer {
-  if (settings.configFile !== undefined) return ReloadingAuthorizer.start(settings.configFile, rbac, report, settings.reloadIntervalMs ?? 60_000, settings.metrics);
+  if (settings.configFile !== undefined) return ReloadingAuthorizer.start(settings.configFile, rbac, report, settings.reloadIntervalMs ?? 60_000, { metrics: settings.metrics, selectors: settings.selectors !== false });
   const closers: Array<() => void> = [];
   const modes = settings.modes ?? DEFAULT_AUTHORIZATION_MODES;
   const chain = new AuthorizerChain(
@@ -79,6 +81,7 @@ export function buildAuthorizer(settings: AuthorizationSettings, rbac: RbacIndex
           timeoutMs: FLAG_WEBHOOK_TIMEOUT_MS,
           // The flag form has no failure policy: a failed call is no opinion (with its error).
           failurePolicy: 'NoOpinion',
+          selectors: settings.selectors !== false,
         });
         closers.push(() => w.close());
         return w;
@@ -87,10 +90,16 @@ export function buildAuthorizer(settings: AuthorizationSettings, rbac: RbacIndex
   }
 }
 
+/** What every chain of a configuration file is built with. */
+interface ChainOptions {
+  readonly metrics: AuthorizationMetrics | undefined;
+  readonly selectors: boolean;
+}
+
 /** One chain from an AuthorizationConfiguration's authorizers; `close` releases its webhooks' connections. */
-function chainOf(specs: readonly AuthorizerSpec[], rbac: RbacIndex, metrics: AuthorizationMetrics | undefined): BuiltAuthorizer {
+function chainOf(specs: readonly AuthorizerSpec[], rbac: RbacIndex, opts: ChainOptions): BuiltAuthorizer {
   const closers: Array<() => void> = [];
-  const chain = new AuthorizerChain(specs.map((s) => instrumented(specAuthorizer(s), s.type, s.name, metrics)));
+  const chain = new AuthorizerChain(specs.map((s) => instrumented(specAuthorizer(s), s.type, s.name, opts.metrics)));
   return { authorizer: chain, close: () => closers.forEach((c) => c()) };
 
   function specAuthorizer(s: AuthorizerSpec): Authorizer {
@@ -111,6 +120,7 @@ function chainOf(specs: readonly AuthorizerSpec[], rbac: RbacIndex, metrics: Aut
           timeoutMs: w.timeoutMs,
           failurePolicy: w.failurePolicy,
           matchConditions: w.matchConditions,
+          selectors: opts.selectors,
         });
         closers.push(() => hook.close());
         return hook;
@@ -130,14 +140,14 @@ class ReloadingAuthorizer implements Authorizer, BuiltAuthorizer {
   private watcher: FSWatcher | undefined;
   private readonly timer: NodeJS.Timeout;
 
-  static start(path: string, rbac: RbacIndex, report: (msg: string) => void, intervalMs: number, metrics: AuthorizationMetrics | undefined): ReloadingAuthorizer {
+  static start(path: string, rbac: RbacIndex, report: (msg: string) => void, intervalMs: number, opts: ChainOptions): ReloadingAuthorizer {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       throw new Error(`failed to read authorization configuration file ${JSON.stringify(path)}: ${(err as Error).message}`);
     }
-    return new ReloadingAuthorizer(path, rbac, report, intervalMs, chainOf(parseAuthorizationConfiguration(text, path), rbac, metrics), text, metrics);
+    return new ReloadingAuthorizer(path, rbac, report, intervalMs, chainOf(parseAuthorizationConfiguration(text, path), rbac, opts), text, opts);
   }
 
   private constructor(
@@ -147,7 +157,7 @@ class ReloadingAuthorizer implements Authorizer, BuiltAuthorizer {
     intervalMs: number,
     initial: BuiltAuthorizer,
     text: string,
-    private readonly metrics: AuthorizationMetrics | undefined,
+    private readonly opts: ChainOptions,
   ) {
     this.current = initial;
     this.lastText = text;
@@ -186,20 +196,20 @@ class ReloadingAuthorizer implements Authorizer, BuiltAuthorizer {
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
       this.report(`error reading authorization configuration file ${this.path}: ${(err as Error).message}; keeping the last good configuration`);
-      this.metrics?.recordReload('authorization', 'failure');
+      this.opts.metrics?.recordReload('authorization', 'failure');
       return;
     }
     if (text === this.lastText) return;
     let next: BuiltAuthorizer;
     try {
-      next = chainOf(parseAuthorizationConfiguration(text, this.path), this.rbac, this.metrics);
+      next = chainOf(parseAuthorizationConfiguration(text, this.path), this.rbac, this.opts);
     } catch (err) {
       this.lastText = text; // report a bad file once, not every interval
       this.report(`${(err as Error).message}; keeping the last good configuration`);
-      this.metrics?.recordReload('authorization', 'failure');
+      this.opts.metrics?.recordReload('authorization', 'failure');
       return;
     }
-    this.metrics?.recordReload('authorization', 'success');
+    this.opts.metrics?.recordReload('authorization', 'success');
     const old = this.current;
     this.current = next;
     this.lastText = text;

@@ -13,8 +13,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { RequestUser } from '../request/user.ts';
-import { parseFieldSelector } from '../registry/field-selector.ts';
-import { parseLabelSelector } from '../registry/label-selector.ts';
+import { fieldRequirements, labelRequirements } from './selector-attributes.ts';
 import type { Attributes, Authorizer, Decision, MaybePromise, RulesResult } from './authorizer.ts';
 import { compile, evaluate, isCompileError, type CompiledExpression } from '../cel/index.ts';
 
@@ -42,6 +41,8 @@ export interface WebhookOptions {
   readonly matchConditions?: readonly CompiledExpression[];
   /** kube's DefaultAuthWebhookRetryBackoff: 500ms, factor 1.5, 5 attempts. */
   readonly retry?: { readonly initialMs: number; readonly factor: number; readonly steps: number };
+  /** The AuthorizeWithSelectors gate (on unless false): the reviews sent carry the selectors' requirements. */
+  readonly selectors?: boolean;
 }
 
 /** Reads a webhook kubeconfig (its current context, else its first cluster and user); throws a message naming the file. */
@@ -122,7 +123,7 @@ class ExpiringCache {
 }
 
 /** The v1 SubjectAccessReview spec kube builds from the attributes (the cache key and the CEL `request`). */
-export function reviewSpec(attrs: Attributes): Record<string, unknown> {
+export function reviewSpec(attrs: Attributes, withSelectors = true): Record<string, unknown> {
   const u = attrs.user;
   const spec: Record<string, unknown> = {};
   if (attrs.isResourceRequest) {
@@ -134,9 +135,10 @@ export function reviewSpec(attrs: Attributes): Record<string, unknown> {
     if (attrs.resource) ra.resource = attrs.resource;
     if (attrs.subresource) ra.subresource = attrs.subresource;
     if (attrs.name) ra.name = attrs.name;
-    const fs = fieldRequirements(attrs.fieldSelector);
+    // kube's AuthorizeWithSelectors gate: requirements only, those that parsed, never the raw text.
+    const fs = withSelectors ? fieldRequirements(attrs.fieldSelector) : undefined;
     if (fs) ra.fieldSelector = { requirements: fs };
-    const ls = labelRequirements(attrs.labelSelector);
+    const ls = withSelectors ? labelRequirements(attrs.labelSelector) : undefined;
     if (ls) ra.labelSelector = { requirements: ls };
     spec.resourceAttributes = ra;
   } else {
@@ -148,31 +150,6 @@ export function reviewSpec(attrs: Attributes): Record<string, unknown> {
   if (extraKeys.length > 0) spec.extra = Object.fromEntries(extraKeys.map((k) => [k, [...u.extra[k]!]]));
   if (u.uid) spec.uid = u.uid;
   return spec;
-}
-
-/** The parsed requirements kube sends (the raw selector never); none when it does not parse. */
-function fieldRequirements(raw: string | undefined): object[] | undefined {
-  if (!raw) return undefined;
-  try {
-    const sel = parseFieldSelector(raw);
-    if (sel.requirements.length === 0) return undefined;
-    return sel.requirements.map((r) => ({ key: r.field, operator: r.op === '!=' ? 'NotIn' : 'In', values: [r.value] }));
-  } catch {
-    return undefined;
-  }
-}
-
-const LABEL_OPERATORS: Readonly<Record<string, string>> = { in: 'In', '=': 'In', '==': 'In', notin: 'NotIn', '!=': 'NotIn', exists: 'Exists', '!': 'DoesNotExist', gt: 'Gt', lt: 'Lt' };
-
-function labelRequirements(raw: string | undefined): object[] | undefined {
-  if (!raw) return undefined;
-  try {
-    const sel = parseLabelSelector(raw);
-    if (sel.requirements.length === 0) return undefined;
-    return sel.requirements.map((r) => ({ key: r.key, operator: LABEL_OPERATORS[r.operator] ?? r.operator, ...(r.values.length > 0 ? { values: [...r.values] } : {}) }));
-  } catch {
-    return undefined;
-  }
 }
 
 /** Compiles match conditions; returns the compiled programs or the first problem per expression. */
@@ -211,7 +188,7 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   authorize(attrs: Attributes): MaybePromise<Decision> {
-    const spec = reviewSpec(attrs);
+    const spec = reviewSpec(attrs, this.opts.selectors !== false);
     if (this.opts.matchConditions && this.opts.matchConditions.length > 0) {
       const m = this.match(spec);
       if (m === false) return NO_OPINION;

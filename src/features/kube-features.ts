@@ -27,6 +27,8 @@ export const KUBE_FEATURES = {
   APIResponseCompression: { stage: 'BETA', default: true },
   /** DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential: deleting objects that cannot be decoded. */
   AllowUnsafeMalformedObjectDeletion: { stage: 'ALPHA', default: false },
+  /** Selectors in authorization: webhooks are sent the field and label selectors of lists, watches and access reviews. */
+  AuthorizeWithSelectors: { stage: 'BETA', default: true },
   /** application/cbor and application/cbor-seq requests and responses. */
   CBORServingAndStorage: { stage: 'ALPHA', default: false },
   /** Consistent reads (resourceVersion unset) served from the watch cache once it is provably fresh. */

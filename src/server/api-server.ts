@@ -433,6 +433,7 @@ async function startLocked(opts: StartOptions, lock: DataDirLock, undo: Array<()
         webhookUnauthorizedTtlMs: config.authorizationWebhookCacheUnauthorizedTtlMs,
         configFile: config.authorizationConfigFile,
         metrics: authMetrics,
+        selectors: features.enabled('AuthorizeWithSelectors'),
       },
       rbacIndex,
       (msg) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg })}\n`),

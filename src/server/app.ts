@@ -379,7 +379,12 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   // Ownership of what the body sets, as kube's create handler stamps it before the authorizer answers.
   const rt = accessReviewTypes[info.resource];
   const managedFields = rt && body.value && typeof body.value === 'object' ? createOnlyManagedFields(rt, body.value as KubeObject, managerFor(req.searchParams, String(req.headers['user-agent'] ?? '')), '', new Date()) : undefined;
-  const answer = await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer);
+  // Stamped before validation, as kube's create handler does: a review refused for its metadata shows them.
+  if (managedFields && managedFields.length > 0) {
+    const review = body.value as KubeObject;
+    review.metadata = { ...review.metadata, managedFields };
+  }
+  const answer = await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer, req.server.features.enabled('AuthorizeWithSelectors'));
   const meta = (answer as { metadata?: { managedFields?: unknown } } | undefined)?.metadata;
   if (meta && managedFields && managedFields.length > 0) meta.managedFields = managedFields;
   sendValue(req, reply, 201, answer);

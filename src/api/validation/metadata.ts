@@ -5,6 +5,7 @@
 import type { FieldError } from '../field-errors.ts';
 import { fieldErr, fieldPath, goLiteral, goStringSlice } from '../field-errors.ts';
 import { goQuote } from '../../schema/prune.ts';
+import { goOwnerReference } from '../go-print.ts';
 import type { ManagedFieldsEntry, NameValidation, ObjectMeta } from '../types.ts';
 import { semanticEqual } from './equality.ts';
 import { isDns1123Label, isLabelValue, isQualifiedName, nameValidator } from './names.ts';
@@ -220,17 +221,3 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-
-/**
- * An owner reference as Go's %#v prints a v1.OwnerReference in kube's messages. Its two *bool
- * fields print as pointers: `(*bool)(nil)` or an address, which is a heap address in kube and
- * means nothing to a client; a fixed one stands in for it here.
- */
-function goOwnerReference(ref: Record<string, unknown>): string {
-  const s = (v: unknown) => goQuote(typeof v === 'string' ? v : '');
-  const ptr = (v: unknown, addr: string) => (typeof v === 'boolean' ? `(*bool)(${addr})` : '(*bool)(nil)');
-  return (
-    `v1.OwnerReference{APIVersion:${s(ref.apiVersion)}, Kind:${s(ref.kind)}, Name:${s(ref.name)}, UID:${s(ref.uid)}, ` +
-    `Controller:${ptr(ref.controller, '0xc000a1c0a8')}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion, '0xc000a1c0a9')}}`
-  );
-}

@@ -145,7 +145,9 @@ function recordUpdate(oldV: unknown, newV: unknown, managers: Managers, manager:
     operation: 'Update',
     apiVersion: env.ctx.apiVersion,
     subresource: env.sub,
-    time: env.ctx.now,
+    // kube's scale handler carries the Scale's managers back into the object with the times the
+    // object had for them: a manager first recorded through /scale has none.
+    time: env.sub === 'scale' ? prev?.time : env.ctx.now,
     set: prev ? current.union(prev.set) : current,
   });
   return out;

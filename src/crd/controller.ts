@@ -13,9 +13,12 @@ import type { WatchCache } from '../storage/watch-cache.ts';
 import { isApiError } from '../api/status-errors.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import { customResourceType, servedVersions, type CustomResourceLifecycle } from './custom-resource.ts';
-import { CRD_CLEANUP_FINALIZER, storageVersionOf } from './kind.ts';
+import { CRD_CLEANUP_FINALIZER, setTerminating, storageVersionOf } from './kind.ts';
 import { withConversions } from './conversion.ts';
 import type { ServiceResolver } from '../aggregator/service-resolver.ts';
+
+/** The Terminating condition while the finalizer controller deletes a CRD's resources. */
+const IN_PROGRESS = { reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' };
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -200,7 +203,13 @@ export class CrdController {
       return;
     }
     if (crd.metadata?.deletionTimestamp) {
-      await this.finalize(name, crd);
+      try {
+        await this.finalize(name, crd);
+      } catch (err) {
+        // The cache was behind: the CRD is already gone, finalized by an earlier pass.
+        if (!(isApiError(err) && err.code === 404)) throw err;
+        this.unserve(name);
+      }
       return;
     }
     const accepted = this.namesAccepted(crd);
@@ -351,6 +360,9 @@ export class CrdController {
     if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) return;
     const s = this.served.get(name);
     if (s) s.lifecycle.terminating = true;
+    // kube's finalizer controller says so before it starts (the delete left it pending).
+    const terminating = (isObj(crd.status) && Array.isArray(crd.status.conditions) ? crd.status.conditions : []).find((c) => isObj(c) && c.type === 'Terminating') as Obj | undefined;
+    if (terminating?.reason !== IN_PROGRESS.reason) await this.updateStatus(name, (status) => setTerminating({ status } as KubeObject, 'True', IN_PROGRESS.reason, IN_PROGRESS.message));
     const storage = s?.types.find(isStorageType) ?? s?.types[0];
     const store = storage ? this.deps.catalog.lookup(storage.group, storage.version, storage.resource)?.store : undefined;
     if (store) {
@@ -371,6 +383,7 @@ export class CrdController {
       }
     }
     this.unserve(name);
+    await this.updateStatus(name, (status) => setTerminating({ status } as KubeObject, 'False', 'InstanceDeletionCompleted', 'removed all instances'));
     await this.deps.crds.update(
       '',
       name,

@@ -111,14 +111,21 @@ function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema:
     .filter((e) => !ratcheting || !old || !unchangedAt(e.field, body, old))
     .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   if (scale) errs.push(...validateScalePaths(obj, scale));
-  if (rules && errs.length === 0) {
+  if (!rules) return errs;
+  if (errs.some((e) => BLOCKING_RULES.has(e.type))) {
+    errs.push(fieldErr.invalid('<nil>', goLiteral('"null"'), 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
+  } else {
     const oldBody = old ? { ...old, metadata: undefined } : undefined;
     errs.push(...validateRules(body, oldBody, schema, ratcheting));
-  } else if (rules) {
-    errs.push(fieldErr.invalid('<nil>', goLiteral('"null"'), 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
   }
   return errs;
 }
+
+/**
+ * kube's hasBlockingErr: a wrong type, a missing required field, a value outside an enum or over a
+ * size limit leaves the rules unchecked; a value out of bounds or a duplicate does not.
+ */
+const BLOCKING_RULES: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 
 /**
  * Whether the value at a field path (`spec.a.b`) is the same in the new and the old object.

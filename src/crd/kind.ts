@@ -18,6 +18,19 @@ export const CRD_GROUP = 'apiextensions.k8s.io';
 /** The finalizer that holds a deleted CRD until its custom resources are gone. */
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
+/**
+ * Sets a CRD's Terminating condition (kube's SetCRDCondition): it replaces the one there, and
+ * keeps its lastTransitionTime unless the status changes.
+ */
+export function setTerminating(crd: KubeObject, status: 'True' | 'False', reason: string, message: string): void {
+  const st = (isObj(crd.status) ? crd.status : (crd.status = {})) as Obj;
+  const conditions = (Array.isArray(st.conditions) ? st.conditions : []).filter(isObj);
+  const old = conditions.find((c) => c.type === 'Terminating');
+  const lastTransitionTime = old && old.status === status && typeof old.lastTransitionTime === 'string' ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const next = { type: 'Terminating', status, lastTransitionTime, reason, message };
+  st.conditions = old ? conditions.map((c) => (c === old ? next : c)) : [...conditions, next];
+}
+
 const freeForm: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const strings = (d: string): Schema => ({ type: 'array', description: d, items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'atomic' });
 
@@ -176,14 +189,12 @@ export const customResourceDefinitionType: ResourceType = {
       recordStorageVersion(obj);
       crdInGoOrder(obj);
     },
-    // kube's CRD registry: a delete first adds the cleanup finalizer and turns the CRD Terminating.
+    // kube's CRD registry: a delete first adds the cleanup finalizer and turns the CRD Terminating
+    // (pending: the finalizer controller moves it on). Its own delete sets no grace period.
     deleteFinalizers: () => [CRD_CLEANUP_FINALIZER],
     prepareForDelete(obj) {
-      const status = (isObj(obj.status) ? obj.status : (obj.status = {})) as Obj;
-      const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => isObj(c) && c.type !== 'Terminating');
-      const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-      conditions.push({ type: 'Terminating', status: 'True', lastTransitionTime: now, reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
-      status.conditions = conditions;
+      if (obj.metadata) delete obj.metadata.deletionGracePeriodSeconds;
+      setTerminating(obj, 'True', 'InstanceDeletionPending', 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon');
     },
     validate: validateCustomResourceDefinition,
     validateUpdate: validateCustomResourceDefinitionUpdate,

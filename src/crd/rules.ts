@@ -113,12 +113,21 @@ function runRules(v: unknown, old: unknown, s: Schema, nr: NodeRules, path: stri
           return;
         }
         errs.push(fieldErr.forbidden(field, `call cost exceeds limit for rule: ${cr.rule.rule}`));
-      } else errs.push(fieldErr.invalid(field, typeName(s), `${cr.rule.rule}: ${out.message}`));
+      } else if (out.message.startsWith('no such overload')) {
+        // Only dynamic values (int-or-string) get past the type checker to fail like this.
+        errs.push(fieldErr.invalid(field, typeName(s), `'${out.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(cr.rule)}`));
+      } else errs.push(fieldErr.invalid(field, typeName(s), `${out.message} evaluating rule: ${ruleErrorString(cr.rule)}`));
       continue;
     }
     if (out.value === true) continue;
     errs.push(ruleError(cr, s, path, self, budget));
   }
+}
+
+/** How kube names a rule in an evaluation error: its message, else its expression. */
+function ruleErrorString(rule: CompiledRule['rule']): string {
+  const message = typeof rule.message === 'string' ? rule.message.trim() : '';
+  return message !== '' ? message : rule.rule.trim();
 }
 
 function ruleError(cr: CompiledRule, s: Schema, path: string, self: unknown, budget: Budget): FieldError {

@@ -296,37 +296,48 @@ function validateSelectableField(f: Obj, path: string, schema: Schema | undefine
 const SCHEMA_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const RULE_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 
+/**
+ * What a schema walk finds, in kube's three groups: the structural errors (ValidateStructural,
+ * reported first), the OpenAPI schema errors, and the CEL errors of the rules. Rules are compiled
+ * only in a structural schema, and only at nodes with no schema error at or below them (kube's
+ * "not actionable until the schema is fixed"), after the walk, deepest nodes first.
+ */
 interface SchemaCtx {
+  readonly structural: FieldError[];
   readonly errs: FieldError[];
+  readonly cel: FieldError[];
+  readonly celChecks: (() => void)[];
   /** Estimated costs of every rule, for the per-CRD budget. */
   readonly costs: { path: string; cost: number }[];
 }
 
 /** The structural and OpenAPI checks of a version's schema, then its CEL rules and their cost. */
 export function validateOpenApiSchema(root: Schema, path: string, _hasStatus: boolean): FieldError[] {
-  const ctx: SchemaCtx = { errs: [], costs: [] };
+  const ctx: SchemaCtx = { structural: [], errs: [], cel: [], celChecks: [], costs: [] };
   const r = root as Obj;
-  if (r.type === undefined) ctx.errs.push(fieldErr.required(`${path}.type`, 'must not be empty at the root'));
-  else if (r.type !== 'object') ctx.errs.push(fieldErr.invalid(`${path}.type`, r.type, 'must be object at the root'));
+  if (r.type === undefined) ctx.structural.push(fieldErr.required(`${path}.type`, 'must not be empty at the root'));
+  else if (r.type !== 'object') ctx.structural.push(fieldErr.invalid(`${path}.type`, r.type, 'must be object at the root'));
   const meta = root.properties?.metadata;
   if (meta) {
     const extra = Object.keys(meta.properties ?? {}).some((k) => k !== 'name' && k !== 'generateName');
     if (extra || meta.type !== 'object' || Object.keys(meta).some((k) => k !== 'type' && k !== 'properties' && k !== 'description')) {
-      ctx.errs.push(fieldErr.forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+      ctx.structural.push(fieldErr.forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
     }
     for (const [k, s] of Object.entries(meta.properties ?? {})) {
       if (s.default !== undefined) ctx.errs.push(fieldErr.forbidden(`${path}.properties[metadata].properties[${k}].default`, 'must not be set in top-level metadata'));
     }
   }
   walkSchema(root, path, ctx, true, celMaxSize(root));
+  if (ctx.structural.length === 0) for (const check of ctx.celChecks) check();
+  const out = [...ctx.structural, ...ctx.errs, ...ctx.cel];
   const total = ctx.costs.reduce((a, c) => a + c.cost, 0);
   if (total > PER_CRD_COST_LIMIT) {
     // kube names the most expensive expressions (at most four, in schema order), not the free ones.
     const top = new Set([...ctx.costs].filter((c) => c.cost > 0).sort((a, b) => b.cost - a.cost).slice(0, 4));
-    for (const c of ctx.costs) if (top.has(c)) ctx.errs.push(fieldErr.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
-    ctx.errs.push(fieldErr.forbidden(path, `x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${factorText(total, PER_CRD_COST_LIMIT)} ${COST_HINT}`));
+    for (const c of ctx.costs) if (top.has(c)) out.push(fieldErr.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    out.push(fieldErr.forbidden(path, `x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${factorText(total, PER_CRD_COST_LIMIT)} ${COST_HINT}`));
   }
-  return ctx.errs;
+  return out;
 }
 
 function celMaxSize(_root: Schema): undefined {
@@ -336,6 +347,7 @@ function celMaxSize(_root: Schema): undefined {
 function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _max: undefined): void {
   const n = s as Obj;
   const errs = ctx.errs;
+  const errorsBefore = ctx.errs.length;
   if (n.$ref !== undefined) errs.push(fieldErr.forbidden(`${path}.$ref`, '$ref is not supported'));
   if (n.type !== undefined && (typeof n.type !== 'string' || !SCHEMA_TYPES.includes(n.type))) errs.push(fieldErr.notSupported(`${path}.type`, n.type, SCHEMA_TYPES));
   if (n.uniqueItems === true) errs.push(fieldErr.forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
@@ -346,20 +358,20 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
     const problem = goRegexpProblem(n.pattern);
     if (problem) errs.push(fieldErr.invalid(`${path}.pattern`, n.pattern, `must be a valid regular expression, but isn't: error parsing regexp: ${problem}`));
   }
-  if (n['x-kubernetes-preserve-unknown-fields'] === false) errs.push(fieldErr.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
+  if (n['x-kubernetes-preserve-unknown-fields'] === false) ctx.structural.push(fieldErr.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
   const intOrString = n['x-kubernetes-int-or-string'] === true;
   const preserve = n['x-kubernetes-preserve-unknown-fields'] === true;
   if (n['x-kubernetes-embedded-resource'] === true) {
     if (!preserve && (!n.properties || Object.keys(n.properties as Obj).length === 0)) {
-      errs.push(fieldErr.required(`${path}.properties`, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
+      ctx.structural.push(fieldErr.required(`${path}.properties`, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
     }
-    if (n.type !== 'object') errs.push(fieldErr.invalid(`${path}.type`, n.type ?? '', 'must be object if x-kubernetes-embedded-resource is true'));
+    if (n.type !== 'object') ctx.structural.push(fieldErr.invalid(`${path}.type`, n.type ?? '', 'must be object if x-kubernetes-embedded-resource is true'));
   }
   // Structural: every node typed (int-or-string and free-form nodes aside), every array with items.
-  if (!isRoot && n.type === undefined && !intOrString && !preserve) errs.push(fieldErr.required(`${path}.type`, 'must not be empty for specified object fields'));
+  if (!isRoot && n.type === undefined && !intOrString && !preserve) ctx.structural.push(fieldErr.required(`${path}.type`, 'must not be empty for specified object fields'));
   // (`items` may be a list of schemas in JSONSchemaProps: empty, it is no items; otherwise not structural.)
   const itemsList = Array.isArray(n.items) ? (n.items as unknown[]) : undefined;
-  if (n.type === 'array' && (n.items === undefined || itemsList?.length === 0)) errs.push(fieldErr.required(`${path}.items`, 'must be specified'));
+  if (n.type === 'array' && (n.items === undefined || itemsList?.length === 0)) ctx.structural.push(fieldErr.required(`${path}.items`, 'must be specified'));
   else if (itemsList && itemsList.length > 0) errs.push(fieldErr.forbidden(`${path}.items`, 'items must be a schema object and not an array'));
   const listType = n['x-kubernetes-list-type'];
   const mapKeys = arr(n['x-kubernetes-list-map-keys']);
@@ -393,7 +405,6 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
     const dErrs = validateAgainstSchema(structuredClone(n.default), s, '', { mapKeyPaths: 'dots' });
     for (const e of dErrs) errs.push({ ...e, field: e.field ? `${path}.default.${e.field}` : `${path}.default` });
   }
-  validateRules(s, path, ctx);
   for (const j of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = n[j];
     if (Array.isArray(list)) list.forEach((sub, i) => isObj(sub) && checkJunctor(sub as Schema, `${path}.${j}[${i}]`, s, path, ctx));
@@ -405,6 +416,8 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
   }
   if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ctx, false, undefined);
   if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ctx, false, undefined);
+  // The node's own rules after its children (kube's order), compiled later if nothing here or below is wrong.
+  validateRules(s, path, ctx, errorsBefore);
 }
 
 /**
@@ -415,16 +428,16 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
 function checkJunctor(j: Schema, jpath: string, structural: Schema | undefined, spath: string, ctx: SchemaCtx): void {
   const forbidden = ['type', 'default', 'additionalProperties', 'nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'];
   const n = j as Obj;
-  for (const k of forbidden) if (n[k] !== undefined) ctx.errs.push(fieldErr.forbidden(`${jpath}.${k}`, 'must be empty to be structural'));
+  for (const k of forbidden) if (n[k] !== undefined) ctx.structural.push(fieldErr.forbidden(`${jpath}.${k}`, 'must be empty to be structural'));
   for (const [k, child] of Object.entries(j.properties ?? {})) {
     if (!isObj(child)) continue;
     const sChild = structural?.properties?.[k];
     checkJunctor(child, `${jpath}.properties[${k}]`, sChild, `${spath}.properties[${k}]`, ctx);
-    if (!sChild) ctx.errs.push(fieldErr.required(`${spath}.properties[${k}]`, `because it is defined in ${jpath}.properties[${k}]`));
+    if (!sChild) ctx.structural.push(fieldErr.required(`${spath}.properties[${k}]`, `because it is defined in ${jpath}.properties[${k}]`));
   }
   if (isObj(j.items)) {
     checkJunctor(j.items, `${jpath}.items`, structural?.items, `${spath}.items`, ctx);
-    if (!structural?.items) ctx.errs.push(fieldErr.required(`${spath}.items`, `because it is defined in ${jpath}.items`));
+    if (!structural?.items) ctx.structural.push(fieldErr.required(`${spath}.items`, `because it is defined in ${jpath}.items`));
   }
 }
 
@@ -452,9 +465,10 @@ export function ruleVariables(s: Schema, withOldSelf: boolean): Record<string, {
   return withOldSelf ? { self: { type }, oldSelf: { type } } : { self: { type } };
 }
 
-function validateRules(s: Schema, path: string, ctx: SchemaCtx): void {
+function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: number): void {
   const rules = s['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
+  const compiled: { r: Obj; rp: string; expr: string }[] = [];
   rules.forEach((rule, i) => {
     const r = (isObj(rule) ? rule : {}) as Obj;
     const rp = `${path}.x-kubernetes-validations[${i}]`;
@@ -470,41 +484,51 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx): void {
     if (typeof r.fieldPath === 'string' && r.fieldPath !== '' && !fieldPathExists(s, r.fieldPath)) {
       ctx.errs.push(fieldErr.invalid(`${rp}.fieldPath`, r.fieldPath, 'fieldPath must be a valid path'));
     }
-    const oldSelf = usesOldSelf(expr);
-    if (r.optionalOldSelf === true && !oldSelf) ctx.errs.push(fieldErr.invalid(`${rp}.optionalOldSelf`, true, 'may not be set if oldSelf is not used in rule'));
-    const variables = ruleVariables(s, oldSelf);
-    const compiled = compile(expr, { variables });
-    if (isCompileError(compiled)) {
-      // kube words a failure to build the program (a folded constant) without "compilation failed".
-      const detail = compiled.celGoText.startsWith('program instantiation failed: ') ? compiled.celGoText : `compilation failed: ${compiled.celGoText}`;
-      ctx.errs.push(fieldErr.invalid(`${rp}.rule`, goLiteral(goValidationRule(r)), detail));
-      return;
+    compiled.push({ r, rp, expr });
+  });
+  // Nothing wrong here or below: the rules are compiled once the whole schema is known structural.
+  if (ctx.errs.length !== errorsBefore) return;
+  ctx.celChecks.push(() => {
+    for (const { r, rp, expr } of compiled) compileRule(s, r, rp, expr, ctx);
+  });
+}
+
+/** One rule's CEL checks: it compiles, its cost fits, its messageExpression compiles to a string. */
+function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx): void {
+  const oldSelf = usesOldSelf(expr);
+  if (r.optionalOldSelf === true && !oldSelf) ctx.cel.push(fieldErr.invalid(`${rp}.optionalOldSelf`, true, 'may not be set if oldSelf is not used in rule'));
+  const variables = ruleVariables(s, oldSelf);
+  const compiled = compile(expr, { variables });
+  if (isCompileError(compiled)) {
+    // kube words a failure to build the program (a folded constant) without "compilation failed".
+    const detail = compiled.celGoText.startsWith('program instantiation failed: ') ? compiled.celGoText : `compilation failed: ${compiled.celGoText}`;
+    ctx.cel.push(fieldErr.invalid(`${rp}.rule`, goLiteral(goValidationRule(r)), detail));
+    return;
+  }
+  const est = estimateCost(expr, Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v.type])));
+  if (est.kind === 'estimate') {
+    ctx.costs.push({ path: `${rp}.rule`, cost: est.max });
+    if (est.max > PER_RULE_COST_LIMIT) {
+      ctx.cel.push(fieldErr.forbidden(`${rp}.rule`, `estimated rule cost exceeds budget by factor of ${factorText(est.max, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
     }
-    const est = estimateCost(expr, Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v.type])));
-    if (est.kind === 'estimate') {
-      ctx.costs.push({ path: `${rp}.rule`, cost: est.max });
-      if (est.max > PER_RULE_COST_LIMIT) {
-        ctx.errs.push(fieldErr.forbidden(`${rp}.rule`, `estimated rule cost exceeds budget by factor of ${factorText(est.max, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
-      }
-    }
-    const me = strOf(r.messageExpression);
-    if (me !== '') {
-      const mc = compile(me, { variables: ruleVariables(s, false) });
-      if (isCompileError(mc)) {
-        ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), `messageExpression compilation failed: ${mc.celGoText}`));
-      } else if (!/^\s*(['"]|string\(|.*\+\s*['"])/.test(me) && /^\s*[\d.]+\s*$|^\s*(true|false)\s*$/.test(me)) {
-        ctx.errs.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), 'messageExpression must evaluate to a string'));
-      } else {
-        const mest = estimateCost(me, { self: ruleVariables(s, false).self!.type });
-        if (mest.kind === 'estimate') {
-          ctx.costs.push({ path: `${rp}.messageExpression`, cost: mest.max });
-          if (mest.max > PER_RULE_COST_LIMIT) {
-            ctx.errs.push(fieldErr.forbidden(`${rp}.messageExpression`, `estimated messageExpression cost exceeds budget by factor of ${factorText(mest.max, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
-          }
+  }
+  const me = strOf(r.messageExpression);
+  if (me !== '') {
+    const mc = compile(me, { variables: ruleVariables(s, false) });
+    if (isCompileError(mc)) {
+      ctx.cel.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), `messageExpression compilation failed: ${mc.celGoText}`));
+    } else if (!/^\s*(['"]|string\(|.*\+\s*['"])/.test(me) && /^\s*[\d.]+\s*$|^\s*(true|false)\s*$/.test(me)) {
+      ctx.cel.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), 'messageExpression must evaluate to a string'));
+    } else {
+      const mest = estimateCost(me, { self: ruleVariables(s, false).self!.type });
+      if (mest.kind === 'estimate') {
+        ctx.costs.push({ path: `${rp}.messageExpression`, cost: mest.max });
+        if (mest.max > PER_RULE_COST_LIMIT) {
+          ctx.cel.push(fieldErr.forbidden(`${rp}.messageExpression`, `estimated messageExpression cost exceeds budget by factor of ${factorText(mest.max, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
         }
       }
     }
-  });
+  }
 }
 
 /** Whether a rule's fieldPath (`.a.b`, `.a['x']`) names a property under `s`. */

@@ -52,7 +52,9 @@ function newObjectFilter(rt: ResourceType, labelSelector: string, fieldSelector:
   const labels = labelSelector.trim() === '' ? null : parseLabelSelector(labelSelector);
   const fields = fieldSelector.trim() === '' ? null : parseFieldSelector(fieldSelector);
   const own = Object.keys(rt.fieldSelectors);
-  if (fields) validateFieldSelector(fields, ['metadata.name', 'metadata.namespace', ...own], own.length > 0 ? 'field-label-not-supported' : 'not-a-known-field-selector');
+  // Custom resources (apiextensions' own conversion function) and kinds with fields of their own
+  // word it `field label not supported`; kinds with only the metadata fields otherwise.
+  if (fields) validateFieldSelector(fields, ['metadata.name', 'metadata.namespace', ...own], own.length > 0 || rt.unstructured ? 'field-label-not-supported' : 'not-a-known-field-selector');
   if ((!labels || labels.empty) && (!fields || fields.requirements.length === 0)) return selectEverything;
   const get = fieldGetter(rt);
   return {

@@ -26,8 +26,16 @@ describe('a terminating CRD', () => {
     const del = await t.request('DELETE', crdPath);
     expect(del.status).toBe(200);
     expect(del.json.metadata.finalizers).toEqual(['customresourcecleanup.apiextensions.k8s.io']);
+    // kube's CRD delete: pending, with no grace period; the finalizer controller then takes it on.
+    expect(del.json.metadata).not.toHaveProperty('deletionGracePeriodSeconds');
     const terminating = del.json.status.conditions.find((c: { type: string }) => c.type === 'Terminating');
-    expect(terminating).toMatchObject({ status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
+    expect(terminating).toMatchObject({ status: 'True', reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon' });
+    const inProgress = await waitFor(async () => {
+      const r = await t.request('GET', crdPath);
+      const c = r.json.status.conditions.find((x: { type: string }) => x.type === 'Terminating');
+      return c?.reason === 'InstanceDeletionInProgress' ? c : undefined;
+    });
+    expect(inProgress).toMatchObject({ status: 'True', message: 'CustomResource deletion is in progress' });
     const refused = await waitFor(async () => {
       const r = await t.request('POST', base, { body: { apiVersion: 'crdh.example.com/v1', kind: 'Gizmo', metadata: { name: 'new' } } });
       return r.status === 405 ? r : undefined;

@@ -136,16 +136,27 @@ export function asObject(value: unknown): KubeObject {
 /**
  * Drops unknown fields (mutates `obj`) and applies the field-validation mode to them and to the
  * duplicates found while decoding: Strict throws one 400 naming all (after `strictPrefix`, kube's
- * decode-error preamble for create and update), Warn adds one warning each. Unknown fields are
- * named in the order the body has them, as kube's strict decoder meets them.
+ * decode-error preamble for create and update), Warn adds one warning each. A built-in kind's
+ * unknown fields are named in the order the body has them, as kube's strict decoder meets them; a
+ * custom resource's in apiextensions' order (duplicates first, then sorted paths).
  */
 export function enforceFieldValidation(obj: KubeObject, rt: ResourceType, duplicates: readonly string[], mode: FieldValidation, warnings: string[], strictPrefix = ''): void {
-  const order = mode === 'Ignore' ? undefined : fieldOrder(obj);
+  // A custom resource's unknown fields are found by pruning, not by the decoder: sorted.
+  const order = mode === 'Ignore' || rt.unstructured ? undefined : fieldOrder(obj);
   const unknown = pruneUnknownFields(obj, rt.schema);
   if (mode === 'Ignore') return;
-  if (order) unknown.sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
-  // kube's strict decoder stops collecting at 100 errors (unknown and duplicate fields together).
-  const messages = [...unknown.slice(0, MAX_STRICT_ERRORS).map(formatUnknownFieldWarning), ...duplicates].slice(0, MAX_STRICT_ERRORS);
+  let messages: string[];
+  if (rt.unstructured) {
+    // apiextensions' decoder: the JSON decoder's duplicates, then the unknown fields of metadata,
+    // then the others (each group sorted).
+    const meta = unknown.filter((p) => p.startsWith('metadata.'));
+    const rest = unknown.filter((p) => !p.startsWith('metadata.'));
+    messages = [...duplicates, ...[...meta, ...rest].map(formatUnknownFieldWarning)];
+  } else {
+    if (order) unknown.sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
+    // kube's strict decoder stops collecting at 100 errors (unknown and duplicate fields together).
+    messages = [...unknown.slice(0, MAX_STRICT_ERRORS).map(formatUnknownFieldWarning), ...duplicates].slice(0, MAX_STRICT_ERRORS);
+  }
   if (messages.length === 0) return;
   if (mode === 'Strict') throw errors.badRequest(`${strictPrefix}${formatStrictDecodingError(messages)}`);
   // One at a time: a spread of a hundred thousand arguments overflows the stack.

@@ -200,11 +200,19 @@ function writeResult(c: VerbContext, result: VerbResult, fmt: Negotiated): void 
 function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
   const { rt, store } = c.served;
   const out = result.outcome;
-  const listMeta = {
-    resourceVersion: out.resourceVersion,
-    ...(out.continueToken ? { continue: out.continueToken } : {}),
-    ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
-  };
+  // A custom resource list is unstructured in kube: its metadata always has `continue` (empty on
+  // the last page) and every map is written with its keys sorted.
+  const listMeta = rt.unstructured
+    ? {
+        continue: out.continueToken ?? '',
+        ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
+        resourceVersion: out.resourceVersion,
+      }
+    : {
+        resourceVersion: out.resourceVersion,
+        ...(out.continueToken ? { continue: out.continueToken } : {}),
+        ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
+      };
   if (fmt.kind === 'protobuf') {
     // Each item's message is encoded once and kept with its cache entry (as kube's cacher keeps
     // serializations); the list is spliced around those bytes.
@@ -243,7 +251,8 @@ function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
   }
   if (fmt.kind === 'json' && !fmt.pretty) {
     // Splice the memoized bytes of every item: no object is serialized twice.
-    const head = `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(rt))},"metadata":${JSON.stringify(listMeta)},"items":[`;
+    const kindAndVersion = `"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(rt))}`;
+    const head = rt.unstructured ? `{"apiVersion":${JSON.stringify(apiVersionOf(rt))},"items":[` : `{${kindAndVersion},"metadata":${JSON.stringify(listMeta)},"items":[`;
     const parts: Uint8Array[] = [Buffer.from(head)];
     const comma = Buffer.from(',');
     const open = Buffer.from('{');
@@ -256,10 +265,11 @@ function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
       if (typeMetaEnd > 0) parts.push(open, bytes.subarray(typeMetaEnd));
       else parts.push(bytes);
     });
-    parts.push(Buffer.from(']}\n'));
+    parts.push(Buffer.from(rt.unstructured ? `],"kind":${JSON.stringify(rt.listKind)},"metadata":${JSON.stringify(listMeta)}}\n` : ']}\n'));
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
     return;
   }
   const items = out.entries.map((e) => (rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value))));
-  sendValue(c.req, c.reply, 200, { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items }, fmt.serializer === 'cbor' ? { ...fmt, schema: listSchemaOf(rt.schema) } : fmt);
+  const list = rt.unstructured ? { apiVersion: apiVersionOf(rt), items, kind: rt.listKind, metadata: listMeta } : { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items };
+  sendValue(c.req, c.reply, 200, list, fmt.serializer === 'cbor' ? { ...fmt, schema: listSchemaOf(rt.schema) } : fmt);
 }

@@ -16,7 +16,7 @@ export interface RunningEndpoint {
 }
 
 const parityDir = resolve(import.meta.dirname, '..');
-const PARITY_CONTROLLERS = 'namespace-controller,garbage-collector-controller,clusterrole-aggregation-controller,serviceaccount-controller,root-ca-certificate-publisher-controller';
+const PARITY_CONTROLLERS = 'namespace-controller,garbage-collector-controller,clusterrole-aggregation-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,validatingadmissionpolicy-status-controller';
 const repoDir = resolve(parityDir, '..');
 
 /** Finds a free loopback port (there is a small race until the server binds it; fine on a test box). */
@@ -50,7 +50,8 @@ async function waitReady(ep: Endpoint, timeoutMs: number, alive: () => boolean):
  */
 export async function startReference(dir: string, opts: { keep: boolean }): Promise<RunningEndpoint> {
   // Only the controllers kube-gateway implements itself (namespace deletion, garbage collection,
-  // ClusterRole aggregation, the `default` ServiceAccount and kube-root-ca.crt in every namespace):
+  // ClusterRole aggregation, the `default` ServiceAccount and kube-root-ca.crt in every namespace,
+  // the type checking of ValidatingAdmissionPolicies written to their status):
   // both sides then hold the same objects (the harness still drops the last two, whose CA differs).
   // A reused reference keeps the controllers it was started with.
   execFileSync(join(parityDir, 'reference.sh'), ['start', '--dir', dir, '--controllers', PARITY_CONTROLLERS], { stdio: ['ignore', 'ignore', 'inherit'] });

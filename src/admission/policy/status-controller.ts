@@ -1,16 +1,22 @@
 /**
  * kube's validatingadmissionpolicy-status-controller: for every policy whose
  * status.observedGeneration is behind its generation, type-checks the expressions against the
- * schemas of the kinds its rules name and writes `status.typeChecking` and `observedGeneration`
- * through the status subresource. Runs in-process on the policy watch cache.
+ * schemas of the kinds its rules name and applies `status.typeChecking` and `observedGeneration`
+ * to the status subresource, as kube's controller does (server-side apply, forced, by the
+ * manager `validatingadmissionpolicy-status`). Runs in-process on the policy watch cache.
  */
-import type { KubeObject } from '../../api/types.ts';
+import { apiVersionOf, type KubeObject } from '../../api/types.ts';
 import type { ResourceStore, WriteContext } from '../../registry/resource-store.ts';
 import type { Schema } from '../../schema/types.ts';
+import { serverSideApply } from '../../apply/index.ts';
+import { applyContextFor } from '../../registry/apply-context.ts';
+import { mergeSubresource } from '../../backend/local/subresource-merge.ts';
+import { cloneObject } from '../../registry/object-meta.ts';
 import { compilePolicy } from './compiled.ts';
 import { kindsToCheck, typeCheckPolicy, type CheckedKind } from './type-check.ts';
 
-const MANAGER = 'validatingadmissionpolicy-status-controller';
+/** kube's controller applies as this field manager (its ControllerName). */
+const MANAGER = 'validatingadmissionpolicy-status';
 
 /** The served kinds, for the rules' resources and the paramKind. */
 export interface KindResolver {
@@ -32,10 +38,9 @@ export function policyStatus(policy: KubeObject, kinds: KindResolver): Record<st
     paramSchema = kinds.byKind(group, version, paramKind.kind);
   }
   const warnings = typeCheckPolicy(compilePolicy(policy), checked, paramSchema);
-  const old = (policy.status ?? {}) as Record<string, unknown>;
   return {
-    ...old,
     observedGeneration: policy.metadata?.generation ?? 1,
+    // No warnings: an empty list, which the apply configuration leaves out.
     typeChecking: warnings.length > 0 ? { expressionWarnings: warnings } : {},
   };
 }
@@ -86,15 +91,20 @@ export class PolicyStatusController {
       const status = (policy.status ?? {}) as { observedGeneration?: number };
       if (status.observedGeneration === (policy.metadata?.generation ?? 1)) continue;
       const name = policy.metadata?.name ?? '';
+      const rt = this.policies.rt;
+      const now = new Date();
       try {
         await this.policies.update(
           '',
           name,
           (current) => {
             if (!current) throw new Error('gone');
-            return { ...current, status: policyStatus(current, this.kinds) } as KubeObject;
+            const applied = { apiVersion: apiVersionOf(rt), kind: rt.kind, metadata: { name }, status: policyStatus(current, this.kinds) } as KubeObject;
+            const merged = serverSideApply(current, applied, { ...applyContextFor(rt, MANAGER, 'status', now), force: true });
+            mergeSubresource(merged, cloneObject(current), 'status', rt);
+            return merged;
           },
-          { dryRun: false, warnings: [], now: new Date(), manager: MANAGER, subresource: 'status' } satisfies WriteContext,
+          { dryRun: false, warnings: [], now, manager: MANAGER, subresource: 'status', skipManagedFields: true } satisfies WriteContext,
           { allowCreate: false, subresource: 'status' },
         );
       } catch (err) {

@@ -180,7 +180,8 @@ export class Aggregator {
         apiVersion: 'apiregistration.k8s.io/v1',
         kind: 'APIService',
         metadata: { name, labels: { [AUTOMANAGED_LABEL]: label } },
-        spec: { group: gv.group, version: gv.version, groupPriorityMinimum: p.group, versionPriority: p.version },
+        // The core group's `group` is empty, which Go's omitempty leaves out.
+        spec: { ...(gv.group ? { group: gv.group } : {}), version: gv.version, groupPriorityMinimum: p.group, versionPriority: p.version },
       });
     }
     for (const [name, want] of desired) {

@@ -105,6 +105,14 @@ describe('webhook configuration kinds', () => {
     expect(conds.json.message).toContain('webhooks[0].matchConditions[1].name: Duplicate value: "x"');
     expect(conds.json.message).toContain('webhooks[0].matchConditions[2].expression: Invalid value: "1": must evaluate to bool but got int');
     expect(conds.json.message).toContain(`webhooks[0].matchConditions[2].name: Invalid value: "Bad Name!": name part must consist of alphanumeric characters`);
+    // `request` is typed as kube's AdmissionRequest: a field it does not have fails to compile.
+    const typed = await ts.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      body: base('r', { matchConditions: [{ name: 'nope', expression: 'request.nope' }, { name: 'fine', expression: "request.userInfo.groups.exists(g, g == 'x') && request.kind.kind != '' && has(request.options)" }] }),
+    });
+    expect(typed.status).toBe(422);
+    expect(typed.json.message).toBe(
+      'ValidatingWebhookConfiguration.admissionregistration.k8s.io "r" is invalid: webhooks[0].matchConditions[0].expression: Invalid value: "request.nope": compilation failed: ERROR: <input>:1:8: undefined field \'nope\'\n | request.nope\n | .......^',
+    );
   });
 
   it('is served through kubectl, listed in discovery', async () => {

@@ -95,6 +95,9 @@ test('automanaged: one Local APIService per served group/version, kube\'s priori
   const events = (await t.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.events.k8s.io')).json;
   expect(events.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
   expect(events.spec).toEqual({ group: 'events.k8s.io', version: 'v1', groupPriorityMinimum: 17750, versionPriority: 15 });
+  // The core group's is empty, left out as Go's omitempty leaves it (kube-apiserver v1.32.4).
+  const legacy = (await t.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.')).json;
+  expect(legacy.spec).toEqual({ version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
   expect(events.status.conditions).toEqual([{ type: 'Available', status: 'True', lastTransitionTime: expect.any(String), reason: 'Local', message: 'Local APIServices are always available' }]);
 
   const crd = await t.kubectl(['apply', '-f', 'test/fixtures/crd-databases.yaml']);

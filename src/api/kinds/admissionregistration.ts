@@ -12,7 +12,7 @@ import { arrField, labelSelectorSchema, objField, s } from './common-schemas.ts'
 import { kindSchema } from './object-meta-schema.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 import { validateLabelSelector } from './rbac.ts';
-import { compile, isCompileError, outputType } from '../../cel/index.ts';
+import { ADMISSION_REQUEST_TYPE, compile, isCompileError, outputType } from '../../cel/index.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.k8s.io';
 
@@ -211,7 +211,7 @@ function serviceErrors(path: string, svc: Record<string, unknown>): FieldError[]
 export const MATCH_CONDITION_VARIABLES = {
   object: { type: 'dyn' },
   oldObject: { type: 'dyn' },
-  request: { type: 'dyn' },
+  request: { type: ADMISSION_REQUEST_TYPE },
   authorizer: { type: 'dyn' },
   authorizer_requestResource: { type: 'dyn' },
 } as const;

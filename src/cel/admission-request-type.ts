@@ -1,5 +1,5 @@
 /**
- * The type of the admission CEL `request` variable (kube's BuildRequestType,
+ * The types of the admission CEL `request` variable (kube's BuildRequestType,
  * k8s.io/apiserver/pkg/admission/plugin/cel): the AdmissionRequest's fields, so that the checker
  * refuses `request.nope` as kube's does ("undefined field 'nope'"). At run time the value is the
  * request as a plain object, as in kube.
@@ -34,5 +34,43 @@ export const ADMISSION_REQUEST_TYPE: CelType = {
     userInfo,
     dryRun: { kind: 'bool' },
     options: { kind: 'dyn' },
+  },
+};
+
+const STRINGS: CelType = { kind: 'list', element: STRING, listType: 'atomic' };
+const STRING_MAP: CelType = { kind: 'map', key: STRING, value: STRING };
+
+/**
+ * The type of a policy's `namespaceObject` (kube's BuildNamespaceType): a Namespace with the
+ * metadata fields kube declares, `UID` spelled as kube spells it.
+ */
+export const NAMESPACE_OBJECT_TYPE: CelType = {
+  kind: 'object',
+  fields: {
+    metadata: {
+      kind: 'object',
+      fields: {
+        name: STRING,
+        generateName: STRING,
+        namespace: STRING,
+        labels: STRING_MAP,
+        annotations: STRING_MAP,
+        UID: STRING,
+        creationTimestamp: { kind: 'timestamp' },
+        deletionGracePeriodSeconds: { kind: 'int' },
+        deletionTimestamp: { kind: 'timestamp' },
+        generation: { kind: 'int' },
+        resourceVersion: STRING,
+        finalizers: STRINGS,
+      },
+    },
+    spec: { kind: 'object', fields: { finalizers: STRINGS } },
+    status: {
+      kind: 'object',
+      fields: {
+        conditions: { kind: 'list', listType: 'atomic', element: { kind: 'object', fields: { status: STRING, type: STRING, lastTransitionTime: { kind: 'timestamp' }, message: STRING, reason: STRING } } },
+        phase: STRING,
+      },
+    },
   },
 };

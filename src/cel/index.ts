@@ -20,7 +20,7 @@ import { celGoCompileText, foldedNoSuchOverload, type CompileErrorContext } from
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
 export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
-export { ADMISSION_REQUEST_TYPE } from './admission-request-type.ts';
+export { ADMISSION_REQUEST_TYPE, NAMESPACE_OBJECT_TYPE } from './admission-request-type.ts';
 export type { CostEstimate } from './estimate.ts';
 export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';

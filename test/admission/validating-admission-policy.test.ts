@@ -573,6 +573,29 @@ describe('variables', () => {
   });
 });
 
+describe('typed variables', () => {
+  it('request and namespaceObject have kube\'s declared fields (namespaceObject\'s uid is spelled UID, as kube declares it)', async () => {
+    const r = await t.request('POST', `${VAP}?dryRun=All`, {
+      body: {
+        metadata: { name: 'typed-vars' },
+        spec: {
+          matchConstraints: rules(['configmaps']),
+          validations: [
+            { expression: "request.nope == 'x'" },
+            { expression: "namespaceObject.metadata.uid == 'x'" },
+            { expression: "namespaceObject.metadata.UID != '' && namespaceObject.metadata.labels['a'] == 'b' && namespaceObject.status.phase == 'Active' && request.userInfo.groups.exists(g, g == 'x') && request.dryRun" },
+          ],
+        },
+      },
+    });
+    expect(r.status).toBe(422);
+    expect(r.json.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`)).toEqual([
+      "spec.validations[0].expression: Invalid value: \"request.nope == 'x'\": compilation failed: ERROR: <input>:1:8: undefined field 'nope'\n | request.nope == 'x'\n | .......^",
+      "spec.validations[1].expression: Invalid value: \"namespaceObject.metadata.uid == 'x'\": compilation failed: ERROR: <input>:1:25: undefined field 'uid'\n | namespaceObject.metadata.uid == 'x'\n | ........................^",
+    ]);
+  });
+});
+
 describe('audit annotations', () => {
   it('a failing valueExpression refuses the request under Fail even when the binding only warns', async () => {
     await namespace('vap-aud', { vap: 'aud' });

@@ -9,7 +9,7 @@
  */
 import type { Schema } from '../../schema/types.ts';
 import { formatIssues, undefinedFields } from './ast-fields.ts';
-import { ADMISSION_REQUEST_TYPE, compile, isCompileError, outputType, fieldPaths, type CompiledExpression, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
+import { ADMISSION_REQUEST_TYPE, NAMESPACE_OBJECT_TYPE, compile, isCompileError, outputType, fieldPaths, type CompiledExpression, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
 
 export interface ExpressionOptions {
   readonly hasParams: boolean;
@@ -27,6 +27,7 @@ export interface ExpressionOptions {
 
 const DYN: VariableDeclaration = { type: 'dyn' };
 const REQUEST: VariableDeclaration = { type: ADMISSION_REQUEST_TYPE };
+const NAMESPACE: VariableDeclaration = { type: NAMESPACE_OBJECT_TYPE };
 const VARIABLES: VariableDeclaration = { type: { kind: 'map', key: { kind: 'string' }, value: { kind: 'dyn' } } };
 
 const environments = new Map<string, CelEnvironment>();
@@ -35,7 +36,7 @@ function environmentFor(opts: ExpressionOptions): CelEnvironment {
   const key = `${opts.hasParams}/${opts.hasAuthorizer}/${opts.hasVariables}/${opts.environment ?? 'new'}`;
   let env = environments.get(key);
   if (env === undefined) {
-    const variables: Record<string, VariableDeclaration> = { object: DYN, oldObject: DYN, request: REQUEST, namespaceObject: DYN };
+    const variables: Record<string, VariableDeclaration> = { object: DYN, oldObject: DYN, request: REQUEST, namespaceObject: NAMESPACE };
     if (opts.hasParams) variables.params = DYN;
     if (opts.hasAuthorizer) variables.authorizer = DYN;
     if (opts.hasVariables) variables.variables = VARIABLES;

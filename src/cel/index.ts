@@ -91,6 +91,25 @@ function environmentKey(env: CelEnvironment): string {
   return `${env.expressions ?? 'new'};${vars.join(',')}`;
 }
 
+/**
+ * What a compiled program depends on: the engine's environment and the declared types in full.
+ * Two schemas whose types the engine names alike (objects, maps) check the same expression
+ * differently, so the program cache tells them apart by the types' structure.
+ */
+function programEnvironmentKey(env: CelEnvironment): string {
+  const vars = Object.keys(env.variables).sort().map((name) => `${name}:${typeFingerprint(env.variables[name] as VariableDeclaration)}`);
+  return `${env.expressions ?? 'new'};${vars.join(',')}`;
+}
+
+const fingerprints = new WeakMap<object, string>();
+
+function typeFingerprint(decl: VariableDeclaration): string {
+  if (decl.type === 'dyn' || typeof decl.type !== 'object') return declaredTypeName(decl);
+  let f = fingerprints.get(decl.type);
+  if (f === undefined) fingerprints.set(decl.type, (f = JSON.stringify(decl.type)));
+  return f;
+}
+
 function engineFor(env: CelEnvironment): Environment {
   const key = environmentKey(env);
   let engine = engines.get(key);
@@ -157,7 +176,7 @@ function compileError(expression: string, error: unknown, context: CompileErrorC
 
 /** Compiles (parses and type-checks) an expression, or returns the cached result for the same expression and environment. */
 export function compile(expression: string, env: CelEnvironment): CompiledExpression | CompileError {
-  const key = `${environmentKey(env)}\u0000${expression}`;
+  const key = `${programEnvironmentKey(env)}\u0000${expression}`;
   const cached = programs.get(key);
   if (cached !== undefined) return cached;
   const result = compileUncached(expression, env, true);

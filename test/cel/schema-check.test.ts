@@ -89,3 +89,16 @@ describe('timestamps at Go precision', () => {
     expect(value("string(timestamp('2023-01-01T00:00:00.5Z') - timestamp('2023-01-01T00:00:00.000000001Z'))")).toBe('0.499999999s');
   });
 });
+
+describe('the program cache', () => {
+  it('tells apart schemas whose types the engine names alike: the same rule checks differently against each', () => {
+    const ints = envFor({ type: 'object', properties: { x: { type: 'integer' } } });
+    const strings = envFor({ type: 'object', properties: { x: { type: 'string' } } });
+    const none = envFor({ type: 'object', properties: { y: { type: 'string' } } });
+    expect(compileMessage('self.x > 0', ints)).toBeUndefined();
+    expect(compileMessage('self.x > 0', strings)).toBe("found no matching overload for '_>_' applied to '(string, int)'");
+    expect(compileMessage('self.x > 0', none)).toBe("undefined field 'x'");
+    // And back: the first answer was not replaced.
+    expect(compileMessage('self.x > 0', ints)).toBeUndefined();
+  });
+});

@@ -3,13 +3,12 @@
  * matchConstraints name (kube's validatingadmissionpolicy TypeChecker, whose results the status
  * controller writes to `status.typeChecking`).
  *
- * The expression engine types `object` as dyn, so the check here is the part of cel-go's that
- * policies trip over: a field selected from `object`, `oldObject` or `params` that the kind's
- * schema does not have ("undefined field"), reported in cel-go's error format.
+ * Each validation and message expression is compiled again with `object` (and `params`) typed
+ * from the schemas, and cel-go's issues are reported: fields the kind does not have, operands of
+ * the wrong types, in cel-go's error format.
  */
 import type { Schema } from '../../schema/types.ts';
-import { fieldPaths } from '../../cel/index.ts';
-import { formatIssues, undefinedFields } from './ast-fields.ts';
+import { ADMISSION_REQUEST_TYPE, NAMESPACE_OBJECT_TYPE, celTypeFromSchema, compile, isCompileError, type VariableDeclaration } from '../../cel/index.ts';
 import type { CompiledPolicy } from './compiled.ts';
 
 /** A kind a policy's rules name, with its schema. */
@@ -68,13 +67,10 @@ export function typeCheckPolicy(policy: CompiledPolicy, kinds: readonly CheckedK
   const warnings: ExpressionWarning[] = [];
   const check = (fieldRef: string, entry: CompiledPolicy['validations'][number] | undefined) => {
     if (entry === undefined || !entry.compiled.ok) return;
-    const program = entry.compiled.program;
     const results: string[] = [];
     for (const k of kinds) {
-      const roots: Record<string, Schema> = { object: k.schema, oldObject: k.schema };
-      if (paramSchema !== undefined) roots.params = paramSchema;
-      const issues = undefinedFields(fieldPaths(program), roots);
-      if (issues.length > 0) results.push(`${gvkString(k)}: ${formatIssues(entry.expression, issues)}\n`);
+      const issues = typedIssues(entry.expression, k.schema, paramSchema, policy.variables.length > 0);
+      if (issues !== undefined) results.push(`${gvkString(k)}: ${issues}\n`);
     }
     if (results.length > 0) warnings.push({ fieldRef, warning: results.join('\n') });
   };
@@ -83,4 +79,23 @@ export function typeCheckPolicy(policy: CompiledPolicy, kinds: readonly CheckedK
     if (v.messageExpression !== undefined) check(`spec.validations[${i}].messageExpression`, { ...v, ...v.messageExpression });
   });
   return warnings;
+}
+
+const DYN: VariableDeclaration = { type: 'dyn' };
+const VARIABLES: VariableDeclaration = { type: { kind: 'map', key: { kind: 'string' }, value: { kind: 'dyn' } } };
+
+/**
+ * An expression compiled as kube's type checker compiles it for one kind: `object` and
+ * `oldObject` of the kind's type, `params` of the paramKind's (undeclared when it cannot be
+ * resolved, as in kube), `request` and `namespaceObject` of kube's declared types. cel-go's issues
+ * text, or undefined when it checks. (Variables stay dyn here: their own types are not derived.)
+ */
+function typedIssues(expression: string, schema: Schema, paramSchema: Schema | undefined, hasVariables: boolean): string | undefined {
+  const object: VariableDeclaration = { type: celTypeFromSchema(schema, { resourceRoot: true }) };
+  const variables: Record<string, VariableDeclaration> = { object, oldObject: object, request: { type: ADMISSION_REQUEST_TYPE }, namespaceObject: { type: NAMESPACE_OBJECT_TYPE }, authorizer: DYN };
+  if (paramSchema !== undefined) variables.params = { type: celTypeFromSchema(paramSchema, { resourceRoot: true }) };
+  if (hasVariables) variables.variables = VARIABLES;
+  const compiled = compile(expression, { variables, expressions: 'stored' });
+  if (!isCompileError(compiled) || compiled.celGoText.startsWith('program instantiation failed: ')) return undefined;
+  return compiled.celGoText;
 }

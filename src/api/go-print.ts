@@ -65,3 +65,17 @@ export function goObjectMeta(meta: unknown): string {
     `Finalizers:${goSlice('string', m.finalizers, s)}, ManagedFields:${goSlice('v1.ManagedFieldsEntry', m.managedFields, goManagedFieldsEntry)}}`
   );
 }
+
+/**
+ * An unstructured (JSON-decoded) value as Go's `%#v` prints an `interface{}` holding it:
+ * `map[string]interface {}{"a":"x", "n":1}` (keys sorted), `[]interface {}{"a"}`, numbers and
+ * booleans bare, strings quoted, null as `interface {}(nil)`.
+ */
+export function goInterfaceValue(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goInterfaceValue).join(', ')}}`;
+  if (isObj(v)) return `map[string]interface {}{${Object.keys(v).sort().map((k) => `${goQuote(k)}:${goInterfaceValue(v[k])}`).join(', ')}}`;
+  return String(v);
+}

@@ -135,6 +135,11 @@ export interface ResourceType {
   readonly categories: readonly string[];
   /** The object schema (apiVersion, kind, metadata, and the kind's own fields). */
   readonly schema: Schema;
+  /**
+   * The apiVersions of the kind's other served versions whose objects convert to this one (a
+   * CRD's versions): field managers recorded in them are kept, as kube's version converter keeps them.
+   */
+  readonly convertibleApiVersions?: readonly string[];
   /** Whether the kind has a `status` subresource. */
   readonly hasStatus: boolean;
   /** Whether metadata.generation is kept (and bumped on spec changes); built-in kinds like ConfigMap have none. */

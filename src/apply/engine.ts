@@ -48,6 +48,8 @@ export interface ApplyContext {
   readonly resetFields?: readonly (readonly string[])[];
   /** The kind's zero-valued object a created object is compared against (default `{}`). */
   readonly emptyObject?: KubeObject;
+  /** Other apiVersions of the kind that convert to this one: their managers are kept as recorded. */
+  readonly convertibleApiVersions?: readonly string[];
 }
 
 const CURRENT_OPERATION = 'current-operation';
@@ -159,10 +161,14 @@ function recordUpdate(oldV: unknown, newV: unknown, managers: Managers, manager:
  * here, and kinds shared by two groups, like events, do not convert between groups), and
  * structured-merge-diff drops managers whose version is missing.
  */
-function reconcileAll(managers: Managers, root: TypeNode, apiVersion: string): Map<string, ManagerRecord> {
+function reconcileAll(managers: Managers, root: TypeNode, apiVersion: string, convertible: readonly string[] = []): Map<string, ManagerRecord> {
   const out = new Map<string, ManagerRecord>();
   for (const [id, rec] of managers) {
-    if (rec.apiVersion !== apiVersion) continue;
+    if (rec.apiVersion !== apiVersion) {
+      // A CRD's other versions convert (field paths unchanged under conversion None).
+      if (convertible.includes(rec.apiVersion)) out.set(id, rec);
+      continue;
+    }
     const set = reconcileWithSchema(rec.set, root);
     out.set(id, set === rec.set ? rec : { ...rec, set });
   }
@@ -271,7 +277,7 @@ export function serverSideApply(live: KubeObject | null, applied: KubeObject, ct
   if (live) {
     // Objects never applied before: their existing fields become an Update entry first.
     if (managers.size === 0) managers = recordUpdate(ctx.emptyObject ?? {}, liveBody, managers, BEFORE_FIRST_APPLY, env);
-    managers = reconcileAll(managers, env.root, ctx.apiVersion);
+    managers = reconcileAll(managers, env.root, ctx.apiVersion, ctx.convertibleApiVersions);
   }
   let outcome = applyOnce(liveBody, appliedBody, managers, ctx.force, env);
   if (!outcome.ok && live && ctx.manager === KUBECTL_MANAGER) {
@@ -324,7 +330,7 @@ export function trackUpdate(live: KubeObject | null, updated: KubeObject, ctx: A
   // An existing object without managers is not tracked until its first apply (kube's skip-non-applied).
   if (managers.size === 0 && live) return encodeOnto(newBody, managers, undefined, undefined);
   const liveBody = live ? withoutManagedFields(live) : (ctx.emptyObject ?? {});
-  if (live) managers = reconcileAll(managers, env.root, ctx.apiVersion);
+  if (live) managers = reconcileAll(managers, env.root, ctx.apiVersion, ctx.convertibleApiVersions);
   const before = live ? decodeOrEmpty(live.metadata?.managedFields) : undefined;
   let out: Managers;
   try {

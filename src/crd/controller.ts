@@ -285,7 +285,10 @@ export class CrdController {
       // An empty deprecationWarning sends no Warning, but the version is still deprecated (metric, audit).
       return deprecationWarning !== undefined ? { ...rt, deprecationWarning } : rt;
     });
-    const withConversion = withConversions(crd, withDeprecation, storage, this.deps.resolveService);
+    // Every served version converts to every other: managers recorded in any of them are kept.
+    const apiVersions = withDeprecation.map((rt) => `${rt.group}/${rt.version}`);
+    const withSiblings = withDeprecation.map((rt): ResourceType => (apiVersions.length > 1 ? { ...rt, convertibleApiVersions: apiVersions.filter((v) => v !== `${rt.group}/${rt.version}`) } : rt));
+    const withConversion = withConversions(crd, withSiblings, storage, this.deps.resolveService);
     const prefix = types[0]?.storagePrefix;
     if (prev && prefix !== prev.types[0]?.storagePrefix) this.unserve(name);
     // Every change gets a cache of its own, as kube's CRD handler builds new storage: the entries

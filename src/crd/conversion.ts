@@ -68,8 +68,10 @@ export function withConversions(crd: KubeObject, types: readonly ResourceType[],
 function noneConversion(rt: ResourceType, storageApiVersion: string, storageSchema: Schema | undefined, readDefaults: (o: KubeObject) => KubeObject): StorageConversion {
   const apiVersion = `${rt.group}/${rt.version}`;
   return {
-    // Written in another version: pruned to and defaulted by the storage version's schema.
+    // Written in another version: defaulted by that version's schema first (kube defaults a
+    // request as it decodes it), then pruned to and defaulted by the storage version's.
     toStorage: (obj) => {
+      if (obj.apiVersion === apiVersion) applyDefaults(obj, rt.schema);
       const out = { ...obj, apiVersion: storageApiVersion };
       pruneUnknownFields(out, storageSchema);
       applyDefaults(out, storageSchema);
@@ -108,6 +110,8 @@ function webhookConversion(
     },
     async toStorage(obj) {
       if (obj.apiVersion === storageApiVersion) return obj;
+      // Defaulted in the version it was written in, as kube decodes it, before the webhook converts it.
+      if (obj.apiVersion === apiVersion) applyDefaults(obj, rt.schema);
       const [out] = await hook.convert([obj], storageApiVersion);
       pruneUnknownFields(out, storageSchema);
       return out!;

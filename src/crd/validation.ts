@@ -407,6 +407,8 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
   }
   for (const j of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = n[j];
+    // kube's isIntOrStringAnyOfPattern: `anyOf: [{type: integer}, {type: string}]` is allowed as it is.
+    if (j === 'anyOf' && isIntOrStringAnyOf(list)) continue;
     if (Array.isArray(list)) list.forEach((sub, i) => isObj(sub) && checkJunctor(sub as Schema, `${path}.${j}[${i}]`, s, path, ctx));
   }
   if (isObj(n.not)) checkJunctor(n.not as Schema, `${path}.not`, s, path, ctx);
@@ -418,6 +420,13 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
   if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ctx, false, undefined);
   // The node's own rules after its children (kube's order), compiled later if nothing here or below is wrong.
   validateRules(s, path, ctx, errorsBefore);
+}
+
+/** Exactly `[{type: integer}, {type: string}]`: the int-or-string pattern kube lets through its junctor checks. */
+function isIntOrStringAnyOf(list: unknown): boolean {
+  if (!Array.isArray(list) || list.length !== 2) return false;
+  const only = (v: unknown, type: string) => isObj(v) && Object.keys(v).length === 1 && v.type === type;
+  return only(list[0], 'integer') && only(list[1], 'string');
 }
 
 /**

@@ -26,6 +26,7 @@ export function applyContextFor(rt: ResourceType, manager: string, subresource: 
     ...(rt.hasStatus ? { resetFields: statusWrite ? topLevel.map((k) => [k]) : [['status']] } : {}),
     // Creates are compared against the kind's zero value, as kube's typed objects are.
     emptyObject: rt.unstructured ? { metadata: { creationTimestamp: null } } : zeroObject(rt.schema),
+    ...(rt.convertibleApiVersions ? { convertibleApiVersions: rt.convertibleApiVersions } : {}),
   };
 }
 

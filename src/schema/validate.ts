@@ -4,7 +4,8 @@
  * uniqueness and embedded-resource checks. Pure: never mutates the value.
  */
 import type { FieldError } from '../api/field-errors.ts';
-import { fieldErr } from '../api/field-errors.ts';
+import { fieldErr, goLiteral } from '../api/field-errors.ts';
+import { goInterfaceValue } from '../api/go-print.ts';
 import { checkStringFormat } from './formats.ts';
 import type { Schema } from './types.ts';
 import { isPlainObject, jsonTypeOf } from './walk.ts';
@@ -219,11 +220,16 @@ function validateArray(arr: readonly unknown[], schema: Schema, at: At, ctx: Ctx
   else if (lt === 'map') validateListMap(arr, schema, at, ctx);
 }
 
+/** A duplicate as kube prints it: scalars as field errors print them, maps and lists as Go's `%#v` of the unstructured value. */
+function duplicateValue(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? goLiteral(goInterfaceValue(v)) : v;
+}
+
 function validateListSet(arr: readonly unknown[], at: At, ctx: Ctx): void {
   const seen = new Set<string>();
   for (let i = 0; i < arr.length; i++) {
     const key = canonicalJson(arr[i]);
-    if (seen.has(key)) ctx.errs.push(fieldErr.duplicate(indexAt(at, i).field, arr[i]));
+    if (seen.has(key)) ctx.errs.push(fieldErr.duplicate(indexAt(at, i).field, duplicateValue(arr[i])));
     else seen.add(key);
   }
 }
@@ -244,7 +250,7 @@ function validateListMap(arr: readonly unknown[], schema: Schema, at: At, ctx: C
       if (v !== undefined) keyValue[k] = v;
     }
     const id = canonicalJson(keys.map((k) => (k in keyValue ? keyValue[k] : { unspecified: true })));
-    if (seen.has(id)) ctx.errs.push(fieldErr.duplicate(indexAt(at, i).field, keyValue));
+    if (seen.has(id)) ctx.errs.push(fieldErr.duplicate(indexAt(at, i).field, duplicateValue(keyValue)));
     else seen.add(id);
   }
 }

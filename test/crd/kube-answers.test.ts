@@ -99,3 +99,39 @@ describe('CustomResourceDefinition schemas', () => {
     expect(above).toBe(`CustomResourceDefinition.apiextensions.k8s.io "gadgets.${group}" is invalid: ${at}.properties[spec].properties[list].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`);
   });
 });
+
+describe('a custom resource in two versions (conversion None)', () => {
+  const g = 'gears.example.com';
+  const path = (v: string, name = '') => `/apis/${g}/${v}/namespaces/default/gears${name ? `/${name}` : ''}`;
+  beforeAll(async () => {
+    const spec = (color: string) => ({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            color: { type: 'string', default: color },
+            teeth: { type: 'integer', maximum: 100 },
+            // kube lets the int-or-string anyOf pattern through its junctor checks.
+            size: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          },
+        },
+      },
+    });
+    await createCrd(t, crdManifest(g, { plural: 'gears', kind: 'Gear' }, [crdVersion('v1', spec('grey')), { ...crdVersion('v2', spec('black')), storage: false }]));
+  });
+
+  it('defaults a write with the schema of the version it is written in, before conversion', async () => {
+    const created = await t.request('POST', path('v2'), { body: { apiVersion: `${g}/v2`, kind: 'Gear', metadata: { name: 'g2' }, spec: { size: '10%' } } });
+    expect(created.status).toBe(201);
+    expect(created.json.spec).toEqual({ color: 'black', size: '10%' });
+    expect((await t.request('GET', path('v1', 'g2'))).json.spec).toEqual({ color: 'black', size: '10%' });
+  });
+
+  it('keeps the managers recorded in the other version', async () => {
+    const r = await t.request('PATCH', path('v1', 'g2'), { body: { spec: { teeth: 3 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(r.status).toBe(200);
+    const entries = (r.json.metadata.managedFields as { apiVersion: string }[]).map((e) => e.apiVersion).sort();
+    expect(entries).toEqual([`${g}/v1`, `${g}/v2`]);
+  });
+});

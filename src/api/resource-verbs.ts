@@ -12,12 +12,16 @@ export interface Subresource {
   readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
 }
 
+const CUSTOM_RESOURCE_VERBS: readonly string[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
 /** The discovery verbs of a resource's main endpoint, sorted as kube lists them. */
 export function resourceVerbs(rt: ResourceType): readonly string[] {
   // Computed kinds (TokenReview) serve only what they declare.
   if (rt.virtual) return rt.virtual.verbs;
   // Namespaces have no collection delete in kube (their REST storage does not offer one).
   if (isNamespaces(rt)) return ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+  // Custom resources: the apiextensions discovery controller's own list, in its order.
+  if (rt.unstructured) return CUSTOM_RESOURCE_VERBS;
   return ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 }
 

@@ -24,6 +24,11 @@ export interface Offer {
   readonly table?: boolean;
   /** Whether `as=` conversions are offered at all (discovery documents take none). */
   readonly conversions?: boolean;
+  /**
+   * The media types a 406 names, when they are not the serializers' (kube's custom resource
+   * negotiator lists protobuf, which it speaks for Tables and metadata only).
+   */
+  readonly listed?: readonly Serializer[];
 }
 
 export type Negotiated =
@@ -160,7 +165,7 @@ export function negotiateOutput(req: NegotiateRequest): Negotiated {
   const offer = req.offer ?? {};
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
   const m = firstMatch(req.accept, offer);
-  if (!m) throw errors.notAcceptable(serializers.map((s) => MEDIA_OF[s]));
+  if (!m) throw errors.notAcceptable((offer.listed ?? serializers).map((s) => MEDIA_OF[s]));
   // Only JSON has an indenting serializer.
   const pretty = m.serializer === 'json' && (m.pretty || wantsPretty(req.prettyQuery, req.userAgent));
   const mediaType = MEDIA_OF[m.serializer];

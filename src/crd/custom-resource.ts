@@ -214,6 +214,8 @@ export function customResourceType(crd: KubeObject, version: Obj, lifecycle: Cus
     unstructured: true,
     ...(scaleOf ? { scale: scaleOf } : {}),
     strategy: {
+      // kube's customResourceStrategy: an update must name the resourceVersion it replaces.
+      allowUnconditionalUpdate: false,
       prepareForCreate(obj) {
         if (lifecycle.terminating) throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
         stripStatus(obj);
@@ -225,14 +227,19 @@ export function customResourceType(crd: KubeObject, version: Obj, lifecycle: Cus
       },
       validate: (obj) => validateCustomResource(obj, null, schema, rules, scaleOf, ratcheting),
       validateUpdate: (obj, old) => validateCustomResource(obj, old, schema, rules, scaleOf, ratcheting),
-      // The custom-resource rule for status writes: everything but status comes from the stored object.
+      // The custom-resource rule for status writes (kube's statusStrategy): everything but status
+      // comes from the stored object, metadata too (labels and annotations of the request are
+      // ignored); only the managed fields this write recorded are kept.
       subresources: {
         status: {
           prepareForUpdate(obj, old) {
             const status = obj.status;
             const meta = obj.metadata;
             for (const k of Object.keys(obj)) delete obj[k];
-            Object.assign(obj, structuredClone(old), { metadata: meta });
+            const metadata = structuredClone(old.metadata ?? {});
+            if (meta?.managedFields !== undefined) metadata.managedFields = meta.managedFields;
+            if (meta?.resourceVersion !== undefined) metadata.resourceVersion = meta.resourceVersion;
+            Object.assign(obj, structuredClone(old), { metadata });
             if (status === undefined) delete obj.status;
             else obj.status = status;
           },

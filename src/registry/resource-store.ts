@@ -717,6 +717,10 @@ export class ResourceStore {
         if (addGcFinalizer || kindFinalizers.length > 0) nmeta.finalizers = [...finalizers, ...kindFinalizers, ...(addGcFinalizer ? [gcFinalizer] : [])];
         nmeta.deletionTimestamp = new Date(ctx.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
         nmeta.deletionGracePeriodSeconds = 0;
+        // Controllers of an object that starts terminating should see it change: kube's store bumps
+        // a set generation with the first deletionTimestamp. (Kinds with their own delete, CRDs and
+        // namespaces, do not.)
+        if (!this.rt.strategy.prepareForDelete && typeof nmeta.generation === 'number' && nmeta.generation > 0) nmeta.generation += 1;
         this.rt.strategy.prepareForDelete?.(next);
         // The new deletion fields take their places among the metadata, as Go serializes them.
         next.metadata = orderedMeta(metaOf(next));

@@ -82,6 +82,44 @@ describe('custom resources', () => {
   });
 });
 
+describe('custom resource writes and answers', () => {
+  it('refuse an update that names no resourceVersion, and keep the stored metadata on a status write', async () => {
+    const created = await t.request('POST', base, widget('rv', { size: 2 }, { metadata: { name: 'rv', labels: { a: 'b' } } }));
+    expect(created.status).toBe(201);
+    const put = await t.request('PUT', `${base}/rv`, widget('rv', { size: 3 }));
+    expect(put.status).toBe(422);
+    expect(put.json.message).toBe('widgets.answers.example.com "rv" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+    const status = await t.request('PUT', `${base}/rv/status`, widget('rv', { size: 3 }, { metadata: { name: 'rv', resourceVersion: created.json.metadata.resourceVersion }, status: { replicas: 1 } }));
+    expect(status.status).toBe(200);
+    expect(status.json.metadata.labels).toEqual({ a: 'b' });
+    expect(status.json.status).toEqual({ replicas: 1 });
+    expect(status.json.spec).toEqual({ size: 2 });
+  });
+
+  it('move the generation on when deletion starts, and answer a collection delete with an unstructured list', async () => {
+    const held = await t.request('POST', base, widget('held', { size: 2 }, { metadata: { name: 'held', finalizers: ['example.com/hold'], labels: { batch: 'x' } } }));
+    expect(held.json.metadata.generation).toBe(1);
+    const del = await t.request('DELETE', `${base}/held`);
+    expect(del.json.metadata.generation).toBe(2);
+    expect((await t.request('POST', base, widget('other', { size: 2 }, { metadata: { name: 'other', labels: { batch: 'x' } } }))).status).toBe(201);
+    const all = await t.request('DELETE', `${base}?labelSelector=batch%3Dx`);
+    expect(all.status).toBe(200);
+    expect(Object.keys(all.json)).toEqual(['apiVersion', 'items', 'kind', 'metadata']);
+    expect(all.json.metadata).toEqual({ continue: '', resourceVersion: expect.any(String) });
+    expect(all.json.items.map((i: { kind: string; metadata: { name: string } }) => `${i.kind}/${i.metadata.name}`).sort()).toEqual(['Widget/held', 'Widget/other']);
+  });
+
+  it('are discovered with the verbs in the apiextensions order, and refuse protobuf naming it', async () => {
+    const d = (await t.request('GET', `/apis/${group}/v1`)).json;
+    expect(d.resources.find((r: { name: string }) => r.name === 'widgets').verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
+    const r = await t.request('GET', `${base}/s`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    expect(r.status).toBe(406);
+    // The Status comes in protobuf, as the client asked.
+    expect(r.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+    expect(r.text).toContain('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  });
+});
+
 describe('CustomResourceDefinition schemas', () => {
   const gadget = (openAPIV3Schema: object) => ({ body: crdManifest(group, { plural: 'gadgets', kind: 'Gadget' }, [crdVersion('v1', openAPIV3Schema)]) });
   const dryRun = `${CRDS}?dryRun=All`;

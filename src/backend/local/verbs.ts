@@ -167,14 +167,18 @@ async function deleteCollection(target: ServedResource, r: ResourceRequest): Pro
   for (const e of listed.entries) {
     const meta = e.value.metadata ?? {};
     // kube answers with the list it deleted from, as listed (not as each delete left the object);
-    // items of a typed list carry no kind/apiVersion.
-    items.push(withoutTypeMeta(store.served(e.value)));
+    // items of a typed list carry no kind/apiVersion (a custom resource list is unstructured: they do).
+    items.push(rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value)));
     try {
       await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
     } catch (err) {
       // Someone else deleted it meanwhile: that is the outcome we wanted.
       if ((err as { code?: number }).code !== 404) throw err;
     }
+  }
+  if (rt.unstructured) {
+    // An unstructured list, as a custom resource list is written: keys sorted, `continue` always there.
+    return { kind: 'value', code: 200, value: { apiVersion: apiVersionOf(rt), items, kind: rt.listKind, metadata: { continue: '', resourceVersion: listed.resourceVersion } } };
   }
   return { kind: 'value', code: 200, value: { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: { resourceVersion: listed.resourceVersion }, items } };
 }

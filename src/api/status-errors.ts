@@ -150,7 +150,8 @@ export const errors = {
     new ApiError(
       504,
       'Timeout',
-      `Too large resource version: ${requested}, current: ${current}`,
+      // kube's NewTimeoutError prefixes the storage error's text.
+      `Timeout: Too large resource version: ${requested}, current: ${current}`,
       { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
       { 'Retry-After': '1' },
     ),

@@ -25,10 +25,10 @@ export interface Offer {
   /** Whether `as=` conversions are offered at all (discovery documents take none). */
   readonly conversions?: boolean;
   /**
-   * The media types a 406 names, when they are not the serializers' (kube's custom resource
-   * negotiator lists protobuf, which it speaks for Tables and metadata only).
+   * Protobuf only for metadata conversions (PartialObjectMetadata and its list): kube's custom
+   * resource negotiator, whose objects have no protobuf form. A 406 still names protobuf.
    */
-  readonly listed?: readonly Serializer[];
+  readonly protobufForMetadataOnly?: boolean;
 }
 
 export type Negotiated =
@@ -128,7 +128,7 @@ function matchClause(clause: AcceptClause, serializer: Serializer, offer: Offer)
   const stream = p['stream'] ?? '';
   if (stream && (serializer === 'yaml' || stream !== 'watch')) return undefined;
   const converting = 'as' in p || 'g' in p || 'v' in p;
-  if (!converting) return { serializer, pretty: p['pretty'] === '1', stream };
+  if (!converting) return serializer === 'protobuf' && offer.protobufForMetadataOnly ? undefined : { serializer, pretty: p['pretty'] === '1', stream };
   if (offer.conversions === false) return undefined;
   const as = p['as'] ?? '';
   const version = p['v'] ?? '';
@@ -165,7 +165,7 @@ export function negotiateOutput(req: NegotiateRequest): Negotiated {
   const offer = req.offer ?? {};
   const serializers = offer.serializers ?? DEFAULT_SERIALIZERS;
   const m = firstMatch(req.accept, offer);
-  if (!m) throw errors.notAcceptable((offer.listed ?? serializers).map((s) => MEDIA_OF[s]));
+  if (!m) throw errors.notAcceptable(serializers.map((s) => MEDIA_OF[s]));
   // Only JSON has an indenting serializer.
   const pretty = m.serializer === 'json' && (m.pretty || wantsPretty(req.prettyQuery, req.userAgent));
   const mediaType = MEDIA_OF[m.serializer];

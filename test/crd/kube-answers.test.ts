@@ -120,6 +120,29 @@ describe('custom resource writes and answers', () => {
   });
 });
 
+describe('custom resource reads', () => {
+  it('give metadata lists in protobuf to the metadata client, and never the objects', async () => {
+    const accept = 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+    const meta = await t.request('GET', base, { headers: { accept } });
+    expect(meta.status).toBe(200);
+    expect(meta.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+    expect(meta.text).toContain('PartialObjectMetadataList');
+    const plain = await t.request('GET', base, { headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
+    expect(plain.headers['content-type']).toBe('application/json');
+    expect(plain.json.kind).toBe('WidgetList');
+  });
+
+  it('end a streaming list with the unstructured list blueprint', async () => {
+    const r = await t.request('GET', `${base}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`);
+    const events = r.text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: Record<string, unknown> } });
+    const end = events.find((e) => e.type === 'BOOKMARK' && (e.object.metadata.annotations as Record<string, string> | undefined)?.['k8s.io/initial-events-end'] === 'true');
+    expect(end).toBeDefined();
+    expect(end!.object.metadata).not.toHaveProperty('creationTimestamp');
+    const blueprint = Buffer.from((end!.object.metadata.annotations as Record<string, string>)['kubernetes.io/initial-events-list-blueprint']!, 'base64').toString();
+    expect(blueprint).toBe(`{"apiVersion":"${group}/v1","items":[],"kind":"WidgetList"}\n`);
+  });
+});
+
 describe('CustomResourceDefinition schemas', () => {
   const gadget = (openAPIV3Schema: object) => ({ body: crdManifest(group, { plural: 'gadgets', kind: 'Gadget' }, [crdVersion('v1', openAPIV3Schema)]) });
   const dryRun = `${CRDS}?dryRun=All`;

@@ -45,12 +45,11 @@ export function negotiate(c: VerbContext): Negotiated {
 
 /** What a resource endpoint can produce: protobuf too for built-in kinds. */
 export function offerFor(c: VerbContext): Offer {
-  const serializers: Serializer[] = protobufServed(c.served.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
-  const cbor = c.req.server.features.enabled('CBORServingAndStorage');
-  if (cbor) serializers.push('cbor');
-  // A custom resource's 406 names protobuf too, as kube's unstructured negotiator does.
-  const listed: Serializer[] | undefined = c.served.rt.unstructured ? ['json', 'yaml', 'protobuf', ...(cbor ? (['cbor'] as const) : [])] : undefined;
-  return { table: true, serializers, ...(listed ? { listed } : {}) };
+  // A custom resource speaks protobuf for its metadata only (kube's unstructured negotiator).
+  const metadataOnly = c.served.rt.unstructured === true;
+  const serializers: Serializer[] = protobufServed(c.served.rt) || metadataOnly ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
+  if (c.req.server.features.enabled('CBORServingAndStorage')) serializers.push('cbor');
+  return { table: true, serializers, ...(metadataOnly ? { protobufForMetadataOnly: true } : {}) };
 }
 
 /** Sends one object in the negotiated format (memoized bytes for plain JSON). */

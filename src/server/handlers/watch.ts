@@ -394,7 +394,10 @@ class WatchStream implements BufferedWatcher, TimedWatch {
       ? encodeProtobufList(kind, apiVersion, {}, [])
       : this.isCbor
         ? encodeCbor({ kind, apiVersion, metadata: {}, items: null })
-        : Buffer.from(`${JSON.stringify({ kind, apiVersion, metadata: {}, items: null })}\n`);
+        : // A custom resource list is unstructured: sorted keys, an empty item list, no metadata.
+          this.rt.unstructured && !this.partialVersion
+          ? Buffer.from(`${JSON.stringify({ apiVersion, items: [], kind })}\n`)
+          : Buffer.from(`${JSON.stringify({ kind, apiVersion, metadata: {}, items: null })}\n`);
     return Buffer.from(bytes).toString('base64');
   }
 
@@ -405,7 +408,8 @@ class WatchStream implements BufferedWatcher, TimedWatch {
     const object = {
       kind: this.partialVersion ? 'PartialObjectMetadata' : this.rt.kind,
       apiVersion: this.streamApiVersion,
-      metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
+      // (An unstructured custom resource has no creationTimestamp to write as null.)
+      metadata: { resourceVersion: String(revision), ...(this.rt.unstructured && !this.partialVersion ? {} : { creationTimestamp: null }), ...(annotations ? { annotations } : {}) },
     };
     this.write(this.eventBytes('BOOKMARK', this.encodeOther(object)));
   }

@@ -252,7 +252,11 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
     audit?.authorized(req, reply, decision);
     // kube's filter: an evaluation error (a webhook that failed) without an allow is a plain-text 500.
     if (decision.decision !== 'allow' && decision.error !== undefined) return sendInternalErrorText(reply, req.url, decision.error);
-    if (decision.decision !== 'allow') throw forbiddenError(attrs, decision.reason);
+    // kube's responsewriters.Forbidden marks the denial nosniff.
+    if (decision.decision !== 'allow') {
+      reply.header('x-content-type-options', 'nosniff');
+      throw forbiddenError(attrs, decision.reason);
+    }
   });
 
   // 3b. kube's request metrics, recorded when the response is done (watches: when they end).
@@ -365,7 +369,8 @@ export function buildFrontDoor(opts: FrontDoorOptions): FastifyInstance {
 /** kube's responsewriters.InternalError (as its authorization and authentication filters send it): plain text naming the request URI, HTML-escaped. */
 function sendInternalErrorText(reply: FastifyReply, url: string, message: string): FastifyReply {
   const text = `Internal Server Error: ${JSON.stringify(url)}: ${message}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return reply.code(500).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
+  // (kube's cache-control filter wraps the whole chain: this answer is marked too.)
+  return reply.code(500).header('cache-control', 'no-cache, private').header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${text}\n`);
 }
 
 /** The access reviews: create-only, answered by the authorizer, never stored (see src/authz/access-review.ts). */

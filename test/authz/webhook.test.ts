@@ -321,6 +321,8 @@ describe('kube-gateway with a webhook', () => {
     expect((await t.request('GET', '/api/v1/namespaces/default/configmaps', as('tok-alice'))).status).toBe(200);
     const denied = await t.request('GET', '/api/v1/namespaces/default/configmaps', as('tok-mallory'));
     expect(denied.status).toBe(403);
+    // kube's responsewriters.Forbidden marks the denial nosniff.
+    expect(denied.headers['x-content-type-options']).toBe('nosniff');
     expect(denied.json.message).toBe('configmaps is forbidden: User "mallory" cannot list resource "configmaps" in API group "" in the namespace "default": mallory is banned');
     // bob is skipped by the match condition: RBAC (which gives bob nothing) decides, with no reason.
     const bob = await t.request('GET', '/api/v1/namespaces/default/configmaps', as('tok-bob'));
@@ -331,6 +333,7 @@ describe('kube-gateway with a webhook', () => {
     const r = await t.request('GET', '/api/v1/namespaces/default/configmaps', as('tok-garbage'));
     expect(r.status).toBe(500);
     expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(r.headers['cache-control']).toBe('no-cache, private');
     expect(r.text).toMatch(/^Internal Server Error: "\/api\/v1\/namespaces\/default\/configmaps": couldn't decode the webhook's answer/);
   });
 

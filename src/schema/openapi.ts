@@ -118,11 +118,15 @@ function listDefinitionName(rt: ResourceType): string {
 function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json> {
   const r: RefStyle = doc === 'v3' ? v3Refs : v2Refs;
   const gvk = (kind: string) => [{ group: rt.group, kind, version: rt.version }];
-  const kindSchema = publishedSchema(rt.schema, doc) as Json;
+  // A custom resource's v3 document is apiextensions' own: int-or-string spelled out as anyOf, no
+  // zero defaults on references, list items referenced directly, the selectable fields listed.
+  const crdV3 = rt.unstructured === true && doc === 'v3';
+  const kindSchema = publishedSchema(rt.schema, doc, crdV3) as Json;
   const props = { ...((kindSchema['properties'] as Record<string, Json> | undefined) ?? {}) };
   props['apiVersion'] = { type: 'string', description: API_VERSION_DESCRIPTION, ...stripType(props['apiVersion']) };
   props['kind'] = { type: 'string', description: KIND_DESCRIPTION, ...stripType(props['kind']) };
-  props['metadata'] = r.refWith(OBJECT_META, { default: {}, description: OBJECT_METADATA_DESCRIPTION });
+  props['metadata'] = r.refWith(OBJECT_META, { ...(crdV3 ? {} : { default: {} }), description: OBJECT_METADATA_DESCRIPTION });
+  const selectable = crdV3 ? { 'x-kubernetes-selectable-fields': Object.keys(rt.fieldSelectors).map((fieldPath) => ({ fieldPath })) } : {};
   const kindDef: Json = {
     // A custom resource's kind has only the description its schema gives (kube publishes none otherwise).
     ...(rt.unstructured ? {} : { description: `${rt.kind} is the Schema for the ${rt.resource} API.` }),
@@ -130,6 +134,7 @@ function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json
     type: 'object',
     properties: sortKeys(props),
     'x-kubernetes-group-version-kind': gvk(rt.kind),
+    ...selectable,
   };
   const listDef: Json = {
     description: `${rt.listKind} is a list of ${rt.kind}`,
@@ -137,11 +142,12 @@ function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json
     required: ['items'],
     properties: {
       apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
-      items: { type: 'array', description: `List of ${rt.resource}.`, items: r.refWith(definitionName(rt), { default: {} }) },
+      items: { type: 'array', description: `List of ${rt.resource}.`, items: crdV3 ? { $ref: `#/components/schemas/${definitionName(rt)}` } : r.refWith(definitionName(rt), { default: {} }) },
       kind: { type: 'string', description: KIND_DESCRIPTION },
-      metadata: r.refWith(LIST_META, { default: {}, description: LIST_METADATA_DESCRIPTION }),
+      metadata: r.refWith(LIST_META, { ...(crdV3 ? {} : { default: {} }), description: LIST_METADATA_DESCRIPTION }),
     },
     'x-kubernetes-group-version-kind': gvk(rt.listKind),
+    ...selectable,
   };
   return { [definitionName(rt)]: kindDef, [listDefinitionName(rt)]: listDef };
 }
@@ -157,9 +163,11 @@ function stripType(p: Json | undefined): Json {
  * A schema as published: a plain JSON copy; Swagger 2.0 cannot say nullable, anyOf, oneOf or
  * not, so those are left out of v2 (as kube-apiserver does for CRDs).
  */
-export function publishedSchema(schema: Schema, doc: DocVersion): unknown {
+export function publishedSchema(schema: Schema, doc: DocVersion, intOrStringAnyOf = false): unknown {
   const walk = (s: Schema): Json => {
     const out: Json = {};
+    // apiextensions publishes an int-or-string field with its two types spelled out.
+    if (intOrStringAnyOf && s['x-kubernetes-int-or-string'] === true && s.anyOf === undefined && s.allOf === undefined) out['anyOf'] = [{ type: 'integer' }, { type: 'string' }];
     for (const [k, v] of Object.entries(s)) {
       if (v === undefined) continue;
       if (doc === 'v2' && (k === 'nullable' || k === 'anyOf' || k === 'oneOf' || k === 'not')) continue;

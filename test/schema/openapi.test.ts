@@ -79,3 +79,28 @@ describe('/openapi/v2', () => {
     expect(note.nullable).toBeUndefined();
   });
 });
+
+describe('a custom resource in /openapi/v3 (apiextensions\' own builder, kube-apiserver v1.32.4)', () => {
+  const widget = {
+    ...crontabType,
+    group: 'widgets.example.com',
+    resource: 'widgets',
+    kind: 'Widget',
+    listKind: 'WidgetList',
+    unstructured: true,
+    fieldSelectors: { 'spec.color': () => '' },
+    schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { 'x-kubernetes-int-or-string': true }, color: { type: 'string' } } } } },
+  } as typeof crontabType;
+
+  it('spells int-or-string out, lists the selectable fields, and references list items directly without zero defaults', () => {
+    const schemas = (buildOpenApiV3GroupVersion([widget], 'widgets.example.com', 'v1') as J)['components'].schemas;
+    const kind = schemas['com.example.widgets.v1.Widget'];
+    const list = schemas['com.example.widgets.v1.WidgetList'];
+    expect(kind.properties.spec.properties.size).toEqual({ anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true });
+    expect(kind['x-kubernetes-selectable-fields']).toEqual([{ fieldPath: 'spec.color' }]);
+    expect(list['x-kubernetes-selectable-fields']).toEqual([{ fieldPath: 'spec.color' }]);
+    expect(kind.properties.metadata).not.toHaveProperty('default');
+    expect(list.properties.metadata).not.toHaveProperty('default');
+    expect(list.properties.items.items).toEqual({ $ref: '#/components/schemas/com.example.widgets.v1.Widget' });
+  });
+});

@@ -573,6 +573,16 @@ describe('variables', () => {
   });
 });
 
+describe('variables as a list', () => {
+  it('are a map list keyed by name, as kube declares them (ownership per variable)', async () => {
+    const r = await t.request('POST', `${VAP}?dryRun=All`, {
+      body: { metadata: { name: 'var-list' }, spec: { matchConstraints: rules(['configmaps']), variables: [{ name: 'a', expression: '1' }], validations: [{ expression: 'variables.a == 1' }] } },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.managedFields[0].fieldsV1['f:spec']['f:variables']).toEqual({ '.': {}, 'k:{"name":"a"}': {} });
+  });
+});
+
 describe('typed variables', () => {
   it('request and namespaceObject have kube\'s declared fields (namespaceObject\'s uid is spelled UID, as kube declares it)', async () => {
     const r = await t.request('POST', `${VAP}?dryRun=All`, {

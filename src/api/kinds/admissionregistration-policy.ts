@@ -77,10 +77,16 @@ const policySpecSchema = s.object(
       'x-kubernetes-patch-merge-key': 'name',
       'x-kubernetes-patch-strategy': 'merge',
     },
-    variables: atomicList(
-      'Named CEL expressions other expressions read as `variables.<name>`.',
-      s.object('A named CEL expression.', { name: s.string('The variable name.', { default: '' }), expression: s.string('The CEL expression.', { default: '' }) }, { required: ['name', 'expression'], 'x-kubernetes-map-type': 'atomic' }),
-    ),
+    // A map list keyed by name (kube's +listType=map), each variable atomic.
+    variables: {
+      type: 'array',
+      description: 'Named CEL expressions other expressions read as `variables.<name>`.',
+      items: s.object('A named CEL expression.', { name: s.string('The variable name.', { default: '' }), expression: s.string('The CEL expression.', { default: '' }) }, { required: ['name', 'expression'], 'x-kubernetes-map-type': 'atomic' }),
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      'x-kubernetes-patch-merge-key': 'name',
+      'x-kubernetes-patch-strategy': 'merge',
+    },
   },
 );
 

@@ -50,6 +50,11 @@ export interface ApplyContext {
   readonly emptyObject?: KubeObject;
   /** Other apiVersions of the kind that convert to this one: their managers are kept as recorded. */
   readonly convertibleApiVersions?: readonly string[];
+  /**
+   * The updater's entry keeps the time it had rather than `now` (kube's scale handler carries the
+   * Scale's managers back into the object with the object's times: a manager new to it has none).
+   */
+  readonly keepUpdaterTime?: boolean;
 }
 
 const CURRENT_OPERATION = 'current-operation';
@@ -147,9 +152,7 @@ function recordUpdate(oldV: unknown, newV: unknown, managers: Managers, manager:
     operation: 'Update',
     apiVersion: env.ctx.apiVersion,
     subresource: env.sub,
-    // kube's scale handler carries the Scale's managers back into the object with the times the
-    // object had for them: a manager first recorded through /scale has none.
-    time: env.sub === 'scale' ? prev?.time : env.ctx.now,
+    time: env.ctx.keepUpdaterTime ? prev?.time : env.ctx.now,
     set: prev ? current.union(prev.set) : current,
   });
   return out;

@@ -27,6 +27,8 @@ export function applyContextFor(rt: ResourceType, manager: string, subresource: 
     // Creates are compared against the kind's zero value, as kube's typed objects are.
     emptyObject: rt.unstructured ? { metadata: { creationTimestamp: null } } : zeroObject(rt.schema),
     ...(rt.convertibleApiVersions ? { convertibleApiVersions: rt.convertibleApiVersions } : {}),
+    // Writes through /scale are recorded as kube's scale handler records them.
+    ...(subresource === 'scale' ? { keepUpdaterTime: true } : {}),
   };
 }
 

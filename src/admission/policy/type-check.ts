@@ -65,12 +65,14 @@ function gvkString(k: CheckedKind): string {
 export function typeCheckPolicy(policy: CompiledPolicy, kinds: readonly CheckedKind[], paramSchema: Schema | undefined): ExpressionWarning[] {
   if (kinds.length === 0) return [];
   const warnings: ExpressionWarning[] = [];
+  // One environment per kind, made once for all the policy's expressions.
+  const environments = kinds.map((k) => ({ kind: k, variables: typedVariables(k.schema, paramSchema, policy.variables.length > 0) }));
   const check = (fieldRef: string, entry: CompiledPolicy['validations'][number] | undefined) => {
     if (entry === undefined || !entry.compiled.ok) return;
     const results: string[] = [];
-    for (const k of kinds) {
-      const issues = typedIssues(entry.expression, k.schema, paramSchema, policy.variables.length > 0);
-      if (issues !== undefined) results.push(`${gvkString(k)}: ${issues}\n`);
+    for (const { kind, variables } of environments) {
+      const issues = typedIssues(entry.expression, variables);
+      if (issues !== undefined) results.push(`${gvkString(kind)}: ${issues}\n`);
     }
     if (results.length > 0) warnings.push({ fieldRef, warning: results.join('\n') });
   };
@@ -85,16 +87,21 @@ const DYN: VariableDeclaration = { type: 'dyn' };
 const VARIABLES: VariableDeclaration = { type: { kind: 'map', key: { kind: 'string' }, value: { kind: 'dyn' } } };
 
 /**
- * An expression compiled as kube's type checker compiles it for one kind: `object` and
- * `oldObject` of the kind's type, `params` of the paramKind's (undeclared when it cannot be
- * resolved, as in kube), `request` and `namespaceObject` of kube's declared types. cel-go's issues
- * text, or undefined when it checks. (Variables stay dyn here: their own types are not derived.)
+ * The variables kube's type checker declares for one kind: `object` and `oldObject` of the kind's
+ * type, `params` of the paramKind's (undeclared when it cannot be resolved, as in kube), `request`
+ * and `namespaceObject` of kube's declared types. (Variables stay dyn here: their own types are
+ * not derived.)
  */
-function typedIssues(expression: string, schema: Schema, paramSchema: Schema | undefined, hasVariables: boolean): string | undefined {
+function typedVariables(schema: Schema, paramSchema: Schema | undefined, hasVariables: boolean): Record<string, VariableDeclaration> {
   const object: VariableDeclaration = { type: celTypeFromSchema(schema, { resourceRoot: true }) };
   const variables: Record<string, VariableDeclaration> = { object, oldObject: object, request: { type: ADMISSION_REQUEST_TYPE }, namespaceObject: { type: NAMESPACE_OBJECT_TYPE }, authorizer: DYN };
   if (paramSchema !== undefined) variables.params = { type: celTypeFromSchema(paramSchema, { resourceRoot: true }) };
   if (hasVariables) variables.variables = VARIABLES;
+  return variables;
+}
+
+/** An expression compiled as kube's type checker compiles it: cel-go's issues text, or undefined when it checks. */
+function typedIssues(expression: string, variables: Record<string, VariableDeclaration>): string | undefined {
   const compiled = compile(expression, { variables, expressions: 'stored' });
   if (!isCompileError(compiled) || compiled.celGoText.startsWith('program instantiation failed: ')) return undefined;
   return compiled.celGoText;

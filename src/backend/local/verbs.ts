@@ -4,7 +4,8 @@
  * Each takes a routed ResourceRequest and answers a typed result; encoding is the front door's.
  */
 import { errors } from '../../api/status-errors.ts';
-import { apiVersionOf, type KubeObject } from '../../api/types.ts';
+import { listItem, listMetaOf, listObjectOf } from '../../api/list-object.ts';
+import type { KubeObject } from '../../api/types.ts';
 import type { ServedResource } from '../../registry/resource-catalog.ts';
 import type { WriteContext } from '../../registry/resource-store.ts';
 import { parseListQuery, parseResourceVersion, type ListQuery } from '../../registry/list-options.ts';
@@ -166,9 +167,8 @@ async function deleteCollection(target: ServedResource, r: ResourceRequest): Pro
   const items: KubeObject[] = [];
   for (const e of listed.entries) {
     const meta = e.value.metadata ?? {};
-    // kube answers with the list it deleted from, as listed (not as each delete left the object);
-    // items of a typed list carry no kind/apiVersion (a custom resource list is unstructured: they do).
-    items.push(rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value)));
+    // kube answers with the list it deleted from, as listed (not as each delete left the object).
+    items.push(listItem(rt, store.served(e.value)));
     try {
       await store.delete(meta.namespace ?? '', meta.name ?? '', opts, ctx);
     } catch (err) {
@@ -176,17 +176,7 @@ async function deleteCollection(target: ServedResource, r: ResourceRequest): Pro
       if ((err as { code?: number }).code !== 404) throw err;
     }
   }
-  if (rt.unstructured) {
-    // An unstructured list, as a custom resource list is written: keys sorted, `continue` always there.
-    return { kind: 'value', code: 200, value: { apiVersion: apiVersionOf(rt), items, kind: rt.listKind, metadata: { continue: '', resourceVersion: listed.resourceVersion } } };
-  }
-  return { kind: 'value', code: 200, value: { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: { resourceVersion: listed.resourceVersion }, items } };
-}
-
-/** A list item as kube-apiserver writes it: the object without kind and apiVersion. */
-export function withoutTypeMeta(obj: KubeObject): KubeObject {
-  const { kind: _k, apiVersion: _a, ...rest } = obj;
-  return rest;
+  return { kind: 'value', code: 200, value: listObjectOf(rt, listMetaOf(rt, { resourceVersion: listed.resourceVersion }), items) };
 }
 
 /** The verbs of the local backend. */

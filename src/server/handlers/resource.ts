@@ -19,7 +19,7 @@ import { encodeTableJson, partialMetadataMismatch, toPartialObjectMetadata, toPa
 import { stringifyGo } from '../../codec/json-encode.ts';
 import { addWarnings, sendBytes, sendValue } from '../respond.ts';
 import { protobufServed } from '../../backend/local/body.ts';
-import { withoutTypeMeta } from '../../backend/local/verbs.ts';
+import { listItem, listMetaOf, listObjectOf } from '../../api/list-object.ts';
 import type { ListResult, LocalResourceVerbs, LocalSubresource, ResourceRequest, VerbResult } from '../../backend/types.ts';
 import type { RequestUser } from '../../request/user.ts';
 import type { RequestBody } from '../../request/request-body.ts';
@@ -202,19 +202,7 @@ function writeResult(c: VerbContext, result: VerbResult, fmt: Negotiated): void 
 function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
   const { rt, store } = c.served;
   const out = result.outcome;
-  // A custom resource list is unstructured in kube: its metadata always has `continue` (empty on
-  // the last page) and every map is written with its keys sorted.
-  const listMeta = rt.unstructured
-    ? {
-        continue: out.continueToken ?? '',
-        ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
-        resourceVersion: out.resourceVersion,
-      }
-    : {
-        resourceVersion: out.resourceVersion,
-        ...(out.continueToken ? { continue: out.continueToken } : {}),
-        ...(out.remainingItemCount !== undefined ? { remainingItemCount: out.remainingItemCount } : {}),
-      };
+  const listMeta = listMetaOf(rt, out);
   if (fmt.kind === 'protobuf') {
     // Each item's message is encoded once and kept with its cache entry (as kube's cacher keeps
     // serializations); the list is spliced around those bytes.
@@ -271,7 +259,6 @@ function sendList(c: VerbContext, result: ListResult, fmt: Negotiated): void {
     sendBytes(c.req, c.reply, 200, Buffer.concat(parts), 'application/json');
     return;
   }
-  const items = out.entries.map((e) => (rt.unstructured ? store.served(e.value) : withoutTypeMeta(store.served(e.value))));
-  const list = rt.unstructured ? { apiVersion: apiVersionOf(rt), items, kind: rt.listKind, metadata: listMeta } : { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta, items };
-  sendValue(c.req, c.reply, 200, list, fmt.serializer === 'cbor' ? { ...fmt, schema: listSchemaOf(rt.schema) } : fmt);
+  const items = out.entries.map((e) => listItem(rt, store.served(e.value)));
+  sendValue(c.req, c.reply, 200, listObjectOf(rt, listMeta, items), fmt.serializer === 'cbor' ? { ...fmt, schema: listSchemaOf(rt.schema) } : fmt);
 }

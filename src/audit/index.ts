@@ -365,8 +365,8 @@ export class Auditor {
     const given = req.headers['audit-id'];
     const id = typeof given === 'string' && given !== '' ? given : randomUUID();
     req.auditID = id;
-    // On the raw response, so that hijacked replies (watches) carry it too.
-    reply.raw.setHeader('Audit-Id', id);
+    // Fastify's headers (Node's fast writeHead path); hijacked replies (watches, proxied answers) copy them.
+    reply.header('audit-id', id);
     if (this.policy) req.auditReceived = nowMs();
   }
 

@@ -3,8 +3,7 @@
  * authentication and impersonation, before authorization:
  *
  * - every request is classified and answered with the `X-Kubernetes-PF-FlowSchema-UID` and
- *   `X-Kubernetes-PF-PriorityLevel-UID` headers (set on the raw response, so hijacked watch
- *   responses carry them too);
+ *   `X-Kubernetes-PF-PriorityLevel-UID` headers;
  * - exempt levels run at once; Limited levels run when a seat is free, or wait in their queues;
  *   a request that cannot wait gets kube's plain-text 429 with Retry-After (adapted per level by
  *   how many were dropped lately, kube's droppedRequestsTracker);
@@ -236,9 +235,10 @@ export class ApfFilter {
     // port-forward, proxy) untracked: no classification, no seat, no in-flight count.
     if (!isWatch && isLongRunning(info)) return undefined;
     const { schema, level } = this.flowControl.classify(req.user, info);
-    // On the raw response: Fastify's send merges them, and hijacked (watch) responses keep them.
-    reply.raw.setHeader('X-Kubernetes-PF-FlowSchema-UID', schema.uid);
-    reply.raw.setHeader('X-Kubernetes-PF-PriorityLevel-UID', level.uid);
+    // Fastify's headers, not the raw response's: a response without raw headers is written by
+    // Node's fast writeHead path (the watch handler writes them itself, as it does the others).
+    reply.header('x-kubernetes-pf-flowschema-uid', schema.uid);
+    reply.header('x-kubernetes-pf-prioritylevel-uid', level.uid);
     const fs = schema.name;
     const pl = level.name;
     // Watches are long-running: kube's in-flight figures leave them out, as the plain limits do.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deprecationOf } from '../../src/features/deprecation.ts';
 import { configMapType } from '../../src/api/kinds/configmap.ts';
 import type { ResourceType } from '../../src/api/types.ts';
-import { startTestServer, type TestServer } from '../server/harness.ts';
+import { collectWatch, startTestServer, type TestServer } from '../server/harness.ts';
 import { createDeprecatedCrd } from './deprecated-crd.ts';
 import { parsePromText } from '../metrics/prom-text.ts';
 
@@ -48,5 +48,16 @@ describe('requests to a deprecated version', () => {
     const f = families.get('apiserver_requested_deprecated_apis')!;
     expect(f.help).toBe('[STABLE] Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
     expect(f.samples).toEqual([{ name: 'apiserver_requested_deprecated_apis', labels: { group: 'dep.example.com', version: 'v1beta1', resource: 'olds', subresource: '', removed_release: '' }, value: 1 }]);
+  });
+
+  it('a watch of it carries the Warning with the headers set before it started (Audit-Id, flow-control UIDs)', async () => {
+    // The CRD of the test before.
+    const w = await collectWatch(t.server, '/apis/dep.example.com/v1beta1/namespaces/default/olds?watch=true&timeoutSeconds=1', () => true, { timeoutMs: 3000 });
+    expect(w.status).toBe(200);
+    expect(w.headers['warning']).toBe('299 - "dep.example.com/v1beta1 Old is deprecated; use dep.example.com/v1 Old"');
+    expect(w.headers['content-type']).toBe('application/json');
+    expect(w.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(w.headers['x-kubernetes-pf-flowschema-uid']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(w.headers['x-kubernetes-pf-prioritylevel-uid']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -2,7 +2,7 @@
  * Watch: a chunked stream of `{type, object}` events, one per line. Served from the watch cache;
  * each event's bytes are built once per encoding and shared by every watcher.
  */
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
 import { ApiError, errors, isApiError } from '../../api/status-errors.ts';
 import type { KubeObject } from '../../api/types.ts';
@@ -146,7 +146,8 @@ export async function handleWatch(c: VerbContext, watches: WatchRegistry): Promi
 
   c.reply.hijack();
   const res = c.reply.raw as ServerResponse | Http2ServerResponse;
-  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private' });
+  // The headers set so far (Audit-Id, the flow-control UIDs, warnings) go out with the watch's own.
+  res.writeHead(200, { ...(c.reply.getHeaders() as OutgoingHttpHeaders), 'content-type': contentType, 'cache-control': 'no-cache, private' });
   if (typeof (res as ServerResponse).flushHeaders === 'function') (res as ServerResponse).flushHeaders();
   // Over HTTP/2 the watch goes on on its raw stream, and the request's objects can be collected
   // (watch-http2.ts); the response hooks' work is kept for the end. HTTP/1.1 watches stay on the

@@ -17,6 +17,7 @@
  * object accordingly, copying only what it changes.
  */
 import type { Schema } from '../schema/types.ts';
+import { propertyEntries } from '../schema/properties.ts';
 
 type Mark = 'always' | 'omitZero';
 const marks = new WeakMap<Schema, Mark>();
@@ -87,42 +88,67 @@ function renderField(value: unknown, present: boolean, s: Schema, mode: Mode): u
   return renderValue(value, s, mode);
 }
 
+/**
+ * What rendering an object of a schema with properties looks at, worked out once per schema
+ * (every create, update and answer renders its object two or three times): the properties
+ * renderField may change (lists, maps, nested structs, marked fields; an unmarked scalar is
+ * always written as it is), and every property name in struct order, for fields it adds.
+ */
+interface Plan {
+  readonly fields: readonly (readonly [string, Schema])[];
+  readonly names: readonly string[];
+}
+
+const plans = new WeakMap<Schema, Plan>();
+
+function planOf(s: Schema): Plan {
+  let plan = plans.get(s);
+  if (plan === undefined) {
+    const fields = propertyEntries(s).filter(([, ps]) => marks.has(ps) || isListOrMap(ps) !== undefined || ps.properties !== undefined || ps.items !== undefined);
+    plan = { fields, names: Object.keys(s.properties ?? {}) };
+    plans.set(s, plan);
+  }
+  return plan;
+}
+
 function renderValue(value: unknown, s: Schema, mode: Mode): unknown {
   if (Array.isArray(value)) {
     const items = s.items;
     if (!items) return value;
     let out: unknown[] | undefined;
-    value.forEach((v, i) => {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
       const r = renderValue(v, items, mode);
       if (r !== v) (out ??= value.slice())[i] = r;
-    });
+    }
     return out ?? value;
   }
   if (!isPlainObject(value)) return value;
   let out: Record<string, unknown> | undefined;
-  const set = (k: string, v: unknown): void => {
-    out ??= { ...value };
-    if (v === undefined) delete out[k];
-    else out[k] = v;
-  };
   if (s.properties) {
-    const names = Object.keys(s.properties);
-    const added: string[] = [];
-    for (const [k, ps] of Object.entries(s.properties)) {
+    const plan = planOf(s);
+    let added: string[] | undefined;
+    for (const [k, ps] of plan.fields) {
       const present = Object.hasOwn(value, k);
       const v = present ? value[k] : undefined;
       const r = renderField(v, present, ps, mode);
-      if (r !== v || (present && r === undefined)) {
-        set(k, r);
-        if (!present && r !== undefined) added.push(k);
-      }
+      if (r === v && !(present && r === undefined)) continue;
+      out ??= { ...value };
+      if (r === undefined) delete out[k];
+      else out[k] = r;
+      if (!present && r !== undefined) (added ??= []).push(k);
     }
-    if (out && added.length > 0) out = inStructOrder(out, added, names);
+    if (out && added) out = inStructOrder(out, added, plan.names);
   } else if (typeof s.additionalProperties === 'object' && !isLeaf(s.additionalProperties)) {
     const ps = s.additionalProperties;
-    for (const [k, v] of Object.entries(value)) {
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      const v = value[k];
       const r = renderValue(v, ps, mode);
-      if (r !== v) set(k, r);
+      if (r === v) continue;
+      out ??= { ...value };
+      if (r === undefined) delete out[k];
+      else out[k] = r;
     }
   }
   return out ?? value;

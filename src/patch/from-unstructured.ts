@@ -7,6 +7,7 @@
  */
 import type { Schema } from '../schema/types.ts';
 import { isJsonObject } from './json-value.ts';
+import { propertyEntries } from '../schema/properties.ts';
 
 /** Go's reflect.Kind name of a decoded JSON value, as the converter prints it. */
 function kindOf(v: unknown): string {
@@ -54,7 +55,7 @@ function walk(v: unknown, s: Schema | undefined, directives: boolean): string | 
   if (s['x-kubernetes-int-or-string'] || s['x-kubernetes-preserve-unknown-fields'] || s.format === 'date-time') return undefined;
   if (s.properties) {
     if (!isJsonObject(v)) return `cannot restore struct from: ${kindOf(v)}`;
-    for (const [k, prop] of Object.entries(s.properties)) {
+    for (const [k, prop] of propertyEntries(s)) {
       const err = walk(v[k], prop, directives);
       if (err) return err;
     }

@@ -12,6 +12,7 @@ import type { Schema } from '../schema/types.ts';
 import { cloneJson } from '../schema/walk.ts';
 import { nowRfc3339 } from './object-meta.ts';
 import type { WriteContext } from './resource-store.ts';
+import { propertyEntries } from '../schema/properties.ts';
 
 export function applyContextFor(rt: ResourceType, manager: string, subresource: string, now: Date): ApplyContext {
   const statusWrite = subresource === 'status';
@@ -75,7 +76,7 @@ export function dropEmptyMaps(v: unknown, schema: Schema | undefined): void {
     return;
   }
   const obj = v as Record<string, unknown>;
-  for (const [k, prop] of Object.entries(schema.properties ?? {})) {
+  for (const [k, prop] of propertyEntries(schema)) {
     const child = obj[k];
     if (child === null || typeof child !== 'object') continue;
     const freeForm = !prop.properties && typeof prop.additionalProperties === 'object';

@@ -41,19 +41,35 @@ const metaFieldRank = new Map(objectMetaFieldOrder.map((k, i) => [k, i]));
 /** A copy of `meta` with its fields in kube's order (unknown ones last), plus `extra` fields placed likewise. */
 export function orderedMeta(meta: ObjectMeta, extra?: Partial<ObjectMeta>): ObjectMeta {
   const all = extra ? { ...meta, ...extra } : meta;
-  const keys = Object.keys(all).sort((a, b) => (metaFieldRank.get(a) ?? 99) - (metaFieldRank.get(b) ?? 99));
+  // kube's fields by rank, then the others as they come: a stable sort by rank, without one.
   const out: ObjectMeta = {};
-  for (const k of keys) out[k] = all[k];
+  for (const k of objectMetaFieldOrder) if (Object.hasOwn(all, k)) out[k] = all[k];
+  for (const k in all) if (Object.hasOwn(all, k) && !metaFieldRank.has(k)) out[k] = all[k];
   return out;
 }
 
+const HEAD_KEYS = ['kind', 'apiVersion', 'metadata'] as const;
+
 /** Puts kind, apiVersion and metadata first, as kube-apiserver serializes objects. Mutates and returns `obj`. */
 export function canonicalKeyOrder<T extends Record<string, unknown>>(obj: T): T {
-  const rest = Object.entries(obj).filter(([k]) => k !== 'kind' && k !== 'apiVersion' && k !== 'metadata');
-  const head: [string, unknown][] = [];
-  for (const k of ['kind', 'apiVersion', 'metadata']) if (k in obj) head.push([k, obj[k]]);
-  for (const k of Object.keys(obj)) delete obj[k];
-  for (const [k, v] of [...head, ...rest]) (obj as Record<string, unknown>)[k] = v;
+  // Most objects are in order already (clients write kind and apiVersion first): nothing to move.
+  const keys = Object.keys(obj);
+  let at = 0;
+  let ordered = true;
+  for (const h of HEAD_KEYS) {
+    if (!(h in obj)) continue;
+    if (keys[at] !== h) {
+      ordered = false;
+      break;
+    }
+    at++;
+  }
+  if (ordered) return obj;
+  const values: Record<string, unknown> = { ...obj };
+  for (const k of keys) delete obj[k];
+  const out = obj as Record<string, unknown>;
+  for (const k of HEAD_KEYS) if (k in values) out[k] = values[k];
+  for (const k of keys) if (k !== 'kind' && k !== 'apiVersion' && k !== 'metadata') out[k] = values[k];
   return obj;
 }
 

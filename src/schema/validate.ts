@@ -9,6 +9,7 @@ import { goInterfaceValue } from '../api/go-print.ts';
 import { checkStringFormat } from './formats.ts';
 import type { Schema } from './types.ts';
 import { isPlainObject, jsonTypeOf } from './walk.ts';
+import { propertyEntries } from './properties.ts';
 
 export interface ValidateOptions {
   /**
@@ -274,11 +275,11 @@ function validateObject(obj: Record<string, unknown>, schema: Schema, at: At, ct
       }
     }
   } else if (extra && typeof extra === 'object') {
-    for (const [k, v] of Object.entries(obj)) {
-      if (!Object.prototype.hasOwnProperty.call(props, k)) validateNode(v, extra, mapEntryAt(at, k, ctx), ctx);
+    for (const k in obj) {
+      if (Object.prototype.hasOwnProperty.call(obj, k) && !Object.prototype.hasOwnProperty.call(props, k)) validateNode(obj[k], extra, mapEntryAt(at, k, ctx), ctx);
     }
   }
-  for (const [k, propSchema] of Object.entries(props)) {
+  for (const [k, propSchema] of propertyEntries(schema)) {
     if (Object.prototype.hasOwnProperty.call(obj, k)) validateNode(obj[k], propSchema, childAt(at, k), ctx);
   }
   for (const k of ctx.required ? schema.required ?? [] : []) {

@@ -21,8 +21,16 @@ export function generateName(prefix: string): string {
 
 /** RFC 3339 with second precision, as metav1.Time serializes. */
 export function nowRfc3339(now: Date = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Every write stamps a time or two, and the text changes once a second: kept for that second.
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
+let lastSecond = Number.NaN;
+let lastText = '';
 
 /** Fields clients may not set on create; the server owns them. */
 export function resetServerOwnedMetaForCreate(meta: ObjectMeta, now: Date, tracksGeneration: boolean): void {

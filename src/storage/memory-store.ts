@@ -38,7 +38,13 @@ interface Version {
 export class MemoryStore implements Store {
   readonly backend = 'memory' as const;
   private readonly history = new Map<string, Version[]>();
-  private sortedKeys: string[] = [];
+  /** Every key in order, but for the keys made since the last ordered read (`newKeys`). */
+  private ordered: string[] = [];
+  /**
+   * Keys made since, merged into `ordered` by the next read that needs the order: inserting each
+   * into a sorted array moved half of it per create (tens of microseconds at 50,000 keys).
+   */
+  private newKeys: string[] = [];
   /** One event per revision above the compacted revision, for watch catch-up. */
   private log: WatchEvent[] = [];
   private rev = 0;
@@ -68,8 +74,9 @@ export class MemoryStore implements Store {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const kvs: KeyValue[] = [];
     let remaining = 0;
-    for (let i = lowerBound(this.sortedKeys, listStart(prefix, opts.startKey)); i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
+    const keys = this.sortedKeys();
+    for (let i = lowerBound(keys, listStart(prefix, opts.startKey)); i < keys.length; i++) {
+      const key = keys[i]!;
       if (!key.startsWith(prefix)) break;
       const v = this.versionAt(key, at);
       if (!v || !v.value) continue;
@@ -82,8 +89,9 @@ export class MemoryStore implements Store {
   async count(prefix: string): Promise<number> {
     this.assertOpen();
     let n = 0;
-    for (let i = lowerBound(this.sortedKeys, prefix); i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
+    const keys = this.sortedKeys();
+    for (let i = lowerBound(keys, prefix); i < keys.length; i++) {
+      const key = keys[i]!;
       if (!key.startsWith(prefix)) break;
       if (this.history.get(key)!.at(-1)!.value) n++;
     }
@@ -163,7 +171,7 @@ export class MemoryStore implements Store {
         dropped = true;
       } else this.history.set(key, kept);
     }
-    if (dropped) this.sortedKeys = this.sortedKeys.filter((k) => this.history.has(k));
+    if (dropped) this.ordered = this.sortedKeys().filter((k) => this.history.has(k));
     this.log = this.log.slice(this.logIndexAfter(revision - 1));
   }
 
@@ -185,7 +193,7 @@ export class MemoryStore implements Store {
     if (!versions) {
       versions = [];
       this.history.set(key, versions);
-      this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
+      this.newKeys.push(key);
     }
     versions.push(next);
     const prevKv = prev ? toKv(key, prev) : undefined;
@@ -196,6 +204,23 @@ export class MemoryStore implements Store {
     this.waiter.advance(this.rev);
     this.hub.publish([ev], this.rev);
     return ev.kv;
+  }
+
+  /** Every key in order: the new ones merged in first. */
+  private sortedKeys(): string[] {
+    if (this.newKeys.length === 0) return this.ordered;
+    const added = this.newKeys.sort(compareKeys);
+    this.newKeys = [];
+    const old = this.ordered;
+    const merged = new Array<string>(old.length + added.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < added.length) merged[k++] = compareKeys(old[i]!, added[j]!) <= 0 ? old[i++]! : added[j++]!;
+    while (i < old.length) merged[k++] = old[i++]!;
+    while (j < added.length) merged[k++] = added[j++]!;
+    this.ordered = merged;
+    return merged;
   }
 
   private latest(key: string): (Version & { value: Uint8Array }) | undefined {
@@ -234,6 +259,11 @@ export class MemoryStore implements Store {
   private assertOpen(): void {
     if (this.closed) throw new StorageError('Unavailable', 'store is closed');
   }
+}
+
+/** The order lowerBound searches by (JavaScript's string order). */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function toKv(key: string, v: Version): KeyValue {

@@ -233,6 +233,29 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(rec.events).toEqual([]);
     });
 
+    it('keeps key order and one entry per key across creates between lists, deletes, compaction and re-creation', async () => {
+      const s = await newStore();
+      const p = freshPrefix();
+      const keys = ['m', 'c', 'x', 'a', 'q', 'b', 'z', 'k'];
+      const seen: string[] = [];
+      for (const k of keys) {
+        await s.create(`${p}${k}`, bytes(k));
+        seen.push(k);
+        // Every other create is followed by a list: new keys merged between writes and reads.
+        if (seen.length % 2 === 0) expect((await s.list(p)).kvs.map(text)).toEqual([...seen].sort());
+      }
+      const c = await s.get(`${p}c`);
+      const gone = await s.delete(`${p}c`, c!.modRevision);
+      await s.compact(gone.modRevision);
+      await s.create(`${p}c`, bytes('c2'));
+      await s.create(`${p}d`, bytes('d'));
+      expect((await s.list(p)).kvs.map(text)).toEqual(['a', 'b', 'c2', 'd', 'k', 'm', 'q', 'x', 'z']);
+      expect(await s.count(p)).toBe(9);
+      const page = await s.list(p, { limit: 3, startKey: `${p}c` });
+      expect(page.kvs.map(text)).toEqual(['c2', 'd', 'k']);
+      expect(page.remaining).toBe(4);
+    });
+
     it('compacts history: old reads and watches fail with TooOld, newer ones still work', async () => {
       const s = await newStore();
       const p = freshPrefix();

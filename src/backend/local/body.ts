@@ -276,8 +276,8 @@ function internalPackage(rt: ResourceType): string {
   return group.split('.')[0]!;
 }
 
-/** Checks apiVersion/kind of a body against the endpoint; fills them when absent. */
-export function checkTypeMeta(obj: KubeObject, rt: ResourceType): void {
+/** Refuses a body whose apiVersion or kind is not the endpoint's; returns the endpoint's apiVersion. */
+function assertTypeMeta(obj: KubeObject, rt: ResourceType): string {
   const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
   if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
     throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
@@ -285,8 +285,25 @@ export function checkTypeMeta(obj: KubeObject, rt: ResourceType): void {
   if (obj.kind !== undefined && obj.kind !== rt.kind) {
     throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${rt.kind})`);
   }
-  obj.apiVersion = apiVersion;
+  return apiVersion;
+}
+
+/** Checks apiVersion/kind of a body against the endpoint; fills them when absent (in place). */
+export function checkTypeMeta(obj: KubeObject, rt: ResourceType): void {
+  obj.apiVersion = assertTypeMeta(obj, rt);
   obj.kind = rt.kind;
+}
+
+/**
+ * checkTypeMeta for a body just decoded, which nothing else holds yet: type meta the client left
+ * out goes first, in kube's field order, in a new object. Appended, it would be moved to the front
+ * before the write, by deleting and re-adding every field (src/registry/object-meta.ts
+ * canonicalKeyOrder), which leaves the object in V8's slow dictionary mode for every step after.
+ */
+function typeMetaFirst(obj: KubeObject, rt: ResourceType): KubeObject {
+  const apiVersion = assertTypeMeta(obj, rt);
+  if (obj.kind !== undefined && obj.apiVersion !== undefined) return obj;
+  return { kind: rt.kind, apiVersion, ...obj } as KubeObject;
 }
 
 /**
@@ -301,11 +318,11 @@ export function checkObjectBody(
   warnings: string[],
 ): KubeObject {
   const { rt } = target;
-  const obj = body.kind === 'apply-patch' ? asObject(body.value) : typedObjectOf(body, rt);
-  if (body.kind !== 'apply-patch') checkDecodedTypes(obj, rt);
-  const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(obj, rt);
-  if (body.kind !== 'apply-patch' && !rt.unstructured) checkSchemeKind(obj, rt, prefix);
-  checkTypeMeta(obj, rt);
+  const decoded = body.kind === 'apply-patch' ? asObject(body.value) : typedObjectOf(body, rt);
+  if (body.kind !== 'apply-patch') checkDecodedTypes(decoded, rt);
+  const prefix = body.kind === 'apply-patch' ? '' : decodeErrorPrefix(decoded, rt);
+  if (body.kind !== 'apply-patch' && !rt.unstructured) checkSchemeKind(decoded, rt, prefix);
+  const obj = typeMetaFirst(decoded, rt);
   const meta = (obj.metadata ??= {});
   if (rt.namespaced && meta.namespace && meta.namespace !== target.namespace) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');

@@ -102,6 +102,12 @@ function selectableFields(version: Obj): Record<string, (obj: KubeObject) => str
   return out;
 }
 
+/** The metadata a root rule sees: the names, as kube declares them for CEL. */
+function ruleMetadata(obj: KubeObject): Record<string, unknown> {
+  const meta = obj.metadata ?? {};
+  return { ...(meta.name !== undefined ? { name: meta.name } : {}), ...(meta.generateName !== undefined ? { generateName: meta.generateName } : {}) };
+}
+
 /** Validates a custom resource against its schema and rules, as kube's CR strategy does. */
 function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema: Schema, rules: boolean, scale: ResourceType['scale'], ratcheting: boolean): FieldError[] {
   const { metadata: _m, ...body } = obj;
@@ -115,8 +121,9 @@ function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema:
   if (errs.some((e) => BLOCKING_RULES.has(e.type))) {
     errs.push(fieldErr.invalid('<nil>', goLiteral('"null"'), 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
   } else {
-    const oldBody = old ? { ...old, metadata: undefined } : undefined;
-    errs.push(...validateRules(body, oldBody, schema, ratcheting));
+    // Rules at the root read metadata.name and metadata.generateName (kube's WithTypeAndObjectMeta), nothing else of it.
+    const oldBody = old ? { ...old, metadata: ruleMetadata(old) } : undefined;
+    errs.push(...validateRules({ ...body, metadata: ruleMetadata(obj) }, oldBody, schema, ratcheting));
   }
   return errs;
 }

@@ -4,7 +4,7 @@
  * correlated node too; all under kube's per-call and per-object runtime cost budgets.
  */
 import { fieldErr, type FieldError } from '../api/field-errors.ts';
-import { compile, evaluate, isCompileError, toCelValue, celTypeFromSchema, PER_CALL_COST_LIMIT, type CompiledExpression, type CelType } from '../cel/index.ts';
+import { compile, evaluate, isCompileError, toCelValue, PER_CALL_COST_LIMIT, type CompiledExpression, type CelType } from '../cel/index.ts';
 import type { Schema, ValidationRule } from '../schema/types.ts';
 import { isPlainObject } from '../schema/walk.ts';
 import { ruleVariables, usesOldSelf } from './validation.ts';
@@ -27,7 +27,8 @@ interface NodeRules {
 
 const compiledBySchema = new WeakMap<Schema, NodeRules>();
 
-function rulesOf(s: Schema): NodeRules | undefined {
+/** `root`: `s` is the resource's root schema (its rules see apiVersion, kind and metadata's names). */
+function rulesOf(s: Schema, root: boolean): NodeRules | undefined {
   const list = s['x-kubernetes-validations'];
   if (!list || list.length === 0) return undefined;
   let nr = compiledBySchema.get(s);
@@ -35,11 +36,11 @@ function rulesOf(s: Schema): NodeRules | undefined {
     // Stored rules compile in the `stored` environment: a CRD accepted once keeps validating.
     const rules = list.map((rule): CompiledRule => {
       const transition = usesOldSelf(rule.rule);
-      const p = compile(rule.rule, { variables: ruleVariables(s, transition), expressions: 'stored' });
-      const m = rule.messageExpression ? compile(rule.messageExpression, { variables: ruleVariables(s, false), expressions: 'stored' }) : undefined;
+      const p = compile(rule.rule, { variables: ruleVariables(s, transition, root), expressions: 'stored' });
+      const m = rule.messageExpression ? compile(rule.messageExpression, { variables: ruleVariables(s, false, root), expressions: 'stored' }) : undefined;
       return { rule, transition, program: isCompileError(p) ? undefined : p, messageProgram: m && !isCompileError(m) ? m : undefined };
     });
-    nr = { type: celTypeFromSchema(s), rules };
+    nr = { type: ruleVariables(s, false, root).self!.type, rules };
     compiledBySchema.set(s, nr);
   }
   return nr;
@@ -62,7 +63,7 @@ interface Budget {
 /** Runs every rule of `schema` over `obj` (and `old` for transition rules); the field errors found. */
 export function validateRules(obj: unknown, old: unknown, schema: Schema, ratcheting = true): FieldError[] {
   const errs: FieldError[] = [];
-  walk(obj, old, schema, '', errs, { remaining: PER_OBJECT_COST_BUDGET, exhausted: false, ratcheting });
+  walk(obj, old, schema, '', errs, { remaining: PER_OBJECT_COST_BUDGET, exhausted: false, ratcheting }, true);
   return errs;
 }
 
@@ -70,11 +71,11 @@ function typeName(s: Schema): string {
   return s.type ?? (s['x-kubernetes-int-or-string'] ? 'string' : 'object');
 }
 
-function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget): void {
+function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget, root = false): void {
   if (budget.exhausted || v === undefined || v === null) return;
   // Ratcheting: a value an update leaves as it was is not validated again (nor anything under it).
   if (budget.ratcheting && old !== undefined && jsonEqual(v, old)) return;
-  const nr = rulesOf(s);
+  const nr = rulesOf(s, root);
   if (nr) runRules(v, old, s, nr, path, errs, budget);
   if (isPlainObject(v)) {
     const oldObj = isPlainObject(old) ? old : undefined;

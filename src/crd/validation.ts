@@ -419,7 +419,7 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
   if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ctx, false, undefined);
   if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ctx, false, undefined);
   // The node's own rules after its children (kube's order), compiled later if nothing here or below is wrong.
-  validateRules(s, path, ctx, errorsBefore);
+  validateRules(s, path, ctx, errorsBefore, isRoot);
 }
 
 /** Exactly `[{type: integer}, {type: string}]`: the int-or-string pattern kube lets through its junctor checks. */
@@ -468,13 +468,17 @@ export function usesOldSelf(expr: string): boolean {
   return /(^|[^.\w"'])oldSelf\b/.test(expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""'));
 }
 
-/** The CEL declarations of a rule at schema node `s`. */
-export function ruleVariables(s: Schema, withOldSelf: boolean): Record<string, { type: CelType }> {
-  const type = celTypeFromSchema(s);
+/**
+ * The CEL declarations of a rule at schema node `s`; at the root of the resource (`resourceRoot`,
+ * or an embedded resource) `self` also has apiVersion, kind and metadata.name/generateName, as kube
+ * declares them whether or not the schema lists them.
+ */
+export function ruleVariables(s: Schema, withOldSelf: boolean, resourceRoot: boolean): Record<string, { type: CelType }> {
+  const type = celTypeFromSchema(s, { resourceRoot: resourceRoot || s['x-kubernetes-embedded-resource'] === true });
   return withOldSelf ? { self: { type }, oldSelf: { type } } : { self: { type } };
 }
 
-function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: number): void {
+function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: number, isRoot: boolean): void {
   const rules = s['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
   const compiled: { r: Obj; rp: string; expr: string }[] = [];
@@ -498,15 +502,15 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: nu
   // Nothing wrong here or below: the rules are compiled once the whole schema is known structural.
   if (ctx.errs.length !== errorsBefore) return;
   ctx.celChecks.push(() => {
-    for (const { r, rp, expr } of compiled) compileRule(s, r, rp, expr, ctx);
+    for (const { r, rp, expr } of compiled) compileRule(s, r, rp, expr, ctx, isRoot);
   });
 }
 
 /** One rule's CEL checks: it compiles, its cost fits, its messageExpression compiles to a string. */
-function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx): void {
+function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx, isRoot: boolean): void {
   const oldSelf = usesOldSelf(expr);
   if (r.optionalOldSelf === true && !oldSelf) ctx.cel.push(fieldErr.invalid(`${rp}.optionalOldSelf`, true, 'may not be set if oldSelf is not used in rule'));
-  const variables = ruleVariables(s, oldSelf);
+  const variables = ruleVariables(s, oldSelf, isRoot);
   const compiled = compile(expr, { variables });
   if (isCompileError(compiled)) {
     // kube words a failure to build the program (a folded constant) without "compilation failed".
@@ -523,13 +527,13 @@ function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx
   }
   const me = strOf(r.messageExpression);
   if (me !== '') {
-    const mc = compile(me, { variables: ruleVariables(s, false) });
+    const mc = compile(me, { variables: ruleVariables(s, false, isRoot) });
     if (isCompileError(mc)) {
       ctx.cel.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), `messageExpression compilation failed: ${mc.celGoText}`));
     } else if (!/^\s*(['"]|string\(|.*\+\s*['"])/.test(me) && /^\s*[\d.]+\s*$|^\s*(true|false)\s*$/.test(me)) {
       ctx.cel.push(fieldErr.invalid(`${rp}.messageExpression`, goLiteral(goValidationRule(r)), 'messageExpression must evaluate to a string'));
     } else {
-      const mest = estimateCost(me, { self: ruleVariables(s, false).self!.type });
+      const mest = estimateCost(me, { self: ruleVariables(s, false, isRoot).self!.type });
       if (mest.kind === 'estimate') {
         ctx.costs.push({ path: `${rp}.messageExpression`, cost: mest.max });
         if (mest.max > PER_RULE_COST_LIMIT) {

@@ -196,3 +196,19 @@ describe('a custom resource in two versions (conversion None)', () => {
     expect(entries).toEqual([`${g}/v1`, `${g}/v2`]);
   });
 });
+
+describe('a rule at the root of the schema', () => {
+  const rootGroup = 'root.example.com';
+  beforeAll(async () => {
+    // Neither metadata nor apiVersion is in the schema: kube declares them for rules at the root.
+    const schema = { type: 'object', 'x-kubernetes-validations': [{ rule: "self.metadata.name != 'bad' && self.kind == 'Gadget'", message: 'no bad names' }], properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
+    await createCrd(t, crdManifest(rootGroup, { plural: 'gadgets', kind: 'Gadget' }, [crdVersion('v1', schema)]));
+  });
+
+  it('reads metadata.name and kind, and its failure names <nil> as kube does', async () => {
+    const path = `/apis/${rootGroup}/v1/namespaces/default/gadgets`;
+    expect(await messageOf(path, { body: { apiVersion: `${rootGroup}/v1`, kind: 'Gadget', metadata: { name: 'bad' }, spec: {} } })).toBe('Gadget.root.example.com "bad" is invalid: <nil>: Invalid value: "object": no bad names');
+    const ok = await t.request('POST', path, { body: { apiVersion: `${rootGroup}/v1`, kind: 'Gadget', metadata: { name: 'good' }, spec: {} } });
+    expect(ok.status).toBe(201);
+  });
+});

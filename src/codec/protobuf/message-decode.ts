@@ -6,12 +6,13 @@
 import protobuf from 'protobufjs/minimal.js';
 import type { FieldDef, MapValue, MessageDef, ScalarType } from './schema-types.ts';
 import { formatMicroTime, formatTime, type Timestamp } from './time-format.ts';
-import { lookupMessage } from './schema.ts';
+import { jsonAdapterOf, lookupMessage } from './schema.ts';
 
 const { Reader } = protobuf;
 type ReaderT = InstanceType<typeof Reader>;
 
 const WIRE_VARINT = 0;
+const WIRE_FIXED64 = 1;
 const WIRE_LEN = 2;
 
 /** Thrown for bytes that do not parse as the expected message; callers turn it into a 400. */
@@ -41,7 +42,11 @@ function readTimestamp(bytes: Uint8Array): Timestamp {
   return { seconds, nanos };
 }
 
-function readFieldsV1(bytes: Uint8Array, path: string): unknown {
+/**
+ * A message whose field 1 holds JSON text (meta/v1 FieldsV1, apiextensions/v1 JSON): the value it
+ * holds, null when it holds none (as Go's MarshalJSON writes an empty one).
+ */
+function readRawJson(bytes: Uint8Array, path: string, what: string): unknown {
   const r = Reader.create(bytes);
   let raw: Uint8Array | undefined;
   while (r.pos < r.len) {
@@ -53,22 +58,27 @@ function readFieldsV1(bytes: Uint8Array, path: string): unknown {
   try {
     return JSON.parse(Buffer.from(raw).toString('utf8'));
   } catch {
-    throw new MalformedMessageError(`${path}: FieldsV1 does not hold valid JSON`);
+    throw new MalformedMessageError(`${path}: ${what} does not hold valid JSON`);
   }
 }
 
-function readMapEntry(bytes: Uint8Array, valueType: MapValue): [string, string | string[]] {
+function readMapEntry(bytes: Uint8Array, valueType: MapValue, path: string): [string, unknown] {
   const r = Reader.create(bytes);
   let key = '';
-  let value: string | string[] = valueType === 'strings' ? [] : '';
+  let value: unknown;
   while (r.pos < r.len) {
     const tag = r.uint32();
     const no = tag >>> 3;
     if (no === 1 && (tag & 7) === WIRE_LEN) key = r.string();
     else if (no === 2 && (tag & 7) === WIRE_LEN) {
-      value = valueType === 'string' ? r.string() : valueType === 'bytes' ? Buffer.from(r.bytes()).toString('base64') : readStrings(r.bytes());
+      if (valueType === 'string') value = r.string();
+      else if (valueType === 'bytes') value = Buffer.from(r.bytes()).toString('base64');
+      else if (valueType === 'strings') value = readStrings(r.bytes());
+      else value = decodeValue(r.bytes(), valueType.message, `${path}[${key}]`);
     } else r.skipType(tag & 7);
   }
+  // An entry without a value holds the value type's zero.
+  if (value === undefined) value = valueType === 'strings' ? [] : typeof valueType === 'object' ? decodeValue(new Uint8Array(0), valueType.message, `${path}[${key}]`) : '';
   return [key, value];
 }
 
@@ -87,6 +97,7 @@ function readStrings(bytes: Uint8Array): string[] {
 function expectedWireType(field: FieldDef): number {
   if (field.type.kind !== 'scalar') return WIRE_LEN;
   const t = field.type.type;
+  if (t === 'double') return WIRE_FIXED64;
   return t === 'bool' || t === 'int32' || t === 'int64' ? WIRE_VARINT : WIRE_LEN;
 }
 
@@ -107,7 +118,11 @@ function readScalar(r: ReaderT, type: ScalarType, path: string): unknown {
     case 'MicroTime':
       return formatMicroTime(readTimestamp(r.bytes()));
     case 'FieldsV1':
-      return readFieldsV1(r.bytes(), path);
+      return readRawJson(r.bytes(), path, 'FieldsV1');
+    case 'double':
+      return r.double();
+    case 'JSON':
+      return readRawJson(r.bytes(), path, 'JSON');
   }
 }
 
@@ -130,8 +145,8 @@ function collect(bytes: Uint8Array, def: MessageDef, path: string): Collected {
     }
     let value: unknown;
     if (field.type.kind === 'scalar') value = readScalar(r, field.type.type, fieldPath);
-    else if (field.type.kind === 'map') value = readMapEntry(r.bytes(), field.type.value);
-    else value = decodeMessageBytes(r.bytes(), field.type.message, fieldPath);
+    else if (field.type.kind === 'map') value = readMapEntry(r.bytes(), field.type.value, fieldPath);
+    else value = decodeValue(r.bytes(), field.type.message, fieldPath);
     const list = out.get(no);
     if (list) list.push(value);
     else out.set(no, [value]);
@@ -141,7 +156,7 @@ function collect(bytes: Uint8Array, def: MessageDef, path: string): Collected {
 
 function zeroOf(type: ScalarType): unknown {
   if (type === 'bool') return false;
-  if (type === 'int32' || type === 'int64') return 0;
+  if (type === 'int32' || type === 'int64' || type === 'double') return 0;
   return '';
 }
 
@@ -163,7 +178,7 @@ function jsonOf(field: FieldDef, values: unknown[] | undefined): { readonly set:
   const last = present ? values[values.length - 1] : undefined;
   if (field.type.kind === 'message') return present ? { set: true, value: last } : { set: false };
   const type = field.type.type;
-  if (type === 'Time' || type === 'MicroTime' || type === 'FieldsV1') return present ? { set: true, value: last } : { set: false };
+  if (type === 'Time' || type === 'MicroTime' || type === 'FieldsV1' || type === 'JSON') return present ? { set: true, value: last } : { set: false };
   const value = type === 'bytes' && last instanceof Uint8Array ? Buffer.from(last).toString('base64') : last;
   switch (field.presence) {
     case 'pointer':
@@ -175,6 +190,13 @@ function jsonOf(field: FieldDef, values: unknown[] | undefined): { readonly set:
     case 'inline':
       return present && !isZero(last) ? { set: true, value } : { set: false };
   }
+}
+
+/** A nested message as its JSON: an object of its fields, or what its adapter makes of them. */
+function decodeValue(bytes: Uint8Array, messageName: string, path: string): unknown {
+  const fields = decodeMessageBytes(bytes, messageName, path);
+  const adapter = jsonAdapterOf(messageName);
+  return adapter ? adapter.toJson(fields) : fields;
 }
 
 /** Decodes one message (no envelope) into its JSON object. Throws MalformedMessageError. */

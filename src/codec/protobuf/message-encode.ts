@@ -12,7 +12,7 @@
  */
 import type { FieldDef, MapValue, ScalarType } from './schema-types.ts';
 import { parseRfc3339 } from './time-format.ts';
-import { lookupMessage } from './schema.ts';
+import { jsonAdapterOf, lookupMessage } from './schema.ts';
 
 /** Thrown for JSON that does not fit the message (a wrong type, a bad timestamp). */
 export class UnencodableValueError extends Error {}
@@ -113,6 +113,13 @@ class ByteWriter {
     this.bytes(Buffer.from(s, 'utf8'));
   }
 
+  /** A float64, little-endian (wire type 1). */
+  double(v: number): void {
+    this.ensure(8);
+    new DataView(this.buf.buffer, this.buf.byteOffset).setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+
   bytes(b: Uint8Array): void {
     this.varint(b.length);
     this.ensure(b.length);
@@ -151,6 +158,7 @@ function wireTypeOf(field: FieldDef): number {
   if (field.type.kind === 'scalar') {
     const t = field.type.type;
     if (t === 'bool' || t === 'int32' || t === 'int64') return 0;
+    if (t === 'double') return 1;
   }
   return 2;
 }
@@ -206,6 +214,20 @@ function writeScalar(w: ByteWriter, type: ScalarType, v: unknown, path: string |
       w.end(start);
       return;
     }
+    case 'double':
+      if (typeof v !== 'number') fail(path, 'expected a number');
+      w.double(v);
+      return;
+    case 'JSON': {
+      // Go's JSON holds the value's text; null holds none.
+      const start = w.begin();
+      if (v !== null) {
+        w.tag(1, 2);
+        w.bytes(Buffer.from(JSON.stringify(v), 'utf8'));
+      }
+      w.end(start);
+      return;
+    }
   }
 }
 
@@ -228,17 +250,33 @@ function writeMap(w: ByteWriter, field: FieldDef, value: unknown, path: string |
         writeScalar(w, 'string', item, at);
       }
       w.end(inner);
+    } else if (typeof valueType === 'object') {
+      const inner = w.begin();
+      writeMessageFields(w, fieldsOf(value[key], valueType.message, at), valueType.message, at);
+      w.end(inner);
     } else writeScalar(w, valueType, value[key], at);
     w.end(start);
   }
 }
 
+/** The fields to write for a message's JSON value: the object itself, or what its adapter makes of it. */
+function fieldsOf(v: unknown, messageName: string, path: string | undefined): Record<string, unknown> {
+  const adapter = jsonAdapterOf(messageName);
+  if (adapter) {
+    const fields = adapter.fromJson(v);
+    if (fields === undefined) fail(path, 'expected a value of this union');
+    return fields;
+  }
+  if (!isObject(v)) fail(path, 'expected an object');
+  return v;
+}
+
 function writeOne(w: ByteWriter, field: FieldDef, v: unknown, path: string | undefined): void {
   w.tag(field.no, wireTypeOf(field));
   if (field.type.kind === 'message') {
-    if (!isObject(v)) fail(path, 'expected an object');
+    const fields = fieldsOf(v, field.type.message, path);
     const start = w.begin();
-    writeMessageFields(w, v, field.type.message, path);
+    writeMessageFields(w, fields, field.type.message, path);
     w.end(start);
   } else if (field.type.kind === 'scalar') {
     writeScalar(w, field.type.type, v, path);

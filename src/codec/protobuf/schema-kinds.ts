@@ -5,6 +5,8 @@
 import { message, type KindDef, type MessageDef } from './schema-types.ts';
 import { ADMISSIONREGISTRATION_KIND_DEFS, ADMISSIONREGISTRATION_LIST_ITEMS, ADMISSIONREGISTRATION_MESSAGES } from './schema-admissionregistration.ts';
 import { APIREGISTRATION_KIND_DEFS, APIREGISTRATION_LIST_ITEMS, APIREGISTRATION_MESSAGES } from './schema-apiregistration.ts';
+import { APIEXTENSIONS_KIND_DEFS, APIEXTENSIONS_LIST_ITEMS, APIEXTENSIONS_MESSAGES } from './schema-apiextensions.ts';
+import { FLOWCONTROL_KIND_DEFS, FLOWCONTROL_LIST_ITEMS, FLOWCONTROL_MESSAGES } from './schema-flowcontrol.ts';
 
 const CORE: readonly MessageDef[] = [
   message('Namespace', [
@@ -161,10 +163,7 @@ const RBAC: readonly MessageDef[] = [
   ]),
 ];
 
-/**
- * authentication/v1 request bodies kubectl sends in protobuf (`create token`, `auth whoami`).
- * Answers go out as JSON: UserInfo.extra (map of ExtraValue) has no encoding here.
- */
+/** authentication/v1: token requests and reviews, and the review of oneself (`create token`, `auth whoami`). */
 const AUTHENTICATION: readonly MessageDef[] = [
   message('authentication.TokenRequest', [
     ['metadata', 1, 'ObjectMeta'],
@@ -186,7 +185,32 @@ const AUTHENTICATION: readonly MessageDef[] = [
     ['token', 1, 'string', 'always'],
     ['expirationTimestamp', 2, 'Time', 'always'],
   ]),
-  message('authentication.SelfSubjectReview', [['metadata', 1, 'ObjectMeta']]),
+  message('authentication.TokenReview', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['spec', 2, 'authentication.TokenReviewSpec'],
+    ['status', 3, 'authentication.TokenReviewStatus'],
+  ]),
+  message('authentication.TokenReviewSpec', [
+    ['token', 1, 'string'],
+    ['audiences', 2, '[]string'],
+  ]),
+  message('authentication.TokenReviewStatus', [
+    ['authenticated', 1, 'bool'],
+    ['user', 2, 'authentication.UserInfo'],
+    ['audiences', 4, '[]string'],
+    ['error', 3, 'string'],
+  ]),
+  message('authentication.UserInfo', [
+    ['username', 1, 'string'],
+    ['uid', 2, 'string'],
+    ['groups', 3, '[]string'],
+    ['extra', 4, 'map<string,ExtraValue>'],
+  ]),
+  message('authentication.SelfSubjectReview', [
+    ['metadata', 1, 'ObjectMeta'],
+    ['status', 2, 'authentication.SelfSubjectReviewStatus'],
+  ]),
+  message('authentication.SelfSubjectReviewStatus', [['userInfo', 1, 'authentication.UserInfo']]),
 ];
 
 /** authorization.k8s.io/v1 access reviews (create-only; no lists). Field numbers from k8s.io/api authorization/v1 generated.proto. */
@@ -226,6 +250,16 @@ const AUTHORIZATION: readonly MessageDef[] = [
     ['resource', 5, 'string'],
     ['subresource', 6, 'string'],
     ['name', 7, 'string'],
+    ['fieldSelector', 8, 'FieldSelectorAttributes', 'pointer'],
+    ['labelSelector', 9, 'LabelSelectorAttributes', 'pointer'],
+  ]),
+  message('FieldSelectorAttributes', [
+    ['rawSelector', 1, 'string'],
+    ['requirements', 2, '[]FieldSelectorRequirement'],
+  ]),
+  message('LabelSelectorAttributes', [
+    ['rawSelector', 1, 'string'],
+    ['requirements', 2, '[]LabelSelectorRequirement'],
   ]),
   message('NonResourceAttributes', [
     ['path', 1, 'string'],
@@ -295,6 +329,10 @@ export const KIND_MESSAGES: readonly MessageDef[] = [
   ...ADMISSIONREGISTRATION_LIST_ITEMS.map((item) => listOf(item)),
   ...APIREGISTRATION_MESSAGES,
   ...APIREGISTRATION_LIST_ITEMS.map((item) => listOf(item)),
+  ...APIEXTENSIONS_MESSAGES,
+  ...APIEXTENSIONS_LIST_ITEMS.map((item) => listOf(item)),
+  ...FLOWCONTROL_MESSAGES,
+  ...FLOWCONTROL_LIST_ITEMS.map((item) => listOf(item)),
 ];
 
 function kinds(apiVersion: string, pairs: readonly (readonly [kind: string, message: string])[]): KindDef[] {
@@ -325,6 +363,7 @@ export const KINDS: readonly KindDef[] = [
   ]),
   { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', message: 'authentication.TokenRequest' },
   { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', message: 'authentication.SelfSubjectReview' },
+  { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', message: 'authentication.TokenReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', message: 'SubjectAccessReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', message: 'LocalSubjectAccessReview' },
   { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', message: 'SelfSubjectAccessReview' },
@@ -332,6 +371,8 @@ export const KINDS: readonly KindDef[] = [
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
   ...ADMISSIONREGISTRATION_KIND_DEFS,
   ...APIREGISTRATION_KIND_DEFS,
+  ...APIEXTENSIONS_KIND_DEFS,
+  ...FLOWCONTROL_KIND_DEFS,
   // Discovery: the legacy documents (/api, /api/v1) carry no apiVersion, the groups' do.
   { apiVersion: '', kind: 'APIVersions', message: 'APIVersions' },
   { apiVersion: '', kind: 'APIResourceList', message: 'APIResourceList' },

@@ -64,6 +64,11 @@ export const META_MESSAGES: readonly MessageDef[] = [
     ['operator', 2, 'string', 'always'],
     ['values', 3, '[]string'],
   ]),
+  message('FieldSelectorRequirement', [
+    ['key', 1, 'string', 'always'],
+    ['operator', 2, 'string', 'always'],
+    ['values', 3, '[]string'],
+  ]),
   message('Status', [
     ['metadata', 1, 'ListMeta'],
     ['status', 2, 'string'],

@@ -17,7 +17,11 @@ export type ScalarType =
   /** meta/v1 MicroTime: same wire shape; JSON RFC 3339 with 6 fraction digits. */
   | 'MicroTime'
   /** meta/v1 FieldsV1 {Raw=1 bytes}: JSON is the parsed document held in Raw. */
-  | 'FieldsV1';
+  | 'FieldsV1'
+  /** A float64 (wire type 1, little-endian IEEE 754); JSON a number. */
+  | 'double'
+  /** apiextensions/v1 JSON {raw=1 bytes}: any JSON value, its text held in raw (null when empty). */
+  | 'JSON';
 
 /**
  * How the Go field renders in JSON:
@@ -36,10 +40,22 @@ export type FieldType =
   | { readonly kind: 'map'; readonly value: MapValue };
 
 /**
- * Map values: strings, bytes, or `strings`: a message whose field 1 is `repeated string`, which
- * Go writes in JSON as a plain list (authentication/authorization ExtraValue).
+ * Map values: strings, bytes, `strings`: a message whose field 1 is `repeated string`, which
+ * Go writes in JSON as a plain list (authentication/authorization ExtraValue), or a message
+ * (apiextensions JSONSchemaProps' properties).
  */
-export type MapValue = 'string' | 'bytes' | 'strings';
+export type MapValue = 'string' | 'bytes' | 'strings' | { readonly message: string };
+
+/**
+ * A message whose JSON is not an object of its fields (a Go type with its own MarshalJSON, such as
+ * apiextensions' JSONSchemaPropsOrBool: `true`, `false` or a schema): the JSON value of the
+ * decoded fields, and the fields of a JSON value to encode.
+ */
+export interface JsonAdapter {
+  toJson(fields: Record<string, unknown>): unknown;
+  /** The fields to encode; undefined when the value has no form in this message (a wrong type). */
+  fromJson(value: unknown): Record<string, unknown> | undefined;
+}
 
 export interface FieldDef {
   /** The JSON name (also the proto field name). */
@@ -58,11 +74,12 @@ export interface MessageDef {
 
 type FieldSpec = readonly [name: string, no: number, type: string, presence?: JsonPresence];
 
-const SCALARS: ReadonlySet<string> = new Set(['string', 'bytes', 'bool', 'int32', 'int64', 'Time', 'MicroTime', 'FieldsV1']);
+const SCALARS: ReadonlySet<string> = new Set(['string', 'bytes', 'bool', 'int32', 'int64', 'Time', 'MicroTime', 'FieldsV1', 'double', 'JSON']);
 
 /**
  * Builds a message from compact specs: type is a scalar name, a message name,
- * `[]T` for repeated, or `map<string,string>` / `map<string,bytes>` / `map<string,ExtraValue>`. Presence defaults to omitempty.
+ * `[]T` for repeated, or `map<string,string>` / `map<string,bytes>` / `map<string,ExtraValue>` /
+ * `map<string,Message>`. Presence defaults to omitempty.
  */
 export function message(name: string, specs: readonly FieldSpec[]): MessageDef {
   return {
@@ -74,6 +91,7 @@ export function message(name: string, specs: readonly FieldSpec[]): MessageDef {
       if (base === 'map<string,string>') type = { kind: 'map', value: 'string' };
       else if (base === 'map<string,bytes>') type = { kind: 'map', value: 'bytes' };
       else if (base === 'map<string,ExtraValue>') type = { kind: 'map', value: 'strings' };
+      else if (base.startsWith('map<string,')) type = { kind: 'map', value: { message: base.slice('map<string,'.length, -1) } };
       else if (SCALARS.has(base)) type = { kind: 'scalar', type: base as ScalarType };
       else type = { kind: 'message', message: base };
       return { name: fieldName, no, type, repeated, presence: presence ?? 'omitempty' };

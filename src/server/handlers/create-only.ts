@@ -6,13 +6,13 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import { negotiateOutput } from '../../codec/negotiate.ts';
+import { negotiateOutput, type Serializer } from '../../codec/negotiate.ts';
 import { dryRunFromQuery } from '../../registry/delete-options.ts';
 import { splitPath, type ResourceRequestInfo } from '../../request/request-info.ts';
 import { addWarnings, sendValue } from '../respond.ts';
 import type { RequestUser } from '../../request/user.ts';
 import type { CreateOnlyEndpoint } from '../../registry/create-only-endpoint.ts';
-import { fieldValidationMode, readObjectBody } from '../../backend/local/body.ts';
+import { fieldValidationMode, protobufServed, readObjectBody } from '../../backend/local/body.ts';
 import { managerFor } from '../../backend/local/field-manager.ts';
 import { requestBodyOf } from './resource.ts';
 import { createOnlyManagedFields } from '../../registry/apply-context.ts';
@@ -47,9 +47,12 @@ export class CreateOnlyEndpoints {
 
 export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, endpoint: CreateOnlyEndpoint, user: RequestUser): Promise<void> {
   if (info.verb !== 'create') throw errors.methodNotAllowed();
+  // Answered as any built-in object: in protobuf when its kind has that form (client-go's typed clients ask for it).
+  const serializers: Serializer[] = protobufServed(endpoint.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
+  if (req.server.features.enabled('CBORServingAndStorage')) serializers.push('cbor');
   const fmt = negotiateOutput({
     accept: String(req.headers.accept ?? ''),
-    offer: { serializers: ['json', 'yaml'] },
+    offer: { serializers },
     prettyQuery: req.searchParams.get('pretty'),
     userAgent: String(req.headers['user-agent'] ?? ''),
   });

@@ -4,10 +4,10 @@
  * encodes back to the same bytes; the kinds are served in protobuf through HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import https from 'node:https';
 import { decodeProtobufObject, encodeProtobufObject, isProtobufKind } from '../../../src/codec/protobuf/index.ts';
 import { ADMISSIONREGISTRATION_REFERENCE, BINDING_LIST_PROTOBUF } from './admissionregistration-reference.ts';
 import { startTestServer, type TestServer } from '../../server/harness.ts';
+import { rawRequest } from './raw-request.ts';
 
 describe('admissionregistration.k8s.io/v1 protobuf against kube-apiserver v1.32.4', () => {
   for (const ref of ADMISSIONREGISTRATION_REFERENCE) {
@@ -66,7 +66,7 @@ describe('through HTTP', () => {
     const policy = JSON.parse(ADMISSIONREGISTRATION_REFERENCE[0]!.json) as Record<string, unknown>;
     const meta = policy.metadata as Record<string, unknown>;
     const body = encodeProtobufObject({ ...policy, metadata: { name: meta.name, labels: meta.labels } });
-    const created = await raw(t, 'POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', body, 'application/vnd.kubernetes.protobuf');
+    const created = await rawRequest(t, 'POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', body, 'application/vnd.kubernetes.protobuf');
     expect(created.status).toBe(201);
     expect(created.type).toBe('application/vnd.kubernetes.protobuf');
     const decoded = decodeProtobufObject(created.body).object as { spec: unknown; metadata: { name: string } };
@@ -74,20 +74,3 @@ describe('through HTTP', () => {
     expect(decoded.spec).toEqual(policy.spec);
   });
 });
-
-function raw(t: TestServer, method: string, path: string, body: Uint8Array, type: string): Promise<{ status: number; type: string; body: Buffer }> {
-  const server = t.server;
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      `${server.url}${path}`,
-      { method, ca: server.caCert, cert: server.adminCert, key: server.adminKey, headers: { 'content-type': type, accept: type, 'content-length': String(body.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}

@@ -482,6 +482,10 @@ class Coster {
             let el = ONE;
             const ek = target.type.elem?.kind;
             if (ek === 'string' || ek === 'bytes') el = add(el, factor(lib({ cost: ZERO, type: target.type.elem as EType, path: target.path === undefined ? undefined : [...target.path, '@items'] }), 0.1));
+            // sum, min and max answer an element (the checker leaves the call dyn: one overload per element type).
+            if ((name === 'sum' || name === 'min' || name === 'max') && target.type.elem !== undefined && type.kind === 'dyn') {
+              return { cost: add(mul(lib(target), el), argSum), type: target.type.elem };
+            }
             return done(mul(lib(target), el));
           }
           return done(factor(lib(target), 0.1));

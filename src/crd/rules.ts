@@ -105,15 +105,19 @@ function runRules(v: unknown, old: unknown, s: Schema, nr: NodeRules, path: stri
     const activation: Record<string, unknown> = { self };
     if (cr.transition) activation.oldSelf = oldSelf ?? null;
     const out = evaluate(cr.program, activation, { costBudget: Math.min(PER_CALL_COST_LIMIT, budget.remaining) });
+    // kube's order: the cost against what is left of the object's budget first, then the error.
+    if (out.cost > budget.remaining) {
+      budget.exhausted = true;
+      errs.push(fieldErr.invalid(field, typeName(s), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      return;
+    }
     budget.remaining -= out.cost;
     if (out.kind === 'error') {
       if (out.reason === 'CostLimitExceeded') {
-        if (budget.remaining <= 0) {
-          budget.exhausted = true;
-          errs.push(fieldErr.invalid(field, typeName(s), 'validation failed due to running out of cost budget, no further validation rules will be run'));
-          return;
-        }
-        errs.push(fieldErr.forbidden(field, `call cost exceeds limit for rule: ${cr.rule.rule}`));
+        // Over the limit of one call: nothing more is validated (kube cannot trust the budget left).
+        budget.exhausted = true;
+        errs.push(fieldErr.invalid(field, typeName(s), `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(cr.rule)}`));
+        return;
       } else if (out.message.startsWith('no such overload')) {
         // Only dynamic values (int-or-string) get past the type checker to fail like this.
         errs.push(fieldErr.invalid(field, typeName(s), `'${out.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(cr.rule)}`));

@@ -212,3 +212,33 @@ describe('a rule at the root of the schema', () => {
     expect(ok.status).toBe(201);
   });
 });
+
+describe('CEL costs (kube e2e: CustomResourceValidationRules)', () => {
+  const costGroup = 'cost.example.com';
+  beforeAll(async () => {
+    const spec = {
+      type: 'object',
+      'x-kubernetes-validations': [
+        { rule: 'self.x + self.y > 0' },
+        { rule: 'self.firstArray.isSorted() && self.secondArray.isSorted() && ((self.firstArray.sum() + self.secondArray.sum()) % 2 == 0)' },
+        { rule: 'self.largeArray.all(x, self.largeArray.all(y, y == x))' },
+      ],
+      properties: {
+        x: { type: 'integer' },
+        y: { type: 'integer' },
+        firstArray: { type: 'array', maxItems: 1000, items: { type: 'integer' } },
+        secondArray: { type: 'array', maxItems: 1000, items: { type: 'integer' } },
+        largeArray: { type: 'array', maxItems: 725, items: { type: 'integer' } },
+      },
+    };
+    // Accepted: sum() of a list of integers is an integer, so adding two is cheap (it was estimated unbounded).
+    await createCrd(t, crdManifest(costGroup, { plural: 'costs', kind: 'Cost' }, [crdVersion('v1', { type: 'object', properties: { spec } })]));
+  });
+
+  it('a rule over its call limit stops validation with kube\'s message', async () => {
+    const body = { apiVersion: `${costGroup}/v1`, kind: 'Cost', metadata: { name: 'big' }, spec: { largeArray: Array.from({ length: 725 }, () => 20) } };
+    expect(await messageOf(`/apis/${costGroup}/v1/namespaces/default/costs`, { body })).toBe(
+      'Cost.cost.example.com "big" is invalid: [spec: Invalid value: "object": no such key: x evaluating rule: self.x + self.y > 0, spec: Invalid value: "object": no such key: firstArray evaluating rule: self.firstArray.isSorted() && self.secondArray.isSorted() && ((self.firstArray.sum() + self.secondArray.sum()) % 2 == 0), spec: Invalid value: "object": \'operation cancelled: actual cost limit exceeded\': no further validation rules will be run due to call cost exceeds limit for rule: self.largeArray.all(x, self.largeArray.all(y, y == x))]',
+    );
+  });
+});

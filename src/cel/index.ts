@@ -51,6 +51,8 @@ export interface CompiledExpression {
   readonly run: (activation: Record<string, unknown>) => unknown;
   /** @internal the checked program, for the cost estimate. */
   readonly ast: EngineNode;
+  /** @internal the output type the declared (schema) types make certain where the engine sees dyn. */
+  readonly declaredOutput?: string;
 }
 
 export interface CompileError {
@@ -212,11 +214,11 @@ function compileUncached(expression: string, env: CelEnvironment, fold: boolean)
     }
     checkTyped(program.ast as unknown as EngineNode);
     // Declared (schema) types first: they name the receiver a dyn-receiver check could only call dyn.
-    checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
+    const declaredOutput = checkDeclaredTypes(program.ast as unknown as EngineNode, env.variables, probe);
     checkDynMemberCalls(program.ast as unknown as EngineNode, declarationsOf(engine).members);
     patchChecked(program.ast as unknown as EngineNode);
     instrument(program.ast as unknown as EngineNode, fold ? (node) => evaluateConstant(source, node, env) : undefined);
-    return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode };
+    return { kind: 'compiled', expression, run: (activation) => program(activation), ast: program.ast as unknown as EngineNode, ...(declaredOutput !== undefined ? { declaredOutput } : {}) };
   } catch (error) {
     const declared = engine === undefined ? undefined : declarationsOf(engine);
     return compileError(expression, error, {
@@ -280,7 +282,8 @@ function evaluateSourceOf(source: string, node: EngineNode, env: CelEnvironment)
  * in "must evaluate to bool but got int".
  */
 export function outputType(compiled: CompiledExpression): string {
-  return outputTypeName(compiled.ast);
+  const engine = outputTypeName(compiled.ast);
+  return engine === 'dyn' && compiled.declaredOutput !== undefined ? compiled.declaredOutput : engine;
 }
 
 /** The selection chains the expression starts at its variables (`object.spec.replicas`), as written. */

@@ -323,8 +323,12 @@ function visitChildren(node: EngineNode, scope: Scope): void {
   visit(node.args);
 }
 
-/** Rejects what cel-go's checker rejects given the declared types of the variables (dyn ones are skipped). */
-export function checkDeclaredTypes(root: EngineNode, variables: Readonly<Record<string, { readonly type: 'dyn' | CelType }>>, probe?: OverloadProbe): void {
+/**
+ * Rejects what cel-go's checker rejects given the declared types of the variables (dyn ones are
+ * skipped). Returns the expression's type where the declarations make it certain and it is not an
+ * object (`variables.ok` of a bool variable), in cel-go's spelling; undefined otherwise.
+ */
+export function checkDeclaredTypes(root: EngineNode, variables: Readonly<Record<string, { readonly type: 'dyn' | CelType }>>, probe?: OverloadProbe): string | undefined {
   const scope = new Map<string, Known | undefined>();
   for (const [name, decl] of Object.entries(variables)) {
     if (decl.type === 'dyn' || decl.type.kind === 'dyn') continue;
@@ -332,7 +336,8 @@ export function checkDeclaredTypes(root: EngineNode, variables: Readonly<Record<
   }
   overloadProbe = probe;
   try {
-    check(root, scope);
+    const known = check(root, scope);
+    return known === undefined || known.t.kind === 'object' || known.t.kind === 'dyn' ? undefined : typeText(known);
   } finally {
     overloadProbe = undefined;
   }

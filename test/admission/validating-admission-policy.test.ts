@@ -318,6 +318,31 @@ describe('params, variables, match conditions and failure policy', () => {
     );
   });
 
+  it('a variable is typed by its expression for later expressions, as kube-apiserver types it', async () => {
+    // kube's e2e "should allow expressions to refer variables": a bool variable is a validation on its own.
+    const policy = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'typed-vars' },
+      spec: {
+        matchConstraints: rules(['configmaps'], ['CREATE']),
+        variables: [
+          { name: 'replicas', expression: 'object.spec.replicas' },
+          { name: 'oddReplicas', expression: 'variables.replicas % 2 == 1' },
+          { name: 'count', expression: 'size(object.data)' },
+          { name: 'names', expression: '[object.metadata.name]' },
+        ],
+        validations: [{ expression: 'variables.replicas > 1' }, { expression: 'variables.oddReplicas' }],
+      },
+    };
+    expect((await t.request('POST', `${VAP}?dryRun=All`, { body: policy })).status).toBe(201);
+    const bad = { ...policy, spec: { ...policy.spec, validations: [{ expression: 'variables.count' }, { expression: 'variables.names' }, { expression: 'variables.replicas' }, { expression: "variables.count + 'x' == 'y'" }] } };
+    const r = await t.request('POST', `${VAP}?dryRun=All`, { body: bad });
+    expect(r.json.message).toBe(
+      'ValidatingAdmissionPolicy.admissionregistration.k8s.io "typed-vars" is invalid: [spec.validations[0].expression: Invalid value: "variables.count": must evaluate to bool but got int, spec.validations[1].expression: Invalid value: "variables.names": must evaluate to bool but got list(dyn), spec.validations[2].expression: Invalid value: "variables.replicas": must evaluate to bool but got dyn, spec.validations[3].expression: Invalid value: "variables.count + \'x\' == \'y\'": compilation failed: ERROR: <input>:1:17: found no matching overload for \'_+_\' applied to \'(int, string)\'\n | variables.count + \'x\' == \'y\'\n | ................^]',
+    );
+  });
+
   it('without a paramRef the policy runs with params null', async () => {
     const r = await postWhenEnforced('/api/v1/namespaces/vap-noref/secrets', secret('s1'), 201);
     expect(r.status).toBe(422);

@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../api/types.ts';
 import { compileMatch, type CompiledMatch } from './matching.ts';
-import { compilePolicyExpression, type Compiled, type ExpectedType, type ExpressionOptions } from './expressions.ts';
+import { compilePolicyExpression, variableTypeOf, type Compiled, type ExpectedType, type ExpressionOptions, type PolicyVariable } from './expressions.ts';
 
 export interface CompiledExpressionEntry {
   readonly expression: string;
@@ -68,9 +68,16 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
   const spec = obj(policy.spec) ?? {};
   const paramKind = obj(spec.paramKind);
   const hasParams = paramKind !== undefined;
-  const variableNames = arr(spec.variables).map((v) => str(v.name));
-  const hasVariables = variableNames.length > 0;
-  const base = { hasParams, hasAuthorizer: true, hasVariables, variableNames };
+  const hasVariables = arr(spec.variables).length > 0;
+  // Each variable compiles seeing the earlier ones, typed by their expressions (kube's composited compiler).
+  const declared: PolicyVariable[] = [];
+  const variables = arr(spec.variables).map((v) => {
+    const name = str(v.name);
+    const compiled = entry(str(v.expression), 'any', { hasParams, hasAuthorizer: true, hasVariables, variables: [...declared] });
+    declared.push({ name, type: variableTypeOf(compiled.compiled) });
+    return { name, ...compiled };
+  });
+  const base = { hasParams, hasAuthorizer: true, hasVariables, variables: declared };
   const constraints = compileMatchSafely(obj(spec.matchConstraints) ?? {});
   return {
     name: policy.metadata?.name ?? '',
@@ -78,7 +85,7 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
     ...(paramKind ? { paramKind: { apiVersion: str(paramKind.apiVersion), kind: str(paramKind.kind) } } : {}),
     ...constraints,
     matchConditions: arr(spec.matchConditions).map((c) => ({ name: str(c.name), ...entry(str(c.expression), 'bool', { ...base, hasVariables: false }) })),
-    variables: arr(spec.variables).map((v, i) => ({ name: str(v.name), ...entry(str(v.expression), 'any', { ...base, variableNames: variableNames.slice(0, i) }) })),
+    variables,
     validations: arr(spec.validations).map((v) => {
       const messageExpression = str(v.messageExpression);
       return {

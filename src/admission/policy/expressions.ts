@@ -7,9 +7,7 @@
  * the policy has a paramKind; `authorizer` everywhere but in messageExpression; `variables` only
  * when the policy defines variables (its composited compiler).
  */
-import type { Schema } from '../../schema/types.ts';
-import { formatIssues, undefinedFields } from './ast-fields.ts';
-import { ADMISSION_REQUEST_TYPE, NAMESPACE_OBJECT_TYPE, compile, isCompileError, outputType, fieldPaths, type CompiledExpression, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
+import { ADMISSION_REQUEST_TYPE, NAMESPACE_OBJECT_TYPE, compile, isCompileError, outputType, parseTypeName, type CelType, type CompiledExpression, type CelEnvironment, type ExpressionsEnvironment, type VariableDeclaration } from '../../cel/index.ts';
 
 export interface ExpressionOptions {
   readonly hasParams: boolean;
@@ -18,11 +16,33 @@ export interface ExpressionOptions {
   /** `stored` for expressions an update leaves unchanged (kube's preexisting expressions). */
   readonly environment?: ExpressionsEnvironment;
   /**
-   * The variables declared so far (kube's composited compiler knows a variable once compiled:
-   * all of them for validations, the earlier ones for a variable); `variables.<other>` is an
-   * undefined field. Only with hasVariables.
+   * The variables declared so far, each typed by its expression's output (kube's composited
+   * compiler declares a variable once compiled: all of them for validations, the earlier ones for
+   * a variable); `variables.<other>` is an undefined field. Only with hasVariables.
    */
-  readonly variableNames?: readonly string[];
+  readonly variables?: readonly PolicyVariable[];
+}
+
+/** A policy variable as later expressions see it: `variables.<name>` of its expression's type. */
+export interface PolicyVariable {
+  readonly name: string;
+  readonly type: CelType;
+}
+
+const DYN_TYPE: CelType = { kind: 'dyn' };
+
+/**
+ * The type kube declares for a variable compiled to `compiled` (composition's AddField): its
+ * output type when scalars, lists and maps of them make it up, dyn otherwise or when it failed.
+ */
+export function variableTypeOf(compiled: Compiled): CelType {
+  if (!compiled.ok) return DYN_TYPE;
+  const name = outputType(compiled.program);
+  try {
+    return parseTypeName(name === 'null_type' ? 'null' : name);
+  } catch {
+    return DYN_TYPE;
+  }
 }
 
 const DYN: VariableDeclaration = { type: 'dyn' };
@@ -33,13 +53,16 @@ const VARIABLES: VariableDeclaration = { type: { kind: 'map', key: { kind: 'stri
 const environments = new Map<string, CelEnvironment>();
 
 function environmentFor(opts: ExpressionOptions): CelEnvironment {
-  const key = `${opts.hasParams}/${opts.hasAuthorizer}/${opts.hasVariables}/${opts.environment ?? 'new'}`;
+  const declared = opts.hasVariables && opts.variables !== undefined ? opts.variables : undefined;
+  const key = `${opts.hasParams}/${opts.hasAuthorizer}/${opts.hasVariables}/${opts.environment ?? 'new'}/${declared === undefined ? '' : JSON.stringify(declared)}`;
   let env = environments.get(key);
   if (env === undefined) {
     const variables: Record<string, VariableDeclaration> = { object: DYN, oldObject: DYN, request: REQUEST, namespaceObject: NAMESPACE };
     if (opts.hasParams) variables.params = DYN;
     if (opts.hasAuthorizer) variables.authorizer = DYN;
-    if (opts.hasVariables) variables.variables = VARIABLES;
+    // kube's kubernetes.variables object type: one field per variable compiled so far.
+    if (declared !== undefined) variables.variables = { type: { kind: 'object', fields: Object.fromEntries(declared.map((v) => [v.name, v.type])) } };
+    else if (opts.hasVariables) variables.variables = VARIABLES;
     env = { variables, expressions: opts.environment ?? 'new' };
     environments.set(key, env);
   }
@@ -65,12 +88,6 @@ export function compilePolicyExpression(expression: string, expected: ExpectedTy
   if (isCompileError(program)) {
     if (program.celGoText.startsWith('program instantiation failed: ')) return { ok: false, detail: program.celGoText, internal: true };
     return { ok: false, detail: `compilation failed: ${program.celGoText}` };
-  }
-  if (opts.hasVariables && opts.variableNames !== undefined) {
-    const declared: Record<string, Schema> = {};
-    for (const name of opts.variableNames) declared[name] = { 'x-kubernetes-preserve-unknown-fields': true };
-    const issues = undefinedFields(fieldPaths(program), { variables: { type: 'object', properties: declared } });
-    if (issues.length > 0) return { ok: false, detail: `compilation failed: ${formatIssues(expression, issues)}` };
   }
   const type = outputType(program);
   if (!acceptsType(expected, type)) {

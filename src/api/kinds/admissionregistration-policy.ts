@@ -15,7 +15,8 @@ import { validateRuleResources } from './admissionregistration.ts';
 import { validateLabelSelector } from './rbac.ts';
 import { ageColumn, nameColumn, stringColumn } from './table-columns.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../registry/label-selector.ts';
-import { compilePolicyExpression, isCelIdentifier, type ExpectedType, type ExpressionOptions } from '../../admission/policy/expressions.ts';
+import { compilePolicyExpression, isCelIdentifier, variableTypeOf, type Compiled, type ExpectedType, type ExpressionOptions, type PolicyVariable } from '../../admission/policy/expressions.ts';
+import type { CelType } from '../../cel/index.ts';
 
 export const ADMISSIONREGISTRATION_GROUP = 'admissionregistration.k8s.io';
 
@@ -248,7 +249,10 @@ function validateMatchResources(m: Record<string, unknown> | undefined, path: st
 }
 
 function expressionError(path: string, expression: string, expected: ExpectedType, opts: ExpressionOptions): FieldError[] {
-  const compiled = compilePolicyExpression(expression, expected, opts);
+  return errorsOf(path, expression, compilePolicyExpression(expression, expected, opts));
+}
+
+function errorsOf(path: string, expression: string, compiled: Compiled): FieldError[] {
   if (compiled.ok) return [];
   return [compiled.internal === true ? { type: 'InternalError', field: path, detail: compiled.detail } : fieldErr.invalid(path, expression, compiled.detail)];
 }
@@ -318,15 +322,22 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     });
   }
 
-  const variableNames = arrField(spec, 'variables').map((v) => strField(v, 'name'));
+  // Each variable is declared once compiled, typed by its expression, for the ones after it and every validation.
+  const declared: PolicyVariable[] = [];
   arrField(spec, 'variables').forEach((v, i) => {
     const path = fieldPath.index('spec.variables', i);
     const name = strField(v, 'name');
     if (name.trim() === '') errs.push(fieldErr.required(fieldPath.child(path, 'name'), 'name is not specified'));
     else if (!isCelIdentifier(name)) errs.push(fieldErr.invalid(fieldPath.child(path, 'name'), name, 'name is not a valid CEL identifier'));
     const expression = strField(v, 'expression');
+    let type: CelType = { kind: 'dyn' };
     if (expression.trim() === '') errs.push(fieldErr.required(fieldPath.child(path, 'expression'), 'expression is not specified'));
-    else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'any', { hasParams, hasAuthorizer: true, hasVariables: true, variableNames: variableNames.slice(0, i), environment: envOf(pre?.validations, expression) }));
+    else {
+      const compiled = compilePolicyExpression(expression, 'any', { hasParams, hasAuthorizer: true, hasVariables: true, variables: [...declared], environment: envOf(pre?.validations, expression) });
+      errs.push(...errorsOf(fieldPath.child(path, 'expression'), expression, compiled));
+      type = variableTypeOf(compiled);
+    }
+    declared.push({ name, type });
   });
 
   const validations = arrField(spec, 'validations');
@@ -336,7 +347,7 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     errs.push(fieldErr.required('spec.auditAnnotations', 'validations or auditAnnotations must contain at least one item'));
     return errs;
   }
-  validations.forEach((v, i) => errs.push(...validateValidation(v, fieldPath.index('spec.validations', i), hasParams, hasVariables ? variableNames : undefined, pre)));
+  validations.forEach((v, i) => errs.push(...validateValidation(v, fieldPath.index('spec.validations', i), hasParams, hasVariables ? declared : undefined, pre)));
   if (audits.length > MAX_AUDIT_ANNOTATIONS) {
     errs.push(fieldErr.invalid('spec.auditAnnotations', goLiteral('[]admissionregistration.AuditAnnotation{...}'), `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
   }
@@ -352,7 +363,7 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
     if (trimmed === '') errs.push(fieldErr.required(fieldPath.child(path, 'valueExpression'), 'valueExpression is not specified'));
     else if (trimmed.length > MAX_AUDIT_VALUE_EXPRESSION_LENGTH) errs.push(fieldErr.required(fieldPath.child(path, 'valueExpression'), `must not exceed ${MAX_AUDIT_VALUE_EXPRESSION_LENGTH} bytes in length`));
     else {
-      const compiled = compilePolicyExpression(trimmed, 'stringOrNull', { hasParams, hasAuthorizer: true, hasVariables, variableNames, environment: envOf(pre?.auditValues, value) });
+      const compiled = compilePolicyExpression(trimmed, 'stringOrNull', { hasParams, hasAuthorizer: true, hasVariables, variables: declared, environment: envOf(pre?.auditValues, value) });
       if (!compiled.ok) errs.push(fieldErr.invalid(fieldPath.child(path, 'valueExpression'), value, compiled.detail));
     }
     if (keys.has(key)) errs.push(fieldErr.duplicate(fieldPath.child(path, 'key'), key));
@@ -361,19 +372,19 @@ function validatePolicySpec(obj: KubeObject, old: KubeObject | null): FieldError
   return errs;
 }
 
-function validateValidation(v: unknown, path: string, hasParams: boolean, variableNames: readonly string[] | undefined, pre: Preexisting | undefined): FieldError[] {
-  const hasVariables = variableNames !== undefined;
+function validateValidation(v: unknown, path: string, hasParams: boolean, variables: readonly PolicyVariable[] | undefined, pre: Preexisting | undefined): FieldError[] {
+  const hasVariables = variables !== undefined;
   const errs: FieldError[] = [];
   const expression = strField(v, 'expression');
   const message = strField(v, 'message');
   const messageExpression = strField(v, 'messageExpression');
   if (expression.trim() === '') errs.push(fieldErr.required(fieldPath.child(path, 'expression'), 'expression is not specified'));
-  else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'bool', { hasParams, hasAuthorizer: true, hasVariables, variableNames, environment: envOf(pre?.validations, expression) }));
+  else errs.push(...expressionError(fieldPath.child(path, 'expression'), expression, 'bool', { hasParams, hasAuthorizer: true, hasVariables, variables, environment: envOf(pre?.validations, expression) }));
   if (messageExpression.length > 0 && messageExpression.trim() === '') {
     errs.push(fieldErr.invalid(fieldPath.child(path, 'messageExpression'), messageExpression, 'must be non-empty if specified'));
   } else if (messageExpression.trim() !== '') {
     // kube compiles messageExpression without the authorizer, and with params only when the policy has a paramKind.
-    errs.push(...expressionError(fieldPath.child(path, 'messageExpression'), messageExpression, 'string', { hasParams, hasAuthorizer: false, hasVariables, variableNames, environment: envOf(pre?.messages, messageExpression) }));
+    errs.push(...expressionError(fieldPath.child(path, 'messageExpression'), messageExpression, 'string', { hasParams, hasAuthorizer: false, hasVariables, variables, environment: envOf(pre?.messages, messageExpression) }));
   }
   const trimmedMessage = message.trim();
   if (message.length > 0 && trimmedMessage === '') errs.push(fieldErr.invalid(fieldPath.child(path, 'message'), message, 'message must be non-empty if specified'));

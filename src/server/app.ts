@@ -27,7 +27,7 @@ import type { HealthEndpoint } from './health.ts';
 import { handleNonResource, type NonResourceRoutes } from './handlers/non-resource.ts';
 import { requestBodyOf, serveSubresource, serveVerb, type VerbContext } from './handlers/resource.ts';
 import { handleWatch, WatchRegistry } from './handlers/watch.ts';
-import { handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
+import { createOnlyOutput, handleCreateOnly, type CreateOnlyEndpoints } from './handlers/create-only.ts';
 import { attributesOf, isPromise, type Authorizer } from '../authz/authorizer.ts';
 import { forbiddenError } from '../authz/forbidden.ts';
 import { hasImpersonationHeaders, impersonate } from '../authn/impersonation.ts';
@@ -379,10 +379,11 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   if (info.subresource !== '' || info.name !== '' || namespaced !== (info.namespace !== '')) throw errors.pathNotFound();
   // kube's generic answer: these resources register no verb but create.
   if (info.verb !== 'create') throw errors.methodNotAllowed();
+  const rt = accessReviewTypes[info.resource];
+  const fmt = createOnlyOutput(req, rt);
   // kubectl and client-go send these as protobuf.
   const body = await decodeBody(requestBodyOf(req), req.server.features.enabled('CBORServingAndStorage'), 'body', undefined, undefined, true);
   // Ownership of what the body sets, as kube's create handler stamps it before the authorizer answers.
-  const rt = accessReviewTypes[info.resource];
   const managedFields = rt && body.value && typeof body.value === 'object' ? createOnlyManagedFields(rt, body.value as KubeObject, managerFor(req.searchParams, String(req.headers['user-agent'] ?? '')), '', new Date()) : undefined;
   // Stamped before validation, as kube's create handler does: a review refused for its metadata shows them.
   if (managedFields && managedFields.length > 0) {
@@ -392,7 +393,7 @@ async function handleAccessReview(req: FastifyRequest, reply: FastifyReply, info
   const answer = await answerAccessReview(info.resource, body.value, req.user, info.namespace, authorizer, req.server.features.enabled('AuthorizeWithSelectors'));
   const meta = (answer as { metadata?: { managedFields?: unknown } } | undefined)?.metadata;
   if (meta && managedFields && managedFields.length > 0) meta.managedFields = managedFields;
-  sendValue(req, reply, 201, answer);
+  sendValue(req, reply, 201, answer, fmt);
 }
 
 // Reading the peer chain is costly (it materializes every certificate); a connection's chain never changes.

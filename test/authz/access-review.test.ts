@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, writeTemp, type TestServer } from '../server/harness.ts';
 import { renderKubeconfig } from '../../src/server/kubeconfig.ts';
+import { decodeProtobufObject, encodeProtobufObject } from '../../src/codec/protobuf/index.ts';
+import { rawRequest } from '../codec/protobuf/raw-request.ts';
 
 const az = '/apis/authorization.k8s.io/v1';
 let t: TestServer;
@@ -53,6 +55,27 @@ describe('SelfSubjectAccessReview', () => {
     const get = await t.request('GET', `${az}/selfsubjectaccessreviews`);
     expect(get.json).toMatchObject({ code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource', details: {} });
     expect((await t.request('POST', `${az}/selfsubjectaccessreviews`, { ...asU, body: 'not json' })).status).toBe(400);
+  });
+});
+
+describe('answers in the negotiated format', () => {
+  const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { nonResourceAttributes: { path: '/', verb: 'get' } } };
+  it('a Table is not acceptable (kube e2e: a backend which does not implement metadata)', async () => {
+    const r = await t.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { body: review, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(r.status).toBe(406);
+    expect(r.json.message).toBe('only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  });
+
+  it('protobuf and YAML when asked', async () => {
+    const pb = await rawRequest(t, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', encodeProtobufObject(review), 'application/vnd.kubernetes.protobuf');
+    expect(pb.status).toBe(201);
+    expect(pb.type).toBe('application/vnd.kubernetes.protobuf');
+    const answer = decodeProtobufObject(pb.body).object as { kind: string; status: { allowed: boolean } };
+    expect(answer.kind).toBe('SelfSubjectAccessReview');
+    expect(answer.status.allowed).toBe(true);
+    const yaml = await t.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { body: review, headers: { accept: 'application/yaml' } });
+    expect(yaml.headers['content-type']).toBe('application/yaml');
+    expect(yaml.text).toMatch(/^apiVersion: authorization.k8s.io\/v1\n/);
   });
 });
 

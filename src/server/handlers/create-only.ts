@@ -6,7 +6,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../api/status-errors.ts';
-import { negotiateOutput, type Serializer } from '../../codec/negotiate.ts';
+import { negotiateOutput, type Negotiated, type Serializer } from '../../codec/negotiate.ts';
+import type { ResourceType } from '../../api/types.ts';
 import { dryRunFromQuery } from '../../registry/delete-options.ts';
 import { splitPath, type ResourceRequestInfo } from '../../request/request-info.ts';
 import { addWarnings, sendValue } from '../respond.ts';
@@ -45,17 +46,25 @@ export class CreateOnlyEndpoints {
   }
 }
 
-export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, endpoint: CreateOnlyEndpoint, user: RequestUser): Promise<void> {
-  if (info.verb !== 'create') throw errors.methodNotAllowed();
-  // Answered as any built-in object: in protobuf when its kind has that form (client-go's typed clients ask for it).
-  const serializers: Serializer[] = protobufServed(endpoint.rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
+/**
+ * The answer's format for a resource that is only created, negotiated before the body is read:
+ * any built-in object's serializers, protobuf when its kind has that form (client-go's typed
+ * clients ask for it); never a Table or metadata (kube's 406).
+ */
+export function createOnlyOutput(req: FastifyRequest, rt: ResourceType | undefined): Negotiated {
+  const serializers: Serializer[] = rt !== undefined && protobufServed(rt) ? ['json', 'yaml', 'protobuf'] : ['json', 'yaml'];
   if (req.server.features.enabled('CBORServingAndStorage')) serializers.push('cbor');
-  const fmt = negotiateOutput({
+  return negotiateOutput({
     accept: String(req.headers.accept ?? ''),
     offer: { serializers },
     prettyQuery: req.searchParams.get('pretty'),
     userAgent: String(req.headers['user-agent'] ?? ''),
   });
+}
+
+export async function handleCreateOnly(req: FastifyRequest, reply: FastifyReply, info: ResourceRequestInfo, endpoint: CreateOnlyEndpoint, user: RequestUser): Promise<void> {
+  if (info.verb !== 'create') throw errors.methodNotAllowed();
+  const fmt = createOnlyOutput(req, endpoint.rt);
   const dryRun = dryRunFromQuery(req.searchParams, 'CreateOptions');
   const warnings: string[] = [];
   // The URL's name belongs to the parent (serviceaccounts/NAME/token); the body's is not compared to it.

@@ -33,6 +33,10 @@ export function isDns1035Label(value: string): string[] {
 /** The per-rule and per-CRD static cost limits (apiextensions' StaticEstimatedCostLimit, StaticEstimatedCRDCostLimit). */
 export const PER_RULE_COST_LIMIT = 10_000_000;
 export const PER_CRD_COST_LIMIT = 100_000_000;
+/** kube's maxRequestSizeBytes, which bounds how often data can repeat in one object. */
+const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+/** Go's math.MaxUint64, where kube's cost multiplication saturates. */
+const MAX_UINT64 = 18446744073709551615;
 const COST_HINT = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
 
 function factorText(cost: number, limit: number): string {
@@ -327,7 +331,7 @@ export function validateOpenApiSchema(root: Schema, path: string, _hasStatus: bo
       if (s.default !== undefined) ctx.errs.push(fieldErr.forbidden(`${path}.properties[metadata].properties[${k}].default`, 'must not be set in top-level metadata'));
     }
   }
-  walkSchema(root, path, ctx, true, celMaxSize(root));
+  walkSchema(root, path, ctx, true, 1);
   if (ctx.structural.length === 0) for (const check of ctx.celChecks) check();
   const out = [...ctx.structural, ...ctx.errs, ...ctx.cel];
   const total = ctx.costs.reduce((a, c) => a + c.cost, 0);
@@ -340,11 +344,22 @@ export function validateOpenApiSchema(root: Schema, path: string, _hasStatus: bo
   return out;
 }
 
-function celMaxSize(_root: Schema): undefined {
-  return undefined;
+/**
+ * How many times a child of `s` may occur per occurrence of `s` (kube's extractMaxElements): once
+ * for a field, maxItems/maxProperties for list items and map values, unbounded (undefined) without.
+ */
+function maxElementsOf(s: Schema): number | undefined {
+  if (s.type === 'object') return s.additionalProperties !== undefined && s.additionalProperties !== false ? s.maxProperties : 1;
+  if (s.type === 'array') return s.maxItems;
+  return 1;
 }
 
-function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _max: undefined): void {
+/**
+ * `cardinality`: how many times the node may occur in one object, the product of its ancestors'
+ * bounds (undefined when one is unbounded): its rules' costs count that many times (kube's
+ * CELSchemaContext.MaxCardinality).
+ */
+function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, cardinality: number | undefined): void {
   const n = s as Obj;
   const errs = ctx.errs;
   const errorsBefore = ctx.errs.length;
@@ -412,14 +427,16 @@ function walkSchema(s: Schema, path: string, ctx: SchemaCtx, isRoot: boolean, _m
     if (Array.isArray(list)) list.forEach((sub, i) => isObj(sub) && checkJunctor(sub as Schema, `${path}.${j}[${i}]`, s, path, ctx));
   }
   if (isObj(n.not)) checkJunctor(n.not as Schema, `${path}.not`, s, path, ctx);
+  const perOccurrence = maxElementsOf(s);
+  const childCardinality = cardinality === undefined || perOccurrence === undefined ? undefined : cardinality * Math.max(0, perOccurrence);
   for (const [k, child] of Object.entries(s.properties ?? {})) {
     if (isRoot && k === 'metadata') continue;
-    if (isObj(child)) walkSchema(child, `${path}.properties[${k}]`, ctx, false, undefined);
+    if (isObj(child)) walkSchema(child, `${path}.properties[${k}]`, ctx, false, childCardinality);
   }
-  if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ctx, false, undefined);
-  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ctx, false, undefined);
+  if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ctx, false, childCardinality);
+  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ctx, false, childCardinality);
   // The node's own rules after its children (kube's order), compiled later if nothing here or below is wrong.
-  validateRules(s, path, ctx, errorsBefore, isRoot);
+  validateRules(s, path, ctx, errorsBefore, isRoot, cardinality);
 }
 
 /** Exactly `[{type: integer}, {type: string}]`: the int-or-string pattern kube lets through its junctor checks. */
@@ -478,7 +495,7 @@ export function ruleVariables(s: Schema, withOldSelf: boolean, resourceRoot: boo
   return withOldSelf ? { self: { type }, oldSelf: { type } } : { self: { type } };
 }
 
-function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: number, isRoot: boolean): void {
+function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: number, isRoot: boolean, cardinality: number | undefined): void {
   const rules = s['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
   const compiled: { r: Obj; rp: string; expr: string }[] = [];
@@ -502,12 +519,17 @@ function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: nu
   // Nothing wrong here or below: the rules are compiled once the whole schema is known structural.
   if (ctx.errs.length !== errorsBefore) return;
   ctx.celChecks.push(() => {
-    for (const { r, rp, expr } of compiled) compileRule(s, r, rp, expr, ctx, isRoot);
+    for (const { r, rp, expr } of compiled) compileRule(s, r, rp, expr, ctx, isRoot, cardinality);
   });
 }
 
 /** One rule's CEL checks: it compiles, its cost fits, its messageExpression compiles to a string. */
-function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx, isRoot: boolean): void {
+/** kube's maxCardinality: how often data of this minimum serialized size fits in the largest request. */
+function maxCardinality(minSize: number): number {
+  return Math.floor(MAX_REQUEST_BYTES / (minSize + 1));
+}
+
+function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx, isRoot: boolean, cardinality: number | undefined): void {
   const oldSelf = usesOldSelf(expr);
   if (r.optionalOldSelf === true && !oldSelf) ctx.cel.push(fieldErr.invalid(`${rp}.optionalOldSelf`, true, 'may not be set if oldSelf is not used in rule'));
   const variables = ruleVariables(s, oldSelf, isRoot);
@@ -520,9 +542,12 @@ function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx
   }
   const est = estimateCost(expr, Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v.type])));
   if (est.kind === 'estimate') {
-    ctx.costs.push({ path: `${rp}.rule`, cost: est.max });
-    if (est.max > PER_RULE_COST_LIMIT) {
-      ctx.cel.push(fieldErr.forbidden(`${rp}.rule`, `estimated rule cost exceeds budget by factor of ${factorText(est.max, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
+    // A rule runs once per occurrence of its node: under unbounded lists or maps, as often as the smallest such value fits in a request.
+    const times = cardinality ?? maxCardinality(variables.self!.type.minSize ?? 0);
+    const cost = Math.min(est.max * times, MAX_UINT64);
+    ctx.costs.push({ path: `${rp}.rule`, cost });
+    if (cost > PER_RULE_COST_LIMIT) {
+      ctx.cel.push(fieldErr.forbidden(`${rp}.rule`, `estimated rule cost exceeds budget by factor of ${factorText(cost, PER_RULE_COST_LIMIT)} ${COST_HINT}`));
     }
   }
   const me = strOf(r.messageExpression);

@@ -235,6 +235,17 @@ describe('CEL costs (kube e2e: CustomResourceValidationRules)', () => {
     await createCrd(t, crdManifest(costGroup, { plural: 'costs', kind: 'Cost' }, [crdVersion('v1', { type: 'object', properties: { spec } })]));
   });
 
+  it('a rule under an unbounded list counts once per item that fits in a request (kube\'s cardinality)', async () => {
+    const spec = { type: 'object', properties: { x: { type: 'array', items: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: "self.all(s, s == 'string constant')" }] } } } };
+    const r = await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crdManifest('card.example.com', { plural: 'cards', kind: 'Card' }, [crdVersion('v1', { type: 'object', properties: { spec } })]) });
+    expect(r.status).toBe(422);
+    const hint = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+    const at = 'spec.validation.openAPIV3Schema.properties[spec].properties[x].items.x-kubernetes-validations[0].rule';
+    expect(r.json.message).toBe(
+      `CustomResourceDefinition.apiextensions.k8s.io "cards.card.example.com" is invalid: [${at}: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${hint}, ${at}: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema, spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}]`,
+    );
+  });
+
   it('a rule over its call limit stops validation with kube\'s message', async () => {
     const body = { apiVersion: `${costGroup}/v1`, kind: 'Cost', metadata: { name: 'big' }, spec: { largeArray: Array.from({ length: 725 }, () => 20) } };
     expect(await messageOf(`/apis/${costGroup}/v1/namespaces/default/costs`, { body })).toBe(

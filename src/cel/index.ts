@@ -1,6 +1,6 @@
 // The one module every caller uses for the expression language: compile once (cached by
 // expression and environment), evaluate many times under a cost budget, estimate worst-case cost.
-import type { Environment } from '@marcbachmann/cel-js';
+import { Optional, type Environment } from '@marcbachmann/cel-js';
 import { createKubernetesEngine } from './libraries.ts';
 import { withCostBudget, CostLimitExceeded, COST_LIMIT_MESSAGE } from './cost.ts';
 import { instrument } from './cost-plan.ts';
@@ -25,6 +25,11 @@ export type { CostEstimate } from './estimate.ts';
 export { parseTypeName, type VariableDeclaration } from './declarations.ts';
 export { parseQuantity, Quantity } from './quantity.ts';
 export { COST_LIMIT_MESSAGE } from './cost.ts';
+
+/** A CEL optional value: of `v`, or none when `v` is undefined (a rule's optional oldSelf). */
+export function optionalOf(v: unknown): unknown {
+  return v === undefined ? Optional.none() : Optional.of(v);
+}
 export type { FieldPath, PathStep } from './introspect.ts';
 
 /** kube-apiserver's per-expression runtime budget for CRD rules and admission expressions. */

@@ -114,7 +114,7 @@ function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema:
   // kube's schema validator reports in field order (its properties are walked sorted).
   const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' })
     // Ratcheting: an update is not refused for a value it leaves as it was.
-    .filter((e) => !ratcheting || !old || !unchangedAt(e.field, body, old))
+    .filter((e) => !ratcheting || !old || !unchangedAt(e.field, body, old, schema))
     .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   if (scale) errs.push(...validateScalePaths(obj, scale));
   if (!rules) return errs;
@@ -139,13 +139,33 @@ const BLOCKING_RULES: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotS
  * Paths through list items are not correlated (kube ratchets only where it can match old and
  * new values by key), so they never count as unchanged.
  */
-function unchangedAt(field: string, obj: unknown, old: unknown): boolean {
-  if (field === '' || field.includes('[')) return false;
+/**
+ * Whether the value an error names is as the old object had it, correlated as kube's ratcheting
+ * correlates: fields by name, map values by key, list items only in map-type lists, by their keys
+ * (items of other lists have nothing to correlate with, so their errors stand).
+ */
+function unchangedAt(field: string, obj: unknown, old: unknown, schema: Schema): boolean {
+  if (field === '') return false;
   let a: unknown = obj;
   let b: unknown = old;
+  let s: Schema | undefined = schema;
   for (const seg of field.split('.')) {
-    a = isObj(a) ? a[seg] : undefined;
-    b = isObj(b) ? b[seg] : undefined;
+    const m = /^([^[]*)((?:\[\d+\])*)$/.exec(seg);
+    if (!m) return false;
+    const [, name, indexes] = m;
+    if (name !== '') {
+      s = s?.properties?.[name!] ?? (typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined);
+      a = isObj(a) ? a[name!] : undefined;
+      b = isObj(b) ? b[name!] : undefined;
+    }
+    for (const idx of indexes!.match(/\d+/g) ?? []) {
+      const keys = s?.['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] ?? [] : [];
+      if (keys.length === 0 || !Array.isArray(a) || !Array.isArray(b)) return false;
+      const item: unknown = a[Number(idx)];
+      a = item;
+      b = isObj(item) ? b.find((o) => isObj(o) && keys.every((k) => o[k] === item[k])) : undefined;
+      s = s?.items;
+    }
     if (a === undefined || b === undefined) return false;
   }
   return jsonEqual(a, b);

@@ -4,7 +4,7 @@
  * correlated node too; all under kube's per-call and per-object runtime cost budgets.
  */
 import { fieldErr, type FieldError } from '../api/field-errors.ts';
-import { compile, evaluate, isCompileError, toCelValue, PER_CALL_COST_LIMIT, type CompiledExpression, type CelType } from '../cel/index.ts';
+import { compile, evaluate, isCompileError, optionalOf, toCelValue, PER_CALL_COST_LIMIT, type CompiledExpression, type CelType } from '../cel/index.ts';
 import type { Schema, ValidationRule } from '../schema/types.ts';
 import { isPlainObject } from '../schema/walk.ts';
 import { ruleVariables, usesOldSelf } from './validation.ts';
@@ -36,7 +36,7 @@ function rulesOf(s: Schema, root: boolean): NodeRules | undefined {
     // Stored rules compile in the `stored` environment: a CRD accepted once keeps validating.
     const rules = list.map((rule): CompiledRule => {
       const transition = usesOldSelf(rule.rule);
-      const p = compile(rule.rule, { variables: ruleVariables(s, transition, root), expressions: 'stored' });
+      const p = compile(rule.rule, { variables: ruleVariables(s, transition, root, rule.optionalOldSelf === true), expressions: 'stored' });
       const m = rule.messageExpression ? compile(rule.messageExpression, { variables: ruleVariables(s, false, root), expressions: 'stored' }) : undefined;
       return { rule, transition, program: isCompileError(p) ? undefined : p, messageProgram: m && !isCompileError(m) ? m : undefined };
     });
@@ -71,17 +71,39 @@ function typeName(s: Schema): string {
   return s.type ?? (s['x-kubernetes-int-or-string'] ? 'string' : 'object');
 }
 
-function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget, root = false): void {
+/** Whether a node or any below it has a transition rule (one that reads oldSelf). */
+function hasTransitionRules(s: Schema): boolean {
+  let known = transitionBelow.get(s);
+  if (known === undefined) {
+    known =
+      (s['x-kubernetes-validations'] ?? []).some((r) => usesOldSelf(r.rule)) ||
+      Object.values(s.properties ?? {}).some(hasTransitionRules) ||
+      (s.items !== undefined && hasTransitionRules(s.items)) ||
+      (typeof s.additionalProperties === 'object' && hasTransitionRules(s.additionalProperties));
+    transitionBelow.set(s, known);
+  }
+  return known;
+}
+const transitionBelow = new WeakMap<Schema, boolean>();
+
+/**
+ * `unchanged`: ratcheting found this value (or one above it) as the update found it, correlated
+ * with the old object: only its transition rules run (kube never ratchets those).
+ */
+function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldError[], budget: Budget, root = false, unchanged = false): void {
   if (budget.exhausted || v === undefined || v === null) return;
-  // Ratcheting: a value an update leaves as it was is not validated again (nor anything under it).
-  if (budget.ratcheting && old !== undefined && jsonEqual(v, old)) return;
+  if (!unchanged && budget.ratcheting && old !== undefined && jsonEqual(v, old)) unchanged = true;
+  if (unchanged && !hasTransitionRules(s)) return;
   const nr = rulesOf(s, root);
-  if (nr) runRules(v, old, s, nr, path, errs, budget);
+  if (nr) runRules(v, old, s, nr, path, errs, budget, unchanged);
   if (isPlainObject(v)) {
     const oldObj = isPlainObject(old) ? old : undefined;
     for (const [k, child] of Object.entries(v)) {
-      const cs = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-      if (cs) walk(child, oldObj?.[k], cs, path ? `${path}.${k}` : k, errs, budget);
+      const field = s.properties?.[k];
+      const cs = field ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+      // A map's values are named by key, as kube's field paths write them (`labels[app]`).
+      const childPath = field === undefined ? `${path}[${k}]` : path ? `${path}.${k}` : k;
+      if (cs) walk(child, oldObj?.[k], cs, childPath, errs, budget, false, unchanged);
     }
   } else if (Array.isArray(v) && s.items) {
     // Items correlate with the old list's only through list-map keys (kube's ratcheting rule).
@@ -89,21 +111,22 @@ function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldErro
     const oldItems = Array.isArray(old) && keys.length > 0 ? old : [];
     v.forEach((item, i) => {
       const match = keys.length > 0 && isPlainObject(item) ? oldItems.find((o) => isPlainObject(o) && keys.every((key) => o[key] === item[key])) : undefined;
-      walk(item, match, s.items!, `${path}[${i}]`, errs, budget);
+      walk(item, match, s.items!, `${path}[${i}]`, errs, budget, false, unchanged && match !== undefined);
     });
   }
 }
 
-function runRules(v: unknown, old: unknown, s: Schema, nr: NodeRules, path: string, errs: FieldError[], budget: Budget): void {
+function runRules(v: unknown, old: unknown, s: Schema, nr: NodeRules, path: string, errs: FieldError[], budget: Budget, unchanged: boolean): void {
   const self = toCelValue(v, nr.type);
   const oldSelf = old === undefined || old === null ? undefined : toCelValue(old, nr.type);
   const field = path || '<nil>';
   for (const cr of nr.rules) {
     if (!cr.program) continue;
+    if (unchanged && !cr.transition) continue;
     // A transition rule needs the old value, unless it opts into an optional oldSelf.
     if (cr.transition && oldSelf === undefined && !cr.rule.optionalOldSelf) continue;
     const activation: Record<string, unknown> = { self };
-    if (cr.transition) activation.oldSelf = oldSelf ?? null;
+    if (cr.transition) activation.oldSelf = cr.rule.optionalOldSelf ? optionalOf(oldSelf) : (oldSelf ?? null);
     const out = evaluate(cr.program, activation, { costBudget: Math.min(PER_CALL_COST_LIMIT, budget.remaining) });
     // kube's order: the cost against what is left of the object's budget first, then the error.
     if (out.cost > budget.remaining) {

@@ -490,9 +490,11 @@ export function usesOldSelf(expr: string): boolean {
  * or an embedded resource) `self` also has apiVersion, kind and metadata.name/generateName, as kube
  * declares them whether or not the schema lists them.
  */
-export function ruleVariables(s: Schema, withOldSelf: boolean, resourceRoot: boolean): Record<string, { type: CelType }> {
+export function ruleVariables(s: Schema, withOldSelf: boolean, resourceRoot: boolean, optionalOldSelf = false): Record<string, { type: CelType }> {
   const type = celTypeFromSchema(s, { resourceRoot: resourceRoot || s['x-kubernetes-embedded-resource'] === true });
-  return withOldSelf ? { self: { type }, oldSelf: { type } } : { self: { type } };
+  if (!withOldSelf) return { self: { type } };
+  // optionalOldSelf: oldSelf is an optional, none where there is no old value (a create, an uncorrelatable item).
+  return { self: { type }, oldSelf: { type: optionalOldSelf ? { kind: 'optional', element: type } : type } };
 }
 
 function validateRules(s: Schema, path: string, ctx: SchemaCtx, errorsBefore: number, isRoot: boolean, cardinality: number | undefined): void {
@@ -532,7 +534,7 @@ function maxCardinality(minSize: number): number {
 function compileRule(s: Schema, r: Obj, rp: string, expr: string, ctx: SchemaCtx, isRoot: boolean, cardinality: number | undefined): void {
   const oldSelf = usesOldSelf(expr);
   if (r.optionalOldSelf === true && !oldSelf) ctx.cel.push(fieldErr.invalid(`${rp}.optionalOldSelf`, true, 'may not be set if oldSelf is not used in rule'));
-  const variables = ruleVariables(s, oldSelf, isRoot);
+  const variables = ruleVariables(s, oldSelf, isRoot, r.optionalOldSelf === true);
   const compiled = compile(expr, { variables });
   if (isCompileError(compiled)) {
     // kube words a failure to build the program (a folded constant) without "compilation failed".

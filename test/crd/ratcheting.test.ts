@@ -76,3 +76,71 @@ describe('validation ratcheting', () => {
     expect((await patch({ spec: { name: 'abc' } })).status).toBe(200);
   });
 });
+
+describe('ratcheting by correlation (kube e2e: CRDValidationRatcheting)', () => {
+  const group = 'ratchet2.example.com';
+  const path = `/apis/${group}/v1/items/i1`;
+  const item = (field: object) => ({ type: 'object', required: ['key'], properties: { key: { type: 'string' }, field } });
+  const schemaWith = (field: object) => ({
+    type: 'object',
+    properties: {
+      list: { type: 'array', maxItems: 5, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'], items: item(field) },
+      atomic: { type: 'array', maxItems: 5, items: item(field) },
+      map: { type: 'object', maxProperties: 5, additionalProperties: { type: 'object', properties: { field } } },
+    },
+  });
+  const setSchema = async (field: object) => {
+    const current = await t.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/items.${group}`);
+    const crd = current.json;
+    crd.spec.versions[0].schema.openAPIV3Schema = schemaWith(field);
+    const updated = await t.request('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/items.${group}`, { body: crd });
+    expect(updated.status).toBe(200);
+    await servedSchemaHas2(JSON.stringify(field).slice(1, -1));
+  };
+  const servedSchemaHas2 = async (text: string) => {
+    for (let i = 0; i < 200; i++) {
+      const doc = await t.request('GET', `/openapi/v3/apis/${group}/v1`);
+      if (doc.status === 200 && doc.text.includes(text)) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`the served schema never had ${text}`);
+  };
+  const relabel = (value: string) => t.request('PATCH', path, { body: { metadata: { labels: { touched: value } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+
+  beforeAll(async () => {
+    const created = await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crdManifest(group, { plural: 'items', kind: 'Item' }, [crdVersion('v1', schemaWith({ type: 'string' }))], 'Cluster') });
+    expect(created.status).toBe(201);
+    await servedSchemaHas2('"maxProperties":5');
+    const obj = { apiVersion: `${group}/v1`, kind: 'Item', metadata: { name: 'i1' }, list: [{ key: 'first', field: 'foo' }], atomic: [{ key: 'first', field: 'foo' }], map: { foo: { field: 'foo' } } };
+    expect((await t.request('POST', `/apis/${group}/v1/items`, { body: obj })).status).toBe(201);
+  });
+
+  it('schema errors: unchanged map-list items and map values ratchet, items of other lists do not', async () => {
+    await setSchema({ type: 'string', enum: ['notfoo'] });
+    const r = await relabel('1');
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain('atomic[0].field: Unsupported value: "foo"');
+    expect(r.json.message).not.toContain('list[0].field');
+    expect(r.json.message).not.toContain('map.foo.field');
+  });
+
+  it('transition rules are never ratcheted, and name map values by key', async () => {
+    await setSchema({ type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self != oldSelf' }] });
+    const r = await relabel('2');
+    expect(r.status).toBe(422);
+    for (const at of ['list[0].field', 'map[foo].field']) expect(r.json.message).toContain(`${at}: Invalid value: "string": failed rule: self != oldSelf`);
+    // The atomic list's item has no old value to compare with: its transition rule does not run.
+    expect(r.json.message).not.toContain('atomic[0].field');
+  });
+
+  it('an optional oldSelf is none for values without an old one', async () => {
+    await setSchema({ type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: '!oldSelf.hasValue() || self != oldSelf.value()', optionalOldSelf: true }] });
+    // The atomic item runs with oldSelf none and passes; the correlated ones compare with their old values.
+    const r = await relabel('3');
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain('list[0].field: Invalid value: "string": failed rule: !oldSelf.hasValue() || self != oldSelf.value()');
+    expect(r.json.message).not.toContain('atomic[0].field');
+    const changed = await t.request('PATCH', path, { body: { list: [{ key: 'first', field: 'bar' }], map: { foo: { field: 'bar' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(changed.status).toBe(200);
+  });
+});

@@ -120,19 +120,23 @@ function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json
   const gvk = (kind: string) => [{ group: rt.group, kind, version: rt.version }];
   // A custom resource's v3 document is apiextensions' own: int-or-string spelled out as anyOf, no
   // zero defaults on references, list items referenced directly, the selectable fields listed.
-  const crdV3 = rt.unstructured === true && doc === 'v3';
-  const kindSchema = publishedSchema(rt.schema, doc, crdV3) as Json;
+  const crd = rt.unstructured === true;
+  const crdV3 = crd && doc === 'v3';
+  const selectable = crd ? { 'x-kubernetes-selectable-fields': Object.keys(rt.fieldSelectors).map((fieldPath) => ({ fieldPath })) } : {};
+  // apiextensions' v2 of a custom resource that keeps unknown fields: an object and nothing more
+  // (kubectl would refuse every field it does not see declared).
+  const crdV2Open = crd && doc === 'v2' && rt.schema['x-kubernetes-preserve-unknown-fields'] === true;
+  const kindSchema = crdV2Open ? {} : (publishedSchema(crd ? crdPublishedForm(rt.schema, doc) : rt.schema, doc, crdV3) as Json);
   const props = { ...((kindSchema['properties'] as Record<string, Json> | undefined) ?? {}) };
   props['apiVersion'] = { type: 'string', description: API_VERSION_DESCRIPTION, ...stripType(props['apiVersion']) };
   props['kind'] = { type: 'string', description: KIND_DESCRIPTION, ...stripType(props['kind']) };
   props['metadata'] = r.refWith(OBJECT_META, { ...(crdV3 ? {} : { default: {} }), description: OBJECT_METADATA_DESCRIPTION });
-  const selectable = crdV3 ? { 'x-kubernetes-selectable-fields': Object.keys(rt.fieldSelectors).map((fieldPath) => ({ fieldPath })) } : {};
   const kindDef: Json = {
     // A custom resource's kind has only the description its schema gives (kube publishes none otherwise).
     ...(rt.unstructured ? {} : { description: `${rt.kind} is the Schema for the ${rt.resource} API.` }),
     ...kindSchema,
     type: 'object',
-    properties: sortKeys(props),
+    ...(crdV2Open ? {} : { properties: sortKeys(props) }),
     'x-kubernetes-group-version-kind': gvk(rt.kind),
     ...selectable,
   };
@@ -142,7 +146,7 @@ function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json
     required: ['items'],
     properties: {
       apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
-      items: { type: 'array', description: `List of ${rt.resource}.`, items: crdV3 ? { $ref: `#/components/schemas/${definitionName(rt)}` } : r.refWith(definitionName(rt), { default: {} }) },
+      items: { type: 'array', description: crd ? `List of ${rt.resource}. More info: ${API_CONVENTIONS}` : `List of ${rt.resource}.`, items: crdV3 ? { $ref: `#/components/schemas/${definitionName(rt)}` } : r.refWith(definitionName(rt), { default: {} }) },
       kind: { type: 'string', description: KIND_DESCRIPTION },
       metadata: r.refWith(LIST_META, { ...(crdV3 ? {} : { default: {} }), description: LIST_METADATA_DESCRIPTION }),
     },
@@ -150,6 +154,64 @@ function kindDefinitions(rt: ResourceType, doc: DocVersion): Record<string, Json
     ...selectable,
   };
   return { [definitionName(rt)]: kindDef, [listDefinitionName(rt)]: listDef };
+}
+
+const API_CONVENTIONS = 'https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md';
+
+/** An embedded resource's metadata: a reference to ObjectMeta, in each document's style. */
+const EMBEDDED_METADATA: Record<DocVersion, Schema> = {
+  v2: { description: OBJECT_METADATA_DESCRIPTION, $ref: `#/definitions/${OBJECT_META}` } as unknown as Schema,
+  v3: { description: OBJECT_METADATA_DESCRIPTION, allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }] } as unknown as Schema,
+};
+
+/**
+ * A custom resource's schema as apiextensions publishes it: its structural form (no externalDocs
+ * or examples, which structural schemas do not carry); for v2 also kube's ToStructuralOpenAPIV2
+ * (no junctors; a nullable value untyped and without items or properties; a value that keeps
+ * unknown fields without items or properties, and untyped if an object; an array without items
+ * untyped; nullable properties not required) and no defaults (pruned for v2).
+ */
+function crdPublishedForm(schema: Schema, doc: DocVersion): Schema {
+  const walk = (s: Schema): Schema => {
+    const { externalDocs: _d, example: _e, ...kept } = s as Schema & { externalDocs?: unknown; example?: unknown };
+    const out: Record<string, unknown> = { ...kept };
+    if (s.properties) out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, walk(v)]));
+    if (s.items) out.items = walk(s.items);
+    if (typeof s.additionalProperties === 'object') out.additionalProperties = walk(s.additionalProperties);
+    // An embedded resource is published with its type meta and metadata (kube's addEmbeddedProperties),
+    // except in v2 where it keeps unknown fields (kubectl would then refuse the others).
+    if (s['x-kubernetes-embedded-resource'] === true && !(doc === 'v2' && s['x-kubernetes-preserve-unknown-fields'] === true)) {
+      out.properties = {
+        ...(out.properties as Record<string, Schema> | undefined),
+        apiVersion: { type: 'string', description: `apiVersion defines the versioned schema of this representation of an object. More info: ${API_CONVENTIONS}#resources` },
+        kind: { type: 'string', description: `kind is a string value representing the type of this object. In CamelCase. More info: ${API_CONVENTIONS}#types-kinds` },
+        metadata: EMBEDDED_METADATA[doc],
+      };
+      const required = [...(s.required ?? [])];
+      for (const k of ['kind', 'apiVersion']) if (!required.includes(k)) required.push(k);
+      out.required = required;
+    }
+    if (doc === 'v3') return out as Schema;
+    for (const k of ['allOf', 'anyOf', 'oneOf', 'not', 'default']) delete out[k];
+    if (s.nullable === true) {
+      for (const k of ['type', 'nullable', 'items', 'properties']) delete out[k];
+    }
+    if (s['x-kubernetes-preserve-unknown-fields'] === true) {
+      delete out.items;
+      delete out.properties;
+      if (out.type === 'object') delete out.type;
+    }
+    if (out.items === undefined && out.type === 'array') delete out.type;
+    const nullableProps = Object.entries(s.properties ?? {}).filter(([, v]) => v.nullable === true).map(([k]) => k);
+    if (Array.isArray(out.required) && nullableProps.length > 0) {
+      const required = (out.required as string[]).filter((k) => !nullableProps.includes(k));
+      if (required.length > 0) out.required = required;
+      else delete out.required;
+    }
+    if (typeof s.additionalProperties === 'object' && s.additionalProperties.nullable === true) delete out.required;
+    return out as Schema;
+  };
+  return walk(schema);
 }
 
 /** Keeps a property's own description and extensions, dropping an empty placeholder. */

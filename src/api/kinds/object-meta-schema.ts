@@ -4,6 +4,7 @@
  * managedFields atomic).
  */
 import { goTimeLayout, type Schema } from '../../schema/types.ts';
+import { API_VERSION_DESCRIPTION, KIND_DESCRIPTION } from '../../schema/openapi-meta.ts';
 
 const str = (description: string): Schema => ({ type: 'string', description });
 const dateTime = (description: string): Schema => ({ type: 'string', format: 'date-time', description, [goTimeLayout]: 'Time' });
@@ -83,10 +84,10 @@ export const objectMetaSchema: Schema = {
   },
 };
 
-/** `apiVersion` and `kind`, present on every object. */
+/** `apiVersion` and `kind`, present on every object, described as kube publishes them (kubectl explain shows it). */
 export const typeMetaProperties: Readonly<Record<string, Schema>> = {
-  apiVersion: str('Versioned schema of this representation of the object.'),
-  kind: str('REST resource this object represents.'),
+  apiVersion: str(API_VERSION_DESCRIPTION),
+  kind: str(KIND_DESCRIPTION),
 };
 
 /** A top-level kind schema: TypeMeta, metadata, and the kind's own properties. */

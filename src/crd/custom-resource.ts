@@ -113,8 +113,9 @@ function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema:
   const { metadata: _m, ...body } = obj;
   // kube's schema validator reports in field order (its properties are walked sorted).
   const errs = validateAgainstSchema(body, { ...schema, properties: { ...schema.properties, metadata: {} } }, '', { mapKeyPaths: 'dots' })
-    // Ratcheting: an update is not refused for a value it leaves as it was.
-    .filter((e) => !ratcheting || !old || !unchangedAt(e.field, body, old, schema))
+    // Ratcheting: an update is not refused for a value it leaves as it was. Duplicates in sets and
+    // map lists are kube's list-type validation, which never ratchets.
+    .filter((e) => !ratcheting || !old || e.type === 'FieldValueDuplicate' || !unchangedAt(e.field, body, old, schema))
     .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   if (scale) errs.push(...validateScalePaths(obj, scale));
   if (!rules) return errs;

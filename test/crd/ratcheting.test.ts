@@ -143,4 +143,10 @@ describe('ratcheting by correlation (kube e2e: CRDValidationRatcheting)', () => 
     const changed = await t.request('PATCH', path, { body: { list: [{ key: 'first', field: 'bar' }], map: { foo: { field: 'bar' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
     expect(changed.status).toBe(200);
   });
+
+  it('a duplicate map-list item is refused even when it equals an old item (list types never ratchet)', async () => {
+    const r = await t.request('PATCH', path, { body: { list: [{ key: 'first', field: 'bar' }, { key: 'first', field: 'bar' }] }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain('list[1]: Duplicate value: map[string]interface {}{"key":"first"}');
+  });
 });

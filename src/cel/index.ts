@@ -19,7 +19,7 @@ import { celGoEvalMessage } from './messages.ts';
 import { celGoCompileText, foldedNoSuchOverload, type CompileErrorContext } from './compile-messages.ts';
 
 export type { Authorizer, AuthorizationAttributes, AuthorizationDecision } from './authorizer.ts';
-export { celTypeFromSchema, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
+export { celTypeFromSchema, MAX_REQUEST_BYTES, toCelValue, escapePropertyName, unescapePropertyName, type CelType } from './schema-types.ts';
 export { ADMISSION_REQUEST_TYPE, NAMESPACE_OBJECT_TYPE } from './admission-request-type.ts';
 export type { CostEstimate } from './estimate.ts';
 export { parseTypeName, type VariableDeclaration } from './declarations.ts';

@@ -39,7 +39,7 @@ export type CelType = (
 ) & { readonly maxElements?: number; readonly minSize?: number };
 
 /** kube's maxRequestSizeBytes: the largest request body, which bounds unbounded sizes. */
-const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 function stringMaxElements(schema: Schema): number {
   if (schema['x-kubernetes-int-or-string'] === true) return MAX_REQUEST_BYTES - 2;

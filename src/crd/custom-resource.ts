@@ -12,6 +12,7 @@ import { nameColumn } from '../api/kinds/table-columns.ts';
 import { timestampSince } from '../api/kinds/human-duration.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
 import { hasRules, validateRules } from './rules.ts';
+import { correlatedItem } from './correlation.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 import { ApiError } from '../api/status-errors.ts';
 
@@ -136,11 +137,6 @@ function validateCustomResource(obj: KubeObject, old: KubeObject | null, schema:
 const BLOCKING_RULES: ReadonlySet<FieldError['type']> = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 
 /**
- * Whether the value at a field path (`spec.a.b`) is the same in the new and the old object.
- * Paths through list items are not correlated (kube ratchets only where it can match old and
- * new values by key), so they never count as unchanged.
- */
-/**
  * Whether the value an error names is as the old object had it, correlated as kube's ratcheting
  * correlates: fields by name, map values by key, list items only in map-type lists, by their keys
  * (items of other lists have nothing to correlate with, so their errors stand).
@@ -160,11 +156,9 @@ function unchangedAt(field: string, obj: unknown, old: unknown, schema: Schema):
       b = isObj(b) ? b[name!] : undefined;
     }
     for (const idx of indexes!.match(/\d+/g) ?? []) {
-      const keys = s?.['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] ?? [] : [];
-      if (keys.length === 0 || !Array.isArray(a) || !Array.isArray(b)) return false;
-      const item: unknown = a[Number(idx)];
+      const item: unknown = Array.isArray(a) ? a[Number(idx)] : undefined;
+      b = correlatedItem(item, b, s);
       a = item;
-      b = isObj(item) ? b.find((o) => isObj(o) && keys.every((k) => o[k] === item[k])) : undefined;
       s = s?.items;
     }
     if (a === undefined || b === undefined) return false;

@@ -8,6 +8,7 @@ import { compile, evaluate, isCompileError, optionalOf, toCelValue, PER_CALL_COS
 import type { Schema, ValidationRule } from '../schema/types.ts';
 import { isPlainObject } from '../schema/walk.ts';
 import { ruleVariables, usesOldSelf } from './validation.ts';
+import { correlatedItem } from './correlation.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 
 /** kube's RuntimeCELCostBudget: the total for one object's rules. */
@@ -107,10 +108,8 @@ function walk(v: unknown, old: unknown, s: Schema, path: string, errs: FieldErro
     }
   } else if (Array.isArray(v) && s.items) {
     // Items correlate with the old list's only through list-map keys (kube's ratcheting rule).
-    const keys = s['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] ?? [] : [];
-    const oldItems = Array.isArray(old) && keys.length > 0 ? old : [];
     v.forEach((item, i) => {
-      const match = keys.length > 0 && isPlainObject(item) ? oldItems.find((o) => isPlainObject(o) && keys.every((key) => o[key] === item[key])) : undefined;
+      const match = correlatedItem(item, old, s);
       walk(item, match, s.items!, `${path}[${i}]`, errs, budget, false, unchanged && match !== undefined);
     });
   }

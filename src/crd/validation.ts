@@ -9,7 +9,7 @@ import type { KubeObject } from '../api/types.ts';
 import { isDns1123Subdomain, maxLenError, regexError, byteLength } from '../api/validation/names.ts';
 import { validateAgainstSchema } from '../schema/validate.ts';
 import type { Schema } from '../schema/types.ts';
-import { compile, isCompileError, estimateCost, celTypeFromSchema, type CelType } from '../cel/index.ts';
+import { compile, isCompileError, estimateCost, celTypeFromSchema, MAX_REQUEST_BYTES, type CelType } from '../cel/index.ts';
 import { goStrings, goValidationRule, goVersions } from './go-dump.ts';
 import { jsonEqual } from '../registry/object-meta.ts';
 
@@ -33,8 +33,6 @@ export function isDns1035Label(value: string): string[] {
 /** The per-rule and per-CRD static cost limits (apiextensions' StaticEstimatedCostLimit, StaticEstimatedCRDCostLimit). */
 export const PER_RULE_COST_LIMIT = 10_000_000;
 export const PER_CRD_COST_LIMIT = 100_000_000;
-/** kube's maxRequestSizeBytes, which bounds how often data can repeat in one object. */
-const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 /** Go's math.MaxUint64, where kube's cost multiplication saturates. */
 const MAX_UINT64 = 18446744073709551615;
 const COST_HINT = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
